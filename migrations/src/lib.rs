@@ -1,0 +1,18 @@
+//! Database schema of Tacho, as sea-orm migrations that run unchanged on SQLite and PostgreSQL.
+//!
+//! Every timestamp is a `BIGINT` of epoch milliseconds: both databases then compare and sort
+//! them identically (SQLite keeps nanoseconds and PostgreSQL microseconds in native types).
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_accounts;
+
+/// Applies Tacho's migrations in order.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261122_000001_accounts::Migration)]
+    }
+}

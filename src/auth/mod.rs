@@ -1,0 +1,208 @@
+//! Authentication: password checks with lockout, opaque token issue and rotation, bearer checks.
+//! Used by the token endpoint, the bearer extractor and (later) the portal's login form.
+
+pub mod lockout;
+pub mod password;
+pub mod token;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::store::entities::user;
+use crate::store::{AccessCheck, NewTokenPair, RefreshCheck, Store, StoreError};
+use lockout::LockState;
+use password::PasswordHasher;
+
+/// Why a login or refresh was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    /// Unknown e-mail or wrong password (the two are indistinguishable on purpose).
+    #[error("invalid e-mail address or password")]
+    InvalidCredentials,
+    /// The account is deactivated.
+    #[error("the account is deactivated")]
+    Deactivated,
+    /// Attempted during a freeze; the password was not checked.
+    #[error("too many failed attempts; try again in {retry_after_secs} s")]
+    Frozen { retry_after_secs: u64 },
+    /// This failure started (or lengthened) a freeze.
+    #[error("too many failed attempts; the account is frozen for {freeze_secs} s")]
+    FreezeStarted { freeze_secs: u64 },
+    /// Blocked after too many failures until an administrator unblocks it.
+    #[error(
+        "the account is blocked after too many failed attempts; an administrator must unblock it"
+    )]
+    Blocked,
+    /// The refresh token is unknown, expired or revoked.
+    #[error("the refresh token is invalid or expired")]
+    InvalidRefreshToken,
+    /// A rotated refresh token was presented again; the whole login has been revoked.
+    #[error("the refresh token was already used; the session has been revoked")]
+    RefreshTokenReused,
+    /// A fault of the service.
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<StoreError> for LoginError {
+    fn from(err: StoreError) -> Self {
+        LoginError::Internal(err.into())
+    }
+}
+
+/// Why a bearer token was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum BearerError {
+    #[error("access token unknown or revoked")]
+    Unknown,
+    #[error("access token expired")]
+    Expired,
+    #[error(transparent)]
+    Internal(#[from] StoreError),
+}
+
+/// Tokens handed to a client after a login or refresh.
+#[derive(Debug, Clone)]
+pub struct IssuedTokens {
+    pub access_token: String,
+    pub refresh_token: String,
+    pub expires_in: u64,
+    pub user_id: String,
+}
+
+/// Performs logins and token checks against the store.
+#[derive(Clone)]
+pub struct Authenticator {
+    store: Store,
+    hasher: PasswordHasher,
+    access_ttl: Duration,
+    refresh_ttl: Duration,
+}
+
+impl Authenticator {
+    /// An authenticator issuing tokens with the given lifetimes.
+    pub fn new(
+        store: Store,
+        hasher: PasswordHasher,
+        access_ttl: Duration,
+        refresh_ttl: Duration,
+    ) -> Self {
+        Authenticator {
+            store,
+            hasher,
+            access_ttl,
+            refresh_ttl,
+        }
+    }
+
+    /// The password hasher, for account creation and password changes.
+    pub fn hasher(&self) -> &PasswordHasher {
+        &self.hasher
+    }
+
+    /// Checks an e-mail and password under the lockout rules and returns the user.
+    pub async fn verify_login(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<user::Model, LoginError> {
+        let email = email.trim().to_lowercase();
+        let Some(user) = self.store.user_by_email(&email).await? else {
+            // Same work as for a real account, so timing does not reveal which e-mails exist.
+            self.hasher.verify_dummy(password.to_owned()).await;
+            return Err(LoginError::InvalidCredentials);
+        };
+        let now = self.store.clock().now_millis();
+        match lockout::state(user.failed_count, user.last_failed_timestamp, now) {
+            LockState::Blocked => return Err(LoginError::Blocked),
+            LockState::Frozen { until } => {
+                return Err(LoginError::Frozen {
+                    retry_after_secs: ((until - now) as u64).div_ceil(1000),
+                });
+            }
+            LockState::Open => {}
+        }
+        if !self
+            .hasher
+            .verify(password.to_owned(), user.password_hash.clone())
+            .await
+        {
+            let failures = self.store.record_failed_login(&user.id).await?;
+            return Err(match lockout::state(failures, Some(now), now) {
+                LockState::Blocked => LoginError::Blocked,
+                LockState::Frozen { .. } => LoginError::FreezeStarted {
+                    freeze_secs: lockout::freeze_millis(failures) as u64 / 1000,
+                },
+                LockState::Open => LoginError::InvalidCredentials,
+            });
+        }
+        if !user.activation {
+            return Err(LoginError::Deactivated);
+        }
+        if user.failed_count != 0 {
+            self.store.reset_failed_logins(&user.id).await?;
+        }
+        Ok(user)
+    }
+
+    /// The OAuth2 password grant.
+    pub async fn password_grant(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<IssuedTokens, LoginError> {
+        let user = self.verify_login(email, password).await?;
+        self.issue(user.id, None).await
+    }
+
+    /// The OAuth2 refresh grant: rotates the refresh token.
+    pub async fn refresh_grant(&self, refresh_token: &str) -> Result<IssuedTokens, LoginError> {
+        match self
+            .store
+            .consume_refresh_token(&token::hash(refresh_token))
+            .await?
+        {
+            RefreshCheck::Rotated { user, family_id } => self.issue(user.id, Some(family_id)).await,
+            RefreshCheck::Reused => Err(LoginError::RefreshTokenReused),
+            RefreshCheck::Invalid => Err(LoginError::InvalidRefreshToken),
+        }
+    }
+
+    /// The user a bearer token acts for.
+    pub async fn authenticate(&self, bearer: &str) -> Result<user::Model, BearerError> {
+        match self.store.check_access_token(&token::hash(bearer)).await? {
+            AccessCheck::Valid(user) => Ok(*user),
+            AccessCheck::Unknown => Err(BearerError::Unknown),
+            AccessCheck::Expired => Err(BearerError::Expired),
+        }
+    }
+
+    async fn issue(
+        &self,
+        user_id: String,
+        family_id: Option<String>,
+    ) -> Result<IssuedTokens, LoginError> {
+        let now = self.store.clock().now_millis();
+        let access_token = token::generate();
+        let refresh_token = token::generate();
+        self.store
+            .insert_token_pair(NewTokenPair {
+                user_id: user_id.clone(),
+                family_id,
+                access_hash: token::hash(&access_token),
+                access_expires_at: now + self.access_ttl.as_millis() as i64,
+                refresh_hash: token::hash(&refresh_token),
+                refresh_expires_at: now + self.refresh_ttl.as_millis() as i64,
+            })
+            .await?;
+        Ok(IssuedTokens {
+            access_token,
+            refresh_token,
+            expires_in: self.access_ttl.as_secs(),
+            user_id,
+        })
+    }
+}
+
+/// Shared handle used by the web layer.
+pub type SharedAuthenticator = Arc<Authenticator>;

@@ -1,0 +1,173 @@
+//! The command line: `serve`, `migrate`, `user add`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+
+use crate::auth::password::PasswordHasher;
+use crate::config::Settings;
+use crate::domain::account::{Email, Language, NewPassword, PersonName, TimeZone};
+use crate::domain::clock::SystemClock;
+use crate::startup::{Application, BuildOptions};
+use crate::store::{NewUser, Store};
+use crate::{demo, telemetry};
+
+/// Tacho: heart-rhythm measurements, reports and profiles. Configured by `TACHO_*` variables
+/// (see the README).
+#[derive(Debug, Parser)]
+#[command(name = "tacho", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP server (migrates the database first).
+    Serve {
+        /// Seed a demo world (admin, groups, physicians, patients) and print its logins.
+        #[arg(long)]
+        demo: bool,
+        /// Do not run database migrations before serving.
+        #[arg(long)]
+        no_migrate: bool,
+    },
+    /// Bring the database schema up to date, then exit.
+    Migrate,
+    /// Manage accounts.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Create an account.
+    Add(AddUser),
+}
+
+#[derive(Debug, Args)]
+struct AddUser {
+    #[arg(long)]
+    email: String,
+    #[arg(long)]
+    password: String,
+    #[arg(long)]
+    first_name: String,
+    #[arg(long)]
+    last_name: String,
+    /// Make the account an administrator.
+    #[arg(long)]
+    admin: bool,
+    /// Language code (de, en, es, fr, it, nl, ar, zh), any case.
+    #[arg(long, default_value = "EN")]
+    language: String,
+    /// IANA time zone.
+    #[arg(long, default_value = "Europe/Brussels")]
+    time_zone: String,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let settings = Settings::from_env()?;
+    telemetry::init(settings.log_format, &settings.log_filter);
+    match cli.command {
+        Command::Serve { demo, no_migrate } => serve(settings, demo, !no_migrate).await,
+        Command::Migrate => {
+            let store = Store::connect(&settings.database_url, Arc::new(SystemClock)).await?;
+            store.migrate().await.context("migration failed")?;
+            println!("database is up to date");
+            Ok(())
+        }
+        Command::User {
+            command: UserCommand::Add(args),
+        } => add_user(settings, args).await,
+    }
+}
+
+async fn serve(settings: Settings, demo: bool, migrate: bool) -> anyhow::Result<()> {
+    let base_url = settings.base_url.clone();
+    let app = Application::build(
+        settings,
+        BuildOptions {
+            migrate,
+            ..BuildOptions::default()
+        },
+    )
+    .await?;
+    if demo {
+        let state = app.state();
+        let logins = demo::seed(&state.store, state.auth.hasher()).await?;
+        println!("{}", demo::describe(&logins, &base_url));
+    }
+    tracing::info!(port = app.port(), base_url, "tacho is listening");
+    app.run_until_stopped().await?;
+    Ok(())
+}
+
+async fn add_user(settings: Settings, args: AddUser) -> anyhow::Result<()> {
+    let email = Email::parse(&args.email)?;
+    let password = NewPassword::parse(&args.password)?;
+    let first_name = PersonName::parse("first_name", &args.first_name)?;
+    let last_name = PersonName::parse("last_name", &args.last_name)?;
+    let language = Language::parse_field(&args.language)?;
+    let time_zone = TimeZone::parse_field(&args.time_zone)?;
+    let store = Store::connect(&settings.database_url, Arc::new(SystemClock)).await?;
+    store.migrate().await?;
+    let password_hash = PasswordHasher::default()
+        .hash(password.expose().to_owned())
+        .await?;
+    let user = store
+        .create_user(NewUser {
+            email: email.as_str().to_owned(),
+            password_hash,
+            first_name: first_name.as_str().to_owned(),
+            last_name: last_name.as_str().to_owned(),
+            phone_number: None,
+            language: language.upper(),
+            time_zone: time_zone.name().to_owned(),
+            roles: if args.admin {
+                vec!["admin".to_owned()]
+            } else {
+                Vec::new()
+            },
+        })
+        .await
+        .map_err(|e| match e {
+            crate::store::StoreError::EmailUsed => {
+                anyhow::anyhow!("{} is already registered", email.as_str())
+            }
+            other => other.into(),
+        })?;
+    println!(
+        "created user {} <{}>{}",
+        user.id,
+        user.email,
+        if args.admin { " (admin)" } else { "" }
+    );
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! Configuration from `TACHO_*` environment variables, each with a default that runs locally.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable, coloured on a terminal.
+    Pretty,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// Everything the service is configured with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `TACHO_DATABASE_URL`: `sqlite://…` or `postgres://…`; default an SQLite file in the data dir.
+    pub database_url: String,
+    /// `TACHO_DATA_DIR`: where the SQLite database and files live; default `./data`.
+    pub data_dir: PathBuf,
+    /// `TACHO_ADDR`: the address to listen on; default `127.0.0.1:8080`.
+    pub addr: String,
+    /// `TACHO_BASE_URL`: the public address, used in links; default `http://` + the address.
+    pub base_url: String,
+    /// `TACHO_ACCESS_TOKEN_TTL`: access-token lifetime in seconds; default 3600.
+    pub access_token_ttl: Duration,
+    /// `TACHO_REFRESH_TOKEN_TTL`: refresh-token lifetime in seconds; default 30 days.
+    pub refresh_token_ttl: Duration,
+    /// `TACHO_LOG_FORMAT`: `pretty` or `json`; default `pretty`.
+    pub log_format: LogFormat,
+    /// `TACHO_LOG`: a tracing filter such as `info` or `tacho=debug`; default `info`.
+    pub log_filter: String,
+    /// `TACHO_MAX_BODY_BYTES`: the largest JSON body accepted by account endpoints; default 64 KiB.
+    pub max_body_bytes: usize,
+}
+
+impl Settings {
+    /// Reads the process environment.
+    pub fn from_env() -> anyhow::Result<Self> {
+        Self::from_lookup(|key| std::env::var(key).ok())
+    }
+
+    /// Reads settings through `lookup`, so tests need not touch the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let get = |key: &str| lookup(key).filter(|v| !v.trim().is_empty());
+        let seconds = |key: &str, default: u64| -> anyhow::Result<Duration> {
+            match get(key) {
+                Some(v) => {
+                    let secs: u64 = v
+                        .trim()
+                        .parse()
+                        .with_context(|| format!("{key} must be a number of seconds"))?;
+                    if secs == 0 {
+                        bail!("{key} must be at least 1 second");
+                    }
+                    Ok(Duration::from_secs(secs))
+                }
+                None => Ok(Duration::from_secs(default)),
+            }
+        };
+        let data_dir = PathBuf::from(get("TACHO_DATA_DIR").unwrap_or_else(|| "./data".into()));
+        let database_url = get("TACHO_DATABASE_URL").unwrap_or_else(|| {
+            format!("sqlite://{}?mode=rwc", data_dir.join("tacho.db").display())
+        });
+        let addr = get("TACHO_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
+        let base_url = get("TACHO_BASE_URL")
+            .unwrap_or_else(|| format!("http://{addr}"))
+            .trim_end_matches('/')
+            .to_owned();
+        let log_format = match get("TACHO_LOG_FORMAT")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("pretty") => LogFormat::Pretty,
+            Some("json") => LogFormat::Json,
+            Some(other) => bail!("TACHO_LOG_FORMAT must be `pretty` or `json`, not `{other}`"),
+        };
+        let max_body_bytes = match get("TACHO_MAX_BODY_BYTES") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .context("TACHO_MAX_BODY_BYTES must be a number of bytes")?,
+            None => 64 * 1024,
+        };
+        Ok(Settings {
+            database_url,
+            data_dir,
+            addr,
+            base_url,
+            access_token_ttl: seconds("TACHO_ACCESS_TOKEN_TTL", 3600)?,
+            refresh_token_ttl: seconds("TACHO_REFRESH_TOKEN_TTL", 30 * 24 * 3600)?,
+            log_format,
+            log_filter: get("TACHO_LOG").unwrap_or_else(|| "info".into()),
+            max_body_bytes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_run_locally() {
+        let s = Settings::from_lookup(|_| None).unwrap();
+        assert_eq!(s.addr, "127.0.0.1:8080");
+        assert_eq!(s.base_url, "http://127.0.0.1:8080");
+        assert_eq!(s.database_url, "sqlite://./data/tacho.db?mode=rwc");
+        assert_eq!(s.access_token_ttl, Duration::from_secs(3600));
+        assert_eq!(s.log_format, LogFormat::Pretty);
+    }
+
+    #[test]
+    fn values_are_read_and_checked() {
+        let s = Settings::from_lookup(|k| match k {
+            "TACHO_DATA_DIR" => Some("/srv/tacho".into()),
+            "TACHO_ACCESS_TOKEN_TTL" => Some("60".into()),
+            "TACHO_LOG_FORMAT" => Some("JSON".into()),
+            "TACHO_BASE_URL" => Some("https://tacho.example/".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.database_url, "sqlite:///srv/tacho/tacho.db?mode=rwc");
+        assert_eq!(s.access_token_ttl, Duration::from_secs(60));
+        assert_eq!(s.log_format, LogFormat::Json);
+        assert_eq!(s.base_url, "https://tacho.example");
+        assert!(
+            Settings::from_lookup(|k| (k == "TACHO_ACCESS_TOKEN_TTL").then(|| "soon".into()))
+                .is_err()
+        );
+        assert!(
+            Settings::from_lookup(|k| (k == "TACHO_LOG_FORMAT").then(|| "xml".into())).is_err()
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! Framework-free domain logic: ids, account values, profiles and the RQL query language.
+
+pub mod account;
+pub mod clock;
+pub mod country;
+pub mod id;
+pub mod profile;
+pub mod rql;
+pub mod time;

@@ -1,0 +1,16 @@
+//! Tacho: a heart-rhythm measurement service. Patients record measurements with a phone app;
+//! Tacho stores them, analyses them and turns them into reports, behind a JSON wire API, a
+//! server-rendered portal and a Rust client SDK.
+//!
+//! The layers: [`routes`] (HTTP) call [`store`] (the only place with queries) and [`domain`]
+//! (framework-free rules: ids, accounts, profiles, RQL); [`auth`] handles passwords and tokens.
+
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod domain;
+pub mod routes;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

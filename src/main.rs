@@ -1,0 +1,5 @@
+//! The `tacho` command.
+
+fn main() -> std::process::ExitCode {
+    tacho::cli::main()
+}

@@ -1,0 +1,231 @@
+//! Request extractors of the JSON API: the caller from its bearer token, JSON bodies under a
+//! size limit with field-level errors, RQL from the raw query string, and ids from paths.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::web::{BytesMut, Data};
+use actix_web::{FromRequest, HttpRequest};
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+use crate::domain::id::Id;
+use crate::domain::rql;
+use crate::startup::AppState;
+use crate::store::Viewer;
+use crate::store::entities::user;
+
+/// The authenticated user making the request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user: user::Model,
+}
+
+impl Caller {
+    /// The caller's id.
+    pub fn id(&self) -> &str {
+        &self.user.id
+    }
+
+    /// Whether the caller is an administrator.
+    pub fn is_admin(&self) -> bool {
+        self.user.is_admin()
+    }
+
+    /// The caller as a viewer for visibility rules.
+    pub fn viewer(&self) -> Viewer {
+        Viewer {
+            user_id: self.user.id.clone(),
+            admin: self.is_admin(),
+        }
+    }
+
+    /// Fails with 403 unless the caller is an administrator.
+    pub fn require_admin(&self, what: &str) -> Result<(), ApiError> {
+        if self.is_admin() {
+            Ok(())
+        } else {
+            Err(ApiError::no_permission(what))
+        }
+    }
+}
+
+/// The token of an `Authorization: Bearer …` header; `None` when there is no bearer credential.
+pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = bearer_token(req).map(str::to_owned);
+        let state = req.app_data::<Data<AppState>>().cloned();
+        Box::pin(async move {
+            let token = token.ok_or(ApiError::NotAuthenticated)?;
+            let state = state
+                .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("application state missing")))?;
+            if token.is_empty() || token.len() > 512 {
+                return Err(ApiError::AccessTokenUnknown);
+            }
+            let user = state
+                .auth
+                .authenticate(&token)
+                .await
+                .map_err(|err| match err {
+                    crate::auth::BearerError::Unknown => ApiError::AccessTokenUnknown,
+                    crate::auth::BearerError::Expired => ApiError::AccessTokenExpired,
+                    crate::auth::BearerError::Internal(e) => e.into(),
+                })?;
+            Ok(Caller { user })
+        })
+    }
+}
+
+/// Size limit of JSON bodies for a scope, in bytes; set with `app_data`.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// A JSON body parsed into `T`, with the contract's errors: 13 when empty, 22 when not JSON or
+/// of another content type, 14 for a missing field, 15 for a wrong type or unknown field,
+/// 413 above the size limit.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+/// Reads a request body of at most `limit` bytes.
+pub async fn read_body<S, E>(
+    req: &HttpRequest,
+    payload: &mut S,
+    limit: usize,
+) -> Result<BytesMut, ApiError>
+where
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ApiError::BodyTooLarge { limit });
+    }
+    let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(limit));
+    while let Some(chunk) = payload.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::BodyFormat(format!("the body could not be read: {e}")))?;
+        if body.len() + chunk.len() > limit {
+            return Err(ApiError::BodyTooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// Whether the request declares a JSON body (or no content type at all).
+pub fn is_json(req: &HttpRequest) -> bool {
+    match req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    {
+        None => true,
+        Some(value) => {
+            let essence = value
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            essence == "application/json"
+                || (essence.starts_with("application/") && essence.ends_with("+json"))
+        }
+    }
+}
+
+/// Parses a JSON body into `T` with the contract's error codes.
+pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::EmptyBody);
+    }
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BodyFormat(format!("the body is not valid JSON: {e}")))?;
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner().to_string();
+        if let Some(rest) = inner.strip_prefix("missing field ") {
+            let field = rest.trim_matches('`');
+            let full = if path == "." {
+                field.to_owned()
+            } else {
+                format!("{path}.{field}")
+            };
+            ApiError::MissingField(format!("missing required field `{full}`"))
+        } else if path == "." {
+            ApiError::FieldFormat(inner)
+        } else {
+            ApiError::FieldFormat(format!("`{path}`: {inner}"))
+        }
+    })
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if !is_json(&req) {
+                return Err(ApiError::BodyFormat(
+                    "the body must be JSON (Content-Type: application/json)".into(),
+                ));
+            }
+            let limit = req
+                .app_data::<BodyLimit>()
+                .map(|l| l.0)
+                .unwrap_or(64 * 1024);
+            let body = read_body(&req, &mut payload, limit).await?;
+            parse_json(&body).map(ApiJson)
+        })
+    }
+}
+
+/// The RQL query of the request's raw query string.
+#[derive(Debug, Clone)]
+pub struct Rql(pub rql::Query);
+
+impl FromRequest for Rql {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(
+            rql::parse(req.query_string())
+                .map(Rql)
+                .map_err(ApiError::from),
+        )
+    }
+}
+
+/// Parses an id from a path segment (400 code 12 when malformed).
+pub fn parse_id(text: &str) -> Result<Id, ApiError> {
+    Ok(Id::parse(text)?)
+}
+
+/// Deserialises a present field into `Some(value)`, so that `Option<Option<T>>` tells an absent
+/// field (`None`) from an explicit `null` (`Some(None)`).
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}

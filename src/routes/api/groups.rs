@@ -1,0 +1,112 @@
+//! `/groups/v1`: care teams.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Data, Path};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::page::Page;
+use super::resources::GROUPS;
+use crate::startup::AppState;
+use crate::store::NewGroup;
+use crate::store::entities::group;
+
+/// A group.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GroupBody {
+    pub id: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub creation_timestamp: i64,
+    pub update_timestamp: i64,
+}
+
+impl From<group::Model> for GroupBody {
+    fn from(g: group::Model) -> Self {
+        GroupBody {
+            id: g.id,
+            name: g.name,
+            description: g.description,
+            creation_timestamp: g.creation_timestamp,
+            update_timestamp: g.update_timestamp,
+        }
+    }
+}
+
+/// A group to create.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGroupBody {
+    /// 1 to 200 characters.
+    pub name: String,
+    pub description: Option<String>,
+}
+
+/// Creates a group (administrators).
+#[utoipa::path(post, path = "/groups/v1", tag = "groups", security(("bearer" = [])), request_body = CreateGroupBody,
+    responses((status = 200, body = GroupBody), (status = 403, body = ErrorBody)))]
+pub async fn create_group(
+    state: Data<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CreateGroupBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin("create groups")?;
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(ApiError::FieldFormat(
+            "`name` must be 1 to 200 characters".into(),
+        ));
+    }
+    if body
+        .description
+        .as_ref()
+        .is_some_and(|d| d.chars().count() > 2000)
+    {
+        return Err(ApiError::FieldFormat(
+            "`description` must be at most 2000 characters".into(),
+        ));
+    }
+    let group = state
+        .store
+        .create_group(NewGroup {
+            name: name.to_owned(),
+            description: body.description,
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(GroupBody::from(group)))
+}
+
+/// Groups visible to the caller (staff and patient groups; all for administrators).
+#[utoipa::path(get, path = "/groups/v1", tag = "groups", security(("bearer" = [])),
+    params(("rql" = Option<String>, Query, description = "RQL over id, name, creation_timestamp")),
+    responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+pub async fn list_groups(
+    state: Data<AppState>,
+    caller: Caller,
+    Rql(query): Rql,
+) -> Result<HttpResponse, ApiError> {
+    let spec = GROUPS.translate(&query)?;
+    let (groups, total) = state.store.list_groups(&caller.viewer(), &spec).await?;
+    let items: Vec<GroupBody> = groups.into_iter().map(GroupBody::from).collect();
+    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+}
+
+/// One group, if visible.
+#[utoipa::path(get, path = "/groups/v1/{id}", tag = "groups", security(("bearer" = [])),
+    params(("id" = String, Path, description = "group id")),
+    responses((status = 200, body = GroupBody), (status = 404, body = ErrorBody)))]
+pub async fn get_group(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?;
+    let group = state
+        .store
+        .visible_group(&caller.viewer(), &id.to_string())
+        .await?;
+    Ok(HttpResponse::Ok().json(GroupBody::from(group)))
+}

@@ -1,0 +1,493 @@
+//! `/users/v1`: registration, the caller's record, user updates, enlistments, roles, activation.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Data, Path};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, Caller, Rql, parse_id, present};
+use super::page::Page;
+use super::resources::USERS;
+use crate::domain::account::{
+    Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone, parse_staff_role,
+};
+use crate::startup::AppState;
+use crate::store::entities::{patient_enlistment, staff_enlistment};
+use crate::store::{NewUser, UserChanges, UserRecord};
+
+/// A prescription: the patient's enlistment in a group.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PatientEnlistmentBody {
+    pub group_id: String,
+    /// Epoch ms at which the prescription ends.
+    pub expiry_timestamp: i64,
+    /// Whether it has ended.
+    pub expired: bool,
+    pub creation_timestamp: i64,
+}
+
+/// Membership of a group's staff.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StaffEnlistmentBody {
+    pub group_id: String,
+    /// Role names within the group, e.g. `physician`.
+    pub roles: Vec<String>,
+    pub creation_timestamp: i64,
+    pub update_timestamp: i64,
+}
+
+/// The user record (interface.md 2.4); timestamps in epoch ms.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserBody {
+    pub id: String,
+    pub first_name: String,
+    pub last_name: String,
+    /// Upper-case language code, e.g. `EN`.
+    pub language: String,
+    /// IANA time zone, e.g. `Europe/Brussels`.
+    pub time_zone: String,
+    pub email: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone_number: Option<String>,
+    pub activation: bool,
+    /// Global roles; `admin` marks an administrator.
+    pub roles: Vec<String>,
+    pub patient_enlistments: Vec<PatientEnlistmentBody>,
+    pub staff_enlistments: Vec<StaffEnlistmentBody>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_failed_timestamp: Option<i64>,
+    pub failed_count: i32,
+    pub creation_timestamp: i64,
+    pub update_timestamp: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile_image: Option<String>,
+}
+
+impl UserBody {
+    /// The wire form of a record, with `expired` judged at `now`.
+    pub fn new(record: UserRecord, now: i64) -> Self {
+        let roles = record.user.role_names();
+        let user = record.user;
+        UserBody {
+            id: user.id,
+            first_name: user.first_name,
+            last_name: user.last_name,
+            language: user.language,
+            time_zone: user.time_zone,
+            email: user.email,
+            phone_number: user.phone_number,
+            activation: user.activation,
+            roles,
+            patient_enlistments: record
+                .patient_enlistments
+                .into_iter()
+                .map(|e| patient_body(e, now))
+                .collect(),
+            staff_enlistments: record
+                .staff_enlistments
+                .into_iter()
+                .map(staff_body)
+                .collect(),
+            last_failed_timestamp: user.last_failed_timestamp,
+            failed_count: user.failed_count,
+            creation_timestamp: user.creation_timestamp,
+            update_timestamp: user.update_timestamp,
+            profile_image: user.profile_image,
+        }
+    }
+}
+
+fn patient_body(e: patient_enlistment::Model, now: i64) -> PatientEnlistmentBody {
+    PatientEnlistmentBody {
+        group_id: e.group_id,
+        expiry_timestamp: e.expiry_timestamp,
+        expired: e.expiry_timestamp <= now,
+        creation_timestamp: e.creation_timestamp,
+    }
+}
+
+fn staff_body(e: staff_enlistment::Model) -> StaffEnlistmentBody {
+    StaffEnlistmentBody {
+        group_id: e.group_id,
+        roles: serde_json::from_value(e.roles).unwrap_or_default(),
+        creation_timestamp: e.creation_timestamp,
+        update_timestamp: e.update_timestamp,
+    }
+}
+
+async fn record_response(
+    state: &AppState,
+    user: crate::store::entities::user::Model,
+) -> Result<HttpResponse, ApiError> {
+    let record = state.store.user_record(user).await?;
+    Ok(HttpResponse::Ok().json(UserBody::new(record, state.store.clock().now_millis())))
+}
+
+/// Registration form.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterBody {
+    pub first_name: String,
+    pub last_name: String,
+    pub email: String,
+    /// 8 to 256 characters.
+    pub password: String,
+    pub phone_number: Option<String>,
+    /// Any case; one of de, en, es, fr, it, nl, ar, zh.
+    pub language: String,
+    /// IANA name.
+    pub time_zone: String,
+}
+
+/// Creates a user and its empty profile.
+#[utoipa::path(post, path = "/users/v1/register", tag = "users", request_body = RegisterBody,
+    responses((status = 200, body = UserBody), (status = 400, description = "validation (14, 15), e-mail used (203)", body = ErrorBody)))]
+pub async fn register(
+    state: Data<AppState>,
+    ApiJson(body): ApiJson<RegisterBody>,
+) -> Result<HttpResponse, ApiError> {
+    let email = Email::parse(&body.email)?;
+    let password = NewPassword::parse(&body.password)?;
+    let first_name = PersonName::parse("first_name", &body.first_name)?;
+    let last_name = PersonName::parse("last_name", &body.last_name)?;
+    let phone_number = body
+        .phone_number
+        .as_deref()
+        .map(PhoneNumber::parse)
+        .transpose()?;
+    let language = Language::parse_field(&body.language)?;
+    let time_zone = TimeZone::parse_field(&body.time_zone)?;
+    if state.store.user_by_email(email.as_str()).await?.is_some() {
+        return Err(ApiError::EmailUsed);
+    }
+    let password_hash = state
+        .auth
+        .hasher()
+        .hash(password.expose().to_owned())
+        .await?;
+    let user = state
+        .store
+        .create_user(NewUser {
+            email: email.as_str().to_owned(),
+            password_hash,
+            first_name: first_name.as_str().to_owned(),
+            last_name: last_name.as_str().to_owned(),
+            phone_number: phone_number.map(|p| p.as_str().to_owned()),
+            language: language.upper(),
+            time_zone: time_zone.name().to_owned(),
+            roles: Vec::new(),
+        })
+        .await?;
+    record_response(&state, user).await
+}
+
+/// The authenticated user's record.
+#[utoipa::path(get, path = "/users/v1/me", tag = "users", security(("bearer" = [])),
+    responses((status = 200, body = UserBody), (status = 401, description = "104, 117, 118", body = ErrorBody)))]
+pub async fn me(state: Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    record_response(&state, caller.user).await
+}
+
+/// One user's record, if visible to the caller.
+#[utoipa::path(get, path = "/users/v1/{id}", tag = "users", security(("bearer" = [])),
+    params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 404, body = ErrorBody)))]
+pub async fn get_user(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?;
+    let user = state
+        .store
+        .visible_user(&caller.viewer(), &id.to_string())
+        .await?;
+    record_response(&state, user).await
+}
+
+/// Users visible to the caller, filtered and paged by RQL.
+#[utoipa::path(get, path = "/users/v1", tag = "users", security(("bearer" = [])),
+    params(("rql" = Option<String>, Query, description = "RQL over id, email, first_name, last_name, language, activation, creation_timestamp, update_timestamp")),
+    responses((status = 200, body = Page), (status = 400, description = "bad RQL (19)", body = ErrorBody)))]
+pub async fn list_users(
+    state: Data<AppState>,
+    caller: Caller,
+    Rql(query): Rql,
+) -> Result<HttpResponse, ApiError> {
+    let spec = USERS.translate(&query)?;
+    let (records, total) = state.store.list_users(&caller.viewer(), &spec).await?;
+    let now = state.store.clock().now_millis();
+    let items: Vec<UserBody> = records.into_iter().map(|r| UserBody::new(r, now)).collect();
+    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+}
+
+/// Changes to a user's own fields; absent fields stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateUserBody {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    /// `null` clears the number.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub phone_number: Option<Option<String>>,
+    pub language: Option<String>,
+    pub time_zone: Option<String>,
+}
+
+/// Updates a user (the user itself or an administrator).
+#[utoipa::path(put, path = "/users/v1/{id}", tag = "users", security(("bearer" = [])), request_body = UpdateUserBody,
+    params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn update_user(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<UpdateUserBody>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?.to_string();
+    state.store.visible_user(&caller.viewer(), &id).await?;
+    if id != caller.id() && !caller.is_admin() {
+        return Err(ApiError::no_permission("change this user"));
+    }
+    let changes = UserChanges {
+        first_name: body
+            .first_name
+            .as_deref()
+            .map(|v| PersonName::parse("first_name", v))
+            .transpose()?
+            .map(|n| n.as_str().to_owned()),
+        last_name: body
+            .last_name
+            .as_deref()
+            .map(|v| PersonName::parse("last_name", v))
+            .transpose()?
+            .map(|n| n.as_str().to_owned()),
+        phone_number: match body.phone_number {
+            Some(Some(v)) => Some(Some(PhoneNumber::parse(&v)?.as_str().to_owned())),
+            Some(None) => Some(None),
+            None => None,
+        },
+        language: body
+            .language
+            .as_deref()
+            .map(Language::parse_field)
+            .transpose()?
+            .map(Language::upper),
+        time_zone: body
+            .time_zone
+            .as_deref()
+            .map(TimeZone::parse_field)
+            .transpose()?
+            .map(|z| z.name().to_owned()),
+        password_hash: None,
+    };
+    let user = state.store.update_user(&id, changes).await?;
+    record_response(&state, user).await
+}
+
+/// A prescription to start (or extend).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatientEnlistmentRequest {
+    pub group_id: String,
+    /// Epoch ms at which the prescription ends; must be in the future.
+    pub expiry_timestamp: i64,
+}
+
+/// Enlists a patient in a group (administrators, or staff of that group).
+#[utoipa::path(post, path = "/users/v1/{id}/patient_enlistments", tag = "users", security(("bearer" = [])),
+    request_body = PatientEnlistmentRequest, params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn add_patient_enlistment(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<PatientEnlistmentRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?.to_string();
+    let group_id = parse_id(&body.group_id)?.to_string();
+    let viewer = caller.viewer();
+    state.store.visible_user(&viewer, &id).await?;
+    state.store.visible_group(&viewer, &group_id).await?;
+    if !caller.is_admin() && !state.store.is_staff_of(caller.id(), &group_id).await? {
+        return Err(ApiError::no_permission("enlist patients in this group"));
+    }
+    if body.expiry_timestamp <= state.store.clock().now_millis() {
+        return Err(ApiError::FieldFormat(
+            "`expiry_timestamp` must be in the future".into(),
+        ));
+    }
+    state
+        .store
+        .enlist_patient(&id, &group_id, body.expiry_timestamp)
+        .await?;
+    let user = state.store.visible_user(&viewer, &id).await?;
+    record_response(&state, user).await
+}
+
+/// Ends a patient's prescription in a group now.
+#[utoipa::path(delete, path = "/users/v1/{id}/patient_enlistments/{group_id}", tag = "users", security(("bearer" = [])),
+    params(("id" = String, Path, description = "user id"), ("group_id" = String, Path, description = "group id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn end_patient_enlistment(
+    state: Data<AppState>,
+    caller: Caller,
+    path: Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, group_id) = path.into_inner();
+    let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
+    let viewer = caller.viewer();
+    state.store.visible_user(&viewer, &id).await?;
+    state.store.visible_group(&viewer, &group_id).await?;
+    if !caller.is_admin() && !state.store.is_staff_of(caller.id(), &group_id).await? {
+        return Err(ApiError::no_permission("end enlistments in this group"));
+    }
+    state.store.end_patient_enlistment(&id, &group_id).await?;
+    let user = state.store.visible_user(&viewer, &id).await?;
+    record_response(&state, user).await
+}
+
+/// A staff membership to add.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StaffEnlistmentRequest {
+    pub group_id: String,
+    /// Role names within the group; default `["physician"]`.
+    pub roles: Option<Vec<String>>,
+}
+
+/// Adds a user to a group's staff (administrators).
+#[utoipa::path(post, path = "/users/v1/{id}/staff_enlistments", tag = "users", security(("bearer" = [])),
+    request_body = StaffEnlistmentRequest, params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn add_staff_enlistment(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<StaffEnlistmentRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?.to_string();
+    let group_id = parse_id(&body.group_id)?.to_string();
+    let viewer = caller.viewer();
+    state.store.visible_user(&viewer, &id).await?;
+    caller.require_admin("change staff enlistments")?;
+    state.store.visible_group(&viewer, &group_id).await?;
+    let roles = match body.roles {
+        Some(roles) => roles
+            .iter()
+            .map(|r| parse_staff_role(r))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => vec!["physician".to_owned()],
+    };
+    state.store.enlist_staff(&id, &group_id, roles).await?;
+    let user = state.store.visible_user(&viewer, &id).await?;
+    record_response(&state, user).await
+}
+
+/// Removes a user from a group's staff (administrators).
+#[utoipa::path(delete, path = "/users/v1/{id}/staff_enlistments/{group_id}", tag = "users", security(("bearer" = [])),
+    params(("id" = String, Path, description = "user id"), ("group_id" = String, Path, description = "group id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn remove_staff_enlistment(
+    state: Data<AppState>,
+    caller: Caller,
+    path: Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, group_id) = path.into_inner();
+    let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
+    let viewer = caller.viewer();
+    state.store.visible_user(&viewer, &id).await?;
+    caller.require_admin("change staff enlistments")?;
+    state.store.remove_staff(&id, &group_id).await?;
+    let user = state.store.visible_user(&viewer, &id).await?;
+    record_response(&state, user).await
+}
+
+/// Global roles to add or remove.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RolesRequest {
+    /// Role names; known: `admin`.
+    pub roles: Vec<String>,
+}
+
+async fn change_roles(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    body: RolesRequest,
+    add: bool,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(id)?.to_string();
+    let user = state.store.visible_user(&caller.viewer(), &id).await?;
+    caller.require_admin("change roles")?;
+    let given = body
+        .roles
+        .iter()
+        .map(|r| Role::parse(r))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut roles = user.role_names();
+    for role in given {
+        let name = role.as_str().to_owned();
+        if add && !roles.contains(&name) {
+            roles.push(name);
+        } else if !add {
+            roles.retain(|r| *r != name);
+        }
+    }
+    let user = state.store.set_roles(&id, roles).await?;
+    record_response(state, user).await
+}
+
+/// Grants global roles (administrators).
+#[utoipa::path(post, path = "/users/v1/{id}/roles", tag = "users", security(("bearer" = [])), request_body = RolesRequest,
+    params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn add_roles(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<RolesRequest>,
+) -> Result<HttpResponse, ApiError> {
+    change_roles(&state, &caller, &id, body, true).await
+}
+
+/// Revokes global roles (administrators).
+#[utoipa::path(delete, path = "/users/v1/{id}/roles", tag = "users", security(("bearer" = [])), request_body = RolesRequest,
+    params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn remove_roles(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<RolesRequest>,
+) -> Result<HttpResponse, ApiError> {
+    change_roles(&state, &caller, &id, body, false).await
+}
+
+/// Activation switch.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActivationRequest {
+    /// `false` deactivates (tokens stop working); `true` activates and lifts a login lockout.
+    pub activation: bool,
+}
+
+/// Activates or deactivates a user (administrators).
+#[utoipa::path(put, path = "/users/v1/{id}/activation", tag = "users", security(("bearer" = [])), request_body = ActivationRequest,
+    params(("id" = String, Path, description = "user id")),
+    responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn set_activation(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<ActivationRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?.to_string();
+    state.store.visible_user(&caller.viewer(), &id).await?;
+    caller.require_admin("change activation")?;
+    let user = state.store.set_activation(&id, body.activation).await?;
+    record_response(&state, user).await
+}

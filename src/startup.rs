@@ -1,0 +1,112 @@
+//! Building and running the application: connect, migrate, bind, serve.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::middleware::{DefaultHeaders, from_fn};
+use actix_web::{App, HttpServer, web};
+use anyhow::Context;
+
+use crate::auth::Authenticator;
+use crate::auth::password::PasswordHasher;
+use crate::config::Settings;
+use crate::domain::clock::{Clock, SystemClock};
+use crate::routes;
+use crate::routes::api::extract::BodyLimit;
+use crate::store::Store;
+
+/// What every request handler can reach.
+pub struct AppState {
+    pub store: Store,
+    pub auth: Authenticator,
+    pub settings: Arc<Settings>,
+}
+
+/// How to build the application beyond its settings.
+pub struct BuildOptions {
+    /// Run migrations before serving.
+    pub migrate: bool,
+    /// The clock; tests inject a manual one.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            migrate: true,
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// A bound, ready-to-run server.
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: web::Data<AppState>,
+}
+
+impl Application {
+    /// Connects to the database, migrates it (unless told not to) and binds the listener.
+    /// An address with port 0 binds a free port, which tests use.
+    pub async fn build(settings: Settings, options: BuildOptions) -> anyhow::Result<Self> {
+        let store = Store::connect(&settings.database_url, options.clock)
+            .await
+            .context("cannot connect to the database")?;
+        if options.migrate {
+            store.migrate().await.context("database migration failed")?;
+        }
+        let listener = TcpListener::bind(&settings.addr)
+            .with_context(|| format!("cannot listen on {}", settings.addr))?;
+        let port = listener.local_addr()?.port();
+        let auth = Authenticator::new(
+            store.clone(),
+            PasswordHasher::default(),
+            settings.access_token_ttl,
+            settings.refresh_token_ttl,
+        );
+        let state = web::Data::new(AppState {
+            store,
+            auth,
+            settings: Arc::new(settings),
+        });
+        let server = serve(listener, state.clone())?;
+        Ok(Application {
+            port,
+            server,
+            state,
+        })
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The shared state (tests seed data through its store).
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
+    }
+
+    /// Serves until the process is asked to stop.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
+    let body_limit = BodyLimit(state.settings.max_body_bytes);
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(body_limit)
+            .wrap(routes::error_envelopes())
+            .wrap(DefaultHeaders::new().add(("X-Content-Type-Options", "nosniff")))
+            .wrap(from_fn(routes::request_log::log_requests))
+            .configure(routes::configure)
+    })
+    .listen(listener)?
+    .run();
+    Ok(server)
+}

@@ -1,0 +1,19 @@
+//! `patient_enlistments`: prescriptions, a patient in a group from creation until expiry.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "patient_enlistments")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub user_id: String,
+    pub group_id: String,
+    pub creation_timestamp: i64,
+    pub expiry_timestamp: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,59 @@
+//! Groups: the care teams that connect patients with their physicians.
+
+use sea_orm::{ActiveModelTrait, EntityTrait, QueryFilter, Set};
+
+use super::entities::group;
+use super::query::ListSpec;
+use super::{Store, StoreError, StoreResult, Viewer};
+use crate::domain::id::Id;
+
+/// A group to create.
+#[derive(Debug, Clone)]
+pub struct NewGroup {
+    pub name: String,
+    pub description: Option<String>,
+}
+
+impl Store {
+    /// Creates a group.
+    pub async fn create_group(&self, new: NewGroup) -> StoreResult<group::Model> {
+        let now = self.now();
+        Ok(group::ActiveModel {
+            id: Set(Id::generate().to_string()),
+            name: Set(new.name),
+            description: Set(new.description),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        }
+        .insert(&self.db)
+        .await?)
+    }
+
+    /// The group with this id if `viewer` may see it.
+    pub async fn visible_group(&self, viewer: &Viewer, id: &str) -> StoreResult<group::Model> {
+        group::Entity::find_by_id(id.to_owned())
+            .filter(viewer.groups())
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// The group with this name, whoever asks; the demo seed uses it to stay idempotent.
+    pub async fn group_by_name(&self, name: &str) -> StoreResult<Option<group::Model>> {
+        use sea_orm::ColumnTrait;
+        Ok(group::Entity::find()
+            .filter(group::Column::Name.eq(name))
+            .one(&self.db)
+            .await?)
+    }
+
+    /// A page of the groups `viewer` may see.
+    pub async fn list_groups(
+        &self,
+        viewer: &Viewer,
+        spec: &ListSpec,
+    ) -> StoreResult<(Vec<group::Model>, Option<u64>)> {
+        self.page(group::Entity::find().filter(viewer.groups()), spec)
+            .await
+    }
+}

@@ -1,0 +1,188 @@
+//! Persistence: the only module that talks to the database. Every query lives here, and so does
+//! every visibility rule, so the JSON API and the portal cannot disagree on who sees what.
+
+pub mod entities;
+mod groups;
+mod profiles;
+pub mod query;
+mod tokens;
+mod users;
+pub mod visibility;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use migration::MigratorTrait;
+use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
+
+pub use groups::NewGroup;
+pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
+pub use users::{NewUser, UserChanges, UserRecord};
+pub use visibility::Viewer;
+
+use crate::domain::clock::Clock;
+
+/// Failures of the store that callers handle; anything else is a database fault.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The e-mail address belongs to another account.
+    #[error("e-mail address already in use")]
+    EmailUsed,
+    /// The object does not exist (or is not visible).
+    #[error("not found")]
+    NotFound,
+    /// The database failed.
+    #[error(transparent)]
+    Db(DbErr),
+}
+
+impl From<DbErr> for StoreError {
+    fn from(err: DbErr) -> Self {
+        // Constraint violations are mapped here, once, so callers never parse driver messages.
+        match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(message)) if message.contains("email") => {
+                StoreError::EmailUsed
+            }
+            _ => StoreError::Db(err),
+        }
+    }
+}
+
+/// Result of store operations.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Handle to the database; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    db: DatabaseConnection,
+    clock: Arc<dyn Clock>,
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`). SQLite files and their folder are
+    /// created when missing.
+    pub async fn connect(url: &str, clock: Arc<dyn Clock>) -> Result<Self, DbErr> {
+        let mut options = ConnectOptions::new(url.to_owned());
+        options
+            .sqlx_logging(false)
+            .connect_timeout(Duration::from_secs(10))
+            .acquire_timeout(Duration::from_secs(10));
+        if url.starts_with("sqlite:") {
+            if let Some(parent) = sqlite_path(url)
+                .and_then(|p| std::path::Path::new(p).parent().map(|p| p.to_owned()))
+            {
+                if !parent.as_os_str().is_empty() {
+                    std::fs::create_dir_all(&parent).map_err(|e| {
+                        DbErr::Custom(format!("cannot create {}: {e}", parent.display()))
+                    })?;
+                }
+            }
+            options
+                .max_connections(8)
+                .min_connections(1)
+                .map_sqlx_sqlite_opts(sqlite_options);
+        } else {
+            options.max_connections(16).min_connections(2);
+        }
+        let db = Database::connect(options).await?;
+        Ok(Store { db, clock })
+    }
+
+    /// Brings the schema up to date.
+    pub async fn migrate(&self) -> Result<(), DbErr> {
+        migration::Migrator::up(&self.db, None).await
+    }
+
+    /// Checks that the database answers.
+    pub async fn ping(&self) -> Result<(), DbErr> {
+        self.db.ping().await
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> DbBackend {
+        self.db.get_database_backend()
+    }
+
+    /// The clock the store stamps records with.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// The raw connection, for the few places (tests, tools) that need it.
+    pub fn connection(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_millis()
+    }
+}
+
+fn sqlite_options(options: SqliteConnectOptions) -> SqliteConnectOptions {
+    // WAL lets readers run beside the single writer; NORMAL is durable across process crashes.
+    options
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(10))
+        .foreign_keys(true)
+        .create_if_missing(true)
+}
+
+fn sqlite_path(url: &str) -> Option<&str> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next()?;
+    (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sqlite_path;
+
+    #[test]
+    fn sqlite_paths_are_found_in_urls() {
+        assert_eq!(
+            sqlite_path("sqlite://data/tacho.db?mode=rwc"),
+            Some("data/tacho.db")
+        );
+        assert_eq!(sqlite_path("sqlite:///tmp/x.db"), Some("/tmp/x.db"));
+        assert_eq!(sqlite_path("sqlite::memory:"), None);
+    }
+}
+
+impl Store {
+    /// Fetches one page of `select` after narrowing it by `spec`, with the total unless the
+    /// query asked to skip counting.
+    pub(crate) async fn page<E>(
+        &self,
+        select: sea_orm::Select<E>,
+        spec: &query::ListSpec,
+    ) -> StoreResult<(Vec<E::Model>, Option<u64>)>
+    where
+        E: sea_orm::EntityTrait,
+        E::Model: Send + Sync,
+    {
+        use sea_orm::{PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+        let select = select.filter(spec.condition.clone());
+        let total = if spec.skip_count {
+            None
+        } else {
+            Some(select.clone().count(&self.db).await?)
+        };
+        if spec.limit == 0 {
+            return Ok((Vec::new(), total));
+        }
+        let mut ordered = select;
+        for (expr, order) in &spec.order {
+            ordered = ordered.order_by(expr.clone(), order.clone());
+        }
+        let items = ordered
+            .limit(spec.limit)
+            .offset(spec.offset)
+            .all(&self.db)
+            .await?;
+        Ok((items, total))
+    }
+}

@@ -1,0 +1,393 @@
+//! Users, their enlistments in groups, roles, activation and login-failure counters.
+
+use std::collections::HashMap;
+
+use sea_orm::sea_query::{Alias, Expr, ExprTrait};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Set,
+    TransactionTrait,
+};
+use serde_json::json;
+
+use super::entities::{
+    access_token, patient_enlistment, profile, refresh_token, staff_enlistment, user,
+};
+use super::query::ListSpec;
+use super::{Store, StoreError, StoreResult, Viewer};
+use crate::domain::id::Id;
+
+/// A user with its enlistments, as the user record shows it.
+#[derive(Debug, Clone)]
+pub struct UserRecord {
+    pub user: user::Model,
+    pub patient_enlistments: Vec<patient_enlistment::Model>,
+    pub staff_enlistments: Vec<staff_enlistment::Model>,
+}
+
+/// Everything needed to create an account; values already parsed.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub email: String,
+    pub password_hash: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub phone_number: Option<String>,
+    pub language: String,
+    pub time_zone: String,
+    pub roles: Vec<String>,
+}
+
+/// Changes to an account's own fields; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct UserChanges {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    /// `Some(None)` clears the number.
+    pub phone_number: Option<Option<String>>,
+    pub language: Option<String>,
+    pub time_zone: Option<String>,
+    pub password_hash: Option<String>,
+}
+
+impl Store {
+    /// Creates a user and its empty profile in one transaction.
+    pub async fn create_user(&self, new: NewUser) -> StoreResult<user::Model> {
+        let now = self.now();
+        let id = Id::generate().to_string();
+        let txn = self.db.begin().await?;
+        let created = user::ActiveModel {
+            id: Set(id.clone()),
+            email: Set(new.email),
+            password_hash: Set(new.password_hash),
+            first_name: Set(new.first_name),
+            last_name: Set(new.last_name),
+            phone_number: Set(new.phone_number),
+            language: Set(new.language),
+            time_zone: Set(new.time_zone),
+            activation: Set(true),
+            roles: Set(json!(new.roles)),
+            profile_image: Set(None),
+            failed_count: Set(0),
+            last_failed_timestamp: Set(None),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        profile::ActiveModel {
+            id: Set(id),
+            data: Set(json!({})),
+            country: Set(None),
+            city: Set(None),
+            physician: Set(None),
+            gender: Set(None),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        txn.commit().await?;
+        Ok(created)
+    }
+
+    /// The account with this (normalised) e-mail address.
+    pub async fn user_by_email(&self, email: &str) -> StoreResult<Option<user::Model>> {
+        Ok(user::Entity::find()
+            .filter(user::Column::Email.eq(email))
+            .one(&self.db)
+            .await?)
+    }
+
+    /// The account with this id, whoever asks.
+    pub async fn user_by_id(&self, id: &str) -> StoreResult<Option<user::Model>> {
+        Ok(user::Entity::find_by_id(id.to_owned())
+            .one(&self.db)
+            .await?)
+    }
+
+    /// The account with this id if `viewer` may see it.
+    pub async fn visible_user(&self, viewer: &Viewer, id: &str) -> StoreResult<user::Model> {
+        user::Entity::find_by_id(id.to_owned())
+            .filter(viewer.users("users", "id"))
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// Adds enlistments to users, two queries whatever the number of users.
+    pub async fn user_records(&self, users: Vec<user::Model>) -> StoreResult<Vec<UserRecord>> {
+        let ids: Vec<String> = users.iter().map(|u| u.id.clone()).collect();
+        let mut patients: HashMap<String, Vec<patient_enlistment::Model>> = HashMap::new();
+        for e in patient_enlistment::Entity::find()
+            .filter(patient_enlistment::Column::UserId.is_in(ids.clone()))
+            .order_by_asc(patient_enlistment::Column::CreationTimestamp)
+            .all(&self.db)
+            .await?
+        {
+            patients.entry(e.user_id.clone()).or_default().push(e);
+        }
+        let mut staff: HashMap<String, Vec<staff_enlistment::Model>> = HashMap::new();
+        for e in staff_enlistment::Entity::find()
+            .filter(staff_enlistment::Column::UserId.is_in(ids))
+            .order_by_asc(staff_enlistment::Column::CreationTimestamp)
+            .all(&self.db)
+            .await?
+        {
+            staff.entry(e.user_id.clone()).or_default().push(e);
+        }
+        Ok(users
+            .into_iter()
+            .map(|user| UserRecord {
+                patient_enlistments: patients.remove(&user.id).unwrap_or_default(),
+                staff_enlistments: staff.remove(&user.id).unwrap_or_default(),
+                user,
+            })
+            .collect())
+    }
+
+    /// One user's record.
+    pub async fn user_record(&self, user: user::Model) -> StoreResult<UserRecord> {
+        let mut records = self.user_records(vec![user]).await?;
+        records.pop().ok_or(StoreError::NotFound)
+    }
+
+    /// A page of the users `viewer` may see.
+    pub async fn list_users(
+        &self,
+        viewer: &Viewer,
+        spec: &ListSpec,
+    ) -> StoreResult<(Vec<UserRecord>, Option<u64>)> {
+        let select = user::Entity::find().filter(viewer.users("users", "id"));
+        let (users, total) = self.page(select, spec).await?;
+        Ok((self.user_records(users).await?, total))
+    }
+
+    /// Applies `changes` to the user `id`.
+    pub async fn update_user(&self, id: &str, changes: UserChanges) -> StoreResult<user::Model> {
+        let mut model: user::ActiveModel = self
+            .user_by_id(id)
+            .await?
+            .ok_or(StoreError::NotFound)?
+            .into();
+        if let Some(v) = changes.first_name {
+            model.first_name = Set(v);
+        }
+        if let Some(v) = changes.last_name {
+            model.last_name = Set(v);
+        }
+        if let Some(v) = changes.phone_number {
+            model.phone_number = Set(v);
+        }
+        if let Some(v) = changes.language {
+            model.language = Set(v);
+        }
+        if let Some(v) = changes.time_zone {
+            model.time_zone = Set(v);
+        }
+        if let Some(v) = changes.password_hash {
+            model.password_hash = Set(v);
+        }
+        model.update_timestamp = Set(self.now());
+        Ok(model.update(&self.db).await?)
+    }
+
+    /// Replaces the user's global roles.
+    pub async fn set_roles(&self, id: &str, roles: Vec<String>) -> StoreResult<user::Model> {
+        let mut model: user::ActiveModel = self
+            .user_by_id(id)
+            .await?
+            .ok_or(StoreError::NotFound)?
+            .into();
+        model.roles = Set(json!(roles));
+        model.update_timestamp = Set(self.now());
+        Ok(model.update(&self.db).await?)
+    }
+
+    /// Activates or deactivates a user. Deactivation revokes every token at once; activation
+    /// also lifts a lockout after failed logins.
+    pub async fn set_activation(&self, id: &str, activation: bool) -> StoreResult<user::Model> {
+        let txn = self.db.begin().await?;
+        let mut model: user::ActiveModel = user::Entity::find_by_id(id.to_owned())
+            .one(&txn)
+            .await?
+            .ok_or(StoreError::NotFound)?
+            .into();
+        model.activation = Set(activation);
+        if activation {
+            model.failed_count = Set(0);
+            model.last_failed_timestamp = Set(None);
+        } else {
+            access_token::Entity::update_many()
+                .col_expr(access_token::Column::Revoked, Expr::value(true))
+                .filter(access_token::Column::UserId.eq(id))
+                .exec(&txn)
+                .await?;
+            refresh_token::Entity::update_many()
+                .col_expr(refresh_token::Column::Revoked, Expr::value(true))
+                .filter(refresh_token::Column::UserId.eq(id))
+                .exec(&txn)
+                .await?;
+        }
+        model.update_timestamp = Set(self.now());
+        let updated = model.update(&txn).await?;
+        txn.commit().await?;
+        Ok(updated)
+    }
+
+    /// Counts a failed login and returns the new number of failures in a row.
+    pub async fn record_failed_login(&self, id: &str) -> StoreResult<i32> {
+        let now = self.now();
+        // One atomic statement, so concurrent failures are all counted.
+        user::Entity::update_many()
+            .col_expr(
+                user::Column::FailedCount,
+                Expr::col(Alias::new("failed_count")).add(1),
+            )
+            .col_expr(user::Column::LastFailedTimestamp, Expr::value(now))
+            .filter(user::Column::Id.eq(id))
+            .exec(&self.db)
+            .await?;
+        Ok(self
+            .user_by_id(id)
+            .await?
+            .map(|u| u.failed_count)
+            .unwrap_or_default())
+    }
+
+    /// Clears the failure counter after a successful login.
+    pub async fn reset_failed_logins(&self, id: &str) -> StoreResult<()> {
+        user::Entity::update_many()
+            .col_expr(user::Column::FailedCount, Expr::value(0))
+            .filter(user::Column::Id.eq(id))
+            .filter(user::Column::FailedCount.ne(0))
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// Enlists a patient in a group until `expiry`. An active enlistment in the same group is
+    /// extended instead of duplicated.
+    pub async fn enlist_patient(
+        &self,
+        user_id: &str,
+        group_id: &str,
+        expiry: i64,
+    ) -> StoreResult<()> {
+        let now = self.now();
+        let active = patient_enlistment::Entity::find()
+            .filter(patient_enlistment::Column::UserId.eq(user_id))
+            .filter(patient_enlistment::Column::GroupId.eq(group_id))
+            .filter(patient_enlistment::Column::ExpiryTimestamp.gt(now))
+            .one(&self.db)
+            .await?;
+        match active {
+            Some(enlistment) => {
+                let mut model: patient_enlistment::ActiveModel = enlistment.into();
+                model.expiry_timestamp = Set(expiry);
+                model.update(&self.db).await?;
+            }
+            None => {
+                patient_enlistment::ActiveModel {
+                    id: Set(Id::generate().to_string()),
+                    user_id: Set(user_id.to_owned()),
+                    group_id: Set(group_id.to_owned()),
+                    creation_timestamp: Set(now),
+                    expiry_timestamp: Set(expiry),
+                }
+                .insert(&self.db)
+                .await?;
+            }
+        }
+        self.touch_user(user_id, now).await
+    }
+
+    /// Ends a patient's active enlistments in a group now. `NotFound` when there is none.
+    pub async fn end_patient_enlistment(&self, user_id: &str, group_id: &str) -> StoreResult<()> {
+        let now = self.now();
+        let result = patient_enlistment::Entity::update_many()
+            .col_expr(
+                patient_enlistment::Column::ExpiryTimestamp,
+                Expr::value(now),
+            )
+            .filter(patient_enlistment::Column::UserId.eq(user_id))
+            .filter(patient_enlistment::Column::GroupId.eq(group_id))
+            .filter(patient_enlistment::Column::ExpiryTimestamp.gt(now))
+            .exec(&self.db)
+            .await?;
+        if result.rows_affected == 0 {
+            return Err(StoreError::NotFound);
+        }
+        self.touch_user(user_id, now).await
+    }
+
+    /// Makes a user staff of a group with `roles` (replacing the roles when already staff).
+    pub async fn enlist_staff(
+        &self,
+        user_id: &str,
+        group_id: &str,
+        roles: Vec<String>,
+    ) -> StoreResult<()> {
+        let now = self.now();
+        let existing = staff_enlistment::Entity::find()
+            .filter(staff_enlistment::Column::UserId.eq(user_id))
+            .filter(staff_enlistment::Column::GroupId.eq(group_id))
+            .one(&self.db)
+            .await?;
+        match existing {
+            Some(enlistment) => {
+                let mut model: staff_enlistment::ActiveModel = enlistment.into();
+                model.roles = Set(json!(roles));
+                model.update_timestamp = Set(now);
+                model.update(&self.db).await?;
+            }
+            None => {
+                staff_enlistment::ActiveModel {
+                    id: Set(Id::generate().to_string()),
+                    user_id: Set(user_id.to_owned()),
+                    group_id: Set(group_id.to_owned()),
+                    roles: Set(json!(roles)),
+                    creation_timestamp: Set(now),
+                    update_timestamp: Set(now),
+                }
+                .insert(&self.db)
+                .await?;
+            }
+        }
+        self.touch_user(user_id, now).await
+    }
+
+    /// Removes a user from a group's staff. `NotFound` when it was not staff there.
+    pub async fn remove_staff(&self, user_id: &str, group_id: &str) -> StoreResult<()> {
+        let result = staff_enlistment::Entity::delete_many()
+            .filter(staff_enlistment::Column::UserId.eq(user_id))
+            .filter(staff_enlistment::Column::GroupId.eq(group_id))
+            .exec(&self.db)
+            .await?;
+        if result.rows_affected == 0 {
+            return Err(StoreError::NotFound);
+        }
+        self.touch_user(user_id, self.now()).await
+    }
+
+    /// Whether `user_id` is staff of `group_id`.
+    pub async fn is_staff_of(&self, user_id: &str, group_id: &str) -> StoreResult<bool> {
+        Ok(staff_enlistment::Entity::find()
+            .filter(
+                Condition::all()
+                    .add(staff_enlistment::Column::UserId.eq(user_id))
+                    .add(staff_enlistment::Column::GroupId.eq(group_id)),
+            )
+            .one(&self.db)
+            .await?
+            .is_some())
+    }
+
+    async fn touch_user(&self, user_id: &str, now: i64) -> StoreResult<()> {
+        user::Entity::update_many()
+            .col_expr(user::Column::UpdateTimestamp, Expr::value(now))
+            .filter(user::Column::Id.eq(user_id))
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+}

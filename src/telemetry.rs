@@ -1,0 +1,23 @@
+//! Logging: tracing to stdout, pretty or JSON. Request logging lives in
+//! `routes::request_log`; it records route patterns, never paths or query strings, so tokens,
+//! file capabilities and e-mail addresses in URLs stay out of the logs.
+
+use tracing_subscriber::EnvFilter;
+
+use crate::config::LogFormat;
+
+/// Installs the global subscriber. Calling it again (as tests do) is harmless.
+pub fn init(format: LogFormat, filter: &str) {
+    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(true);
+    let _ = match format {
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+}
