@@ -35,6 +35,8 @@ pub struct Settings {
     pub log_filter: String,
     /// `TACHO_MAX_BODY_BYTES`: the largest JSON body accepted by account endpoints; default 64 KiB.
     pub max_body_bytes: usize,
+    /// `TACHO_WORKERS`: HTTP worker threads; default one per core.
+    pub workers: usize,
 }
 
 impl Settings {
@@ -86,7 +88,19 @@ impl Settings {
                 .context("TACHO_MAX_BODY_BYTES must be a number of bytes")?,
             None => 64 * 1024,
         };
+        let workers = match get("TACHO_WORKERS") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .context("TACHO_WORKERS must be a positive number")?,
+            None => std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        };
         Ok(Settings {
+            workers,
             database_url,
             data_dir,
             addr,

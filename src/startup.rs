@@ -89,6 +89,11 @@ impl Application {
         self.state.clone()
     }
 
+    /// A handle to stop the server.
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     /// Serves until the process is asked to stop.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
@@ -97,6 +102,7 @@ impl Application {
 
 fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let body_limit = BodyLimit(state.settings.max_body_bytes);
+    let workers = state.settings.workers;
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -106,6 +112,7 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
             .wrap(from_fn(routes::request_log::log_requests))
             .configure(routes::configure)
     })
+    .workers(workers)
     .listen(listener)?
     .run();
     Ok(server)

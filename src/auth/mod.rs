@@ -106,8 +106,11 @@ impl Authenticator {
         email: &str,
         password: &str,
     ) -> Result<user::Model, LoginError> {
-        let email = email.trim().to_lowercase();
-        let Some(user) = self.store.user_by_email(&email).await? else {
+        let known = match crate::domain::account::Email::parse(email) {
+            Ok(email) => self.store.user_by_email(email.as_str()).await?,
+            Err(_) => None,
+        };
+        let Some(user) = known else {
             // Same work as for a real account, so timing does not reveal which e-mails exist.
             self.hasher.verify_dummy(password.to_owned()).await;
             return Err(LoginError::InvalidCredentials);

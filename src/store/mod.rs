@@ -69,14 +69,11 @@ impl Store {
             .connect_timeout(Duration::from_secs(10))
             .acquire_timeout(Duration::from_secs(10));
         if url.starts_with("sqlite:") {
-            if let Some(parent) = sqlite_path(url)
-                .and_then(|p| std::path::Path::new(p).parent().map(|p| p.to_owned()))
-            {
-                if !parent.as_os_str().is_empty() {
-                    std::fs::create_dir_all(&parent).map_err(|e| {
-                        DbErr::Custom(format!("cannot create {}: {e}", parent.display()))
-                    })?;
-                }
+            let parent = sqlite_path(url).and_then(|p| std::path::Path::new(p).parent());
+            if let Some(parent) = parent.filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    DbErr::Custom(format!("cannot create {}: {e}", parent.display()))
+                })?;
             }
             options
                 .max_connections(8)
@@ -137,21 +134,6 @@ fn sqlite_path(url: &str) -> Option<&str> {
     (!path.is_empty() && path != ":memory:").then_some(path)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::sqlite_path;
-
-    #[test]
-    fn sqlite_paths_are_found_in_urls() {
-        assert_eq!(
-            sqlite_path("sqlite://data/tacho.db?mode=rwc"),
-            Some("data/tacho.db")
-        );
-        assert_eq!(sqlite_path("sqlite:///tmp/x.db"), Some("/tmp/x.db"));
-        assert_eq!(sqlite_path("sqlite::memory:"), None);
-    }
-}
-
 impl Store {
     /// Fetches one page of `select` after narrowing it by `spec`, with the total unless the
     /// query asked to skip counting.
@@ -176,7 +158,13 @@ impl Store {
         }
         let mut ordered = select;
         for (expr, order) in &spec.order {
-            ordered = ordered.order_by(expr.clone(), order.clone());
+            // Missing values sort as the smallest on every database (PostgreSQL's default is
+            // the opposite of SQLite's).
+            let nulls = match order {
+                sea_orm::Order::Desc => sea_orm::sea_query::NullOrdering::Last,
+                _ => sea_orm::sea_query::NullOrdering::First,
+            };
+            ordered = ordered.order_by_with_nulls(expr.clone(), order.clone(), nulls);
         }
         let items = ordered
             .limit(spec.limit)
@@ -184,5 +172,20 @@ impl Store {
             .all(&self.db)
             .await?;
         Ok((items, total))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sqlite_path;
+
+    #[test]
+    fn sqlite_paths_are_found_in_urls() {
+        assert_eq!(
+            sqlite_path("sqlite://data/tacho.db?mode=rwc"),
+            Some("data/tacho.db")
+        );
+        assert_eq!(sqlite_path("sqlite:///tmp/x.db"), Some("/tmp/x.db"));
+        assert_eq!(sqlite_path("sqlite::memory:"), None);
     }
 }

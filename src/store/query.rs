@@ -99,7 +99,7 @@ impl Resource {
     }
 
     fn column(&self, column: &'static str) -> SimpleExpr {
-        Expr::col((Alias::new(self.table), Alias::new(column))).into()
+        Expr::col((Alias::new(self.table), Alias::new(column)))
     }
 
     /// Translates `query` for this resource.
@@ -240,7 +240,9 @@ impl Resource {
                     )));
                 }
                 // Case-insensitive on every database: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
-                let pattern = like_pattern(&pattern.as_text()).to_lowercase();
+                let text = pattern.as_text();
+                reject_nul(field, &text)?;
+                let pattern = like_pattern(&text).to_lowercase();
                 let column = Func::lower(self.column(field.column));
                 Condition::all().add(Expr::expr(column).like(LikeExpr::new(pattern).escape('\\')))
             }
@@ -290,6 +292,7 @@ fn type_error(field: &Field, expected: &str, value: &Value) -> QueryError {
 
 fn scalar(field: &Field, value: &Value) -> Result<sea_orm::Value, QueryError> {
     let text = value.as_text();
+    reject_nul(field, &text)?;
     Ok(match field.kind {
         FieldKind::Id => match value {
             Value::Untyped(_) | Value::String(_) => Id::parse(&text)
@@ -354,6 +357,7 @@ fn list_element(
         Value::Untyped(t) | Value::String(t) => t.clone(),
         _ => return Err(type_error(field, "text", value)),
     };
+    reject_nul(field, &text)?;
     Ok(match element {
         ElementKind::Id => Id::parse(&text)
             .map_err(|_| type_error(field, "ids of 24 hexadecimal characters", value))?
@@ -361,6 +365,17 @@ fn list_element(
             .into(),
         ElementKind::Text => text.into(),
     })
+}
+
+/// PostgreSQL text cannot hold NUL; refuse it on every database alike.
+fn reject_nul(field: &Field, text: &str) -> Result<(), QueryError> {
+    if text.contains('\0') {
+        return Err(QueryError(format!(
+            "the value for `{}` contains a NUL character",
+            field.name
+        )));
+    }
+    Ok(())
 }
 
 /// Turns an RQL `like` pattern (`*` wildcard) into SQL, escaping SQL's own wildcards.

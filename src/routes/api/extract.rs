@@ -156,6 +156,12 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     }
     let value: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::BodyFormat(format!("the body is not valid JSON: {e}")))?;
+    if let Some(path) = nul_path(&value, String::new()) {
+        // PostgreSQL text cannot hold NUL; refuse it for every database alike.
+        return Err(ApiError::FieldFormat(format!(
+            "`{path}` must not contain NUL characters"
+        )));
+    }
     serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner().to_string();
@@ -173,6 +179,35 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             ApiError::FieldFormat(format!("`{path}`: {inner}"))
         }
     })
+}
+
+/// The path of the first string (key or value) holding a NUL character.
+fn nul_path(value: &serde_json::Value, path: String) -> Option<String> {
+    use serde_json::Value;
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match value {
+        Value::String(s) if s.contains('\0') => {
+            Some(if path.is_empty() { "body".into() } else { path })
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nul_path(v, format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k.contains('\0') {
+                Some(join(&k.replace('\0', "\\0")))
+            } else {
+                nul_path(v, join(k))
+            }
+        }),
+        _ => None,
+    }
 }
 
 impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {

@@ -226,14 +226,34 @@ pub async fn list_users(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserBody {
-    pub first_name: Option<String>,
-    pub last_name: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub first_name: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub last_name: Option<Option<String>>,
     /// `null` clears the number.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub phone_number: Option<Option<String>>,
-    pub language: Option<String>,
-    pub time_zone: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub language: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub time_zone: Option<Option<String>>,
+}
+
+/// A field that may be left out but not cleared: `null` is refused.
+fn not_null<'a>(
+    field: &str,
+    value: &'a Option<Option<String>>,
+) -> Result<Option<&'a str>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(Some(v)) => Ok(Some(v)),
+        Some(None) => Err(ApiError::FieldFormat(format!("`{field}` cannot be null"))),
+    }
 }
 
 /// Updates a user (the user itself or an administrator).
@@ -252,15 +272,11 @@ pub async fn update_user(
         return Err(ApiError::no_permission("change this user"));
     }
     let changes = UserChanges {
-        first_name: body
-            .first_name
-            .as_deref()
+        first_name: not_null("first_name", &body.first_name)?
             .map(|v| PersonName::parse("first_name", v))
             .transpose()?
             .map(|n| n.as_str().to_owned()),
-        last_name: body
-            .last_name
-            .as_deref()
+        last_name: not_null("last_name", &body.last_name)?
             .map(|v| PersonName::parse("last_name", v))
             .transpose()?
             .map(|n| n.as_str().to_owned()),
@@ -269,15 +285,11 @@ pub async fn update_user(
             Some(None) => Some(None),
             None => None,
         },
-        language: body
-            .language
-            .as_deref()
+        language: not_null("language", &body.language)?
             .map(Language::parse_field)
             .transpose()?
             .map(Language::upper),
-        time_zone: body
-            .time_zone
-            .as_deref()
+        time_zone: not_null("time_zone", &body.time_zone)?
             .map(TimeZone::parse_field)
             .transpose()?
             .map(|z| z.name().to_owned()),

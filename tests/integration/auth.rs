@@ -1,0 +1,310 @@
+//! The token endpoint and bearer authentication (contract section 3).
+
+use chrono::Duration;
+use reqwest::Method;
+use serde_json::json;
+
+use crate::helpers::{PASSWORD, spawn_app};
+
+#[tokio::test]
+async fn password_grant_issues_opaque_tokens() {
+    let app = spawn_app().await;
+    let user = app.user("ann").await;
+    let reply = app.password_grant("ANN@tacho.test", PASSWORD).await;
+    let body = reply.assert_ok();
+    assert_eq!(body["token_type"], "bearer");
+    assert_eq!(body["expires_in"], 3600);
+    assert_eq!(body["user_id"], user.id.as_str());
+    let access = body["access_token"].as_str().unwrap();
+    let refresh = body["refresh_token"].as_str().unwrap();
+    assert!(
+        access.len() >= 43 && refresh.len() >= 43,
+        "at least 256 bits, base64"
+    );
+    assert_ne!(access, refresh);
+    assert_eq!(reply.headers["cache-control"], "no-store");
+    app.get("/users/v1/me", access).await.assert_ok();
+}
+
+#[tokio::test]
+async fn wrong_password_and_unknown_user_answer_alike() {
+    let app = spawn_app().await;
+    app.user("ann").await;
+    let wrong = app
+        .password_grant("ann@tacho.test", "not the password")
+        .await;
+    let unknown = app
+        .password_grant("nobody@tacho.test", "not the password")
+        .await;
+    for reply in [&wrong, &unknown] {
+        assert_eq!(reply.status, 400);
+        assert_eq!(reply.body["error"], "invalid_grant");
+        assert_eq!(reply.body["exh_error"]["code"], 106);
+        assert_eq!(reply.body["exh_error"]["name"], "AUTHENTICATION_EXCEPTION");
+    }
+    assert_eq!(wrong.body, unknown.body);
+}
+
+#[tokio::test]
+async fn form_bodies_and_client_credentials_are_accepted() {
+    let app = spawn_app().await;
+    app.user("ann").await;
+    let form = format!(
+        "grant_type=password&username=ann%40tacho.test&password={}&client_id=app",
+        PASSWORD.replace(' ', "+")
+    );
+    let reply = app
+        .post_raw(
+            "/auth/v2/oauth2/tokens",
+            None,
+            "application/x-www-form-urlencoded",
+            form.clone(),
+        )
+        .await;
+    reply.assert_ok();
+    let with_basic = app
+        .client
+        .post(app.url("/auth/v2/oauth2/tokens"))
+        .basic_auth("app", Some("secret"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_basic.status(), 200);
+    let bad_client = app
+        .client
+        .post(app.url("/auth/v2/oauth2/tokens"))
+        .header("Authorization", "Basic !!!notbase64")
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad_client.status(), 401);
+    let body: serde_json::Value = bad_client.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_client");
+}
+
+#[tokio::test]
+async fn malformed_token_requests_are_oauth_errors() {
+    let app = spawn_app().await;
+    let cases = [
+        (
+            json!({"username": "a@b.c", "password": "x"}),
+            "invalid_request",
+            14,
+        ),
+        (
+            json!({"grant_type": "password", "password": "x"}),
+            "invalid_request",
+            14,
+        ),
+        (
+            json!({"grant_type": "refresh_token"}),
+            "invalid_request",
+            14,
+        ),
+        (
+            json!({"grant_type": "client_credentials"}),
+            "unsupported_grant_type",
+            15,
+        ),
+        (json!({"grant_type": 5}), "invalid_request", 15),
+    ];
+    for (body, error, code) in cases {
+        let reply = app
+            .request(
+                Method::POST,
+                "/auth/v2/oauth2/tokens",
+                None,
+                Some(body.clone()),
+            )
+            .await;
+        assert_eq!(reply.status, 400, "{body}");
+        assert_eq!(reply.body["error"], error, "{body}");
+        assert_eq!(reply.body["exh_error"]["code"], code, "{body}");
+    }
+    let not_json = app
+        .post_raw("/auth/v2/oauth2/tokens", None, "application/json", "{grant")
+        .await;
+    assert_eq!(
+        (
+            not_json.status.as_u16(),
+            &not_json.body["exh_error"]["code"]
+        ),
+        (400, &json!(22))
+    );
+    let xml = app
+        .post_raw("/auth/v2/oauth2/tokens", None, "text/xml", "<a/>")
+        .await;
+    assert_eq!(xml.body["error"], "invalid_request");
+    let empty = app
+        .post_raw("/auth/v2/oauth2/tokens", None, "application/json", "")
+        .await;
+    assert_eq!(empty.body["exh_error"]["code"], 13);
+}
+
+#[tokio::test]
+async fn refresh_tokens_rotate_and_reuse_revokes_the_login() {
+    let app = spawn_app().await;
+    app.user("ann").await;
+    let first = app.password_grant("ann@tacho.test", PASSWORD).await.body;
+    let refresh = |token: &str| {
+        let body = json!({"grant_type": "refresh_token", "refresh_token": token});
+        app.request(Method::POST, "/auth/v2/oauth2/tokens", None, Some(body))
+    };
+    let second = refresh(first["refresh_token"].as_str().unwrap()).await;
+    let second = second.assert_ok().clone();
+    assert_ne!(second["refresh_token"], first["refresh_token"]);
+    assert_ne!(second["access_token"], first["access_token"]);
+    app.get("/users/v1/me", second["access_token"].as_str().unwrap())
+        .await
+        .assert_ok();
+
+    // The first refresh token was rotated: presenting it again revokes the whole family.
+    let reuse = refresh(first["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(reuse.body["error"], "invalid_grant");
+    app.get("/users/v1/me", second["access_token"].as_str().unwrap())
+        .await
+        .assert_error(401, 117);
+    app.get("/users/v1/me", first["access_token"].as_str().unwrap())
+        .await
+        .assert_error(401, 117);
+    let after = refresh(second["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(after.body["error"], "invalid_grant");
+
+    // Another login of the same user is a different family and is unaffected.
+    let other = app.password_grant("ann@tacho.test", PASSWORD).await.body;
+    app.get("/users/v1/me", other["access_token"].as_str().unwrap())
+        .await
+        .assert_ok();
+    let unknown = refresh("not-a-token").await;
+    assert_eq!(unknown.body["error"], "invalid_grant");
+}
+
+#[tokio::test]
+async fn concurrent_use_of_one_refresh_token_rotates_once() {
+    let app = spawn_app().await;
+    app.user("ann").await;
+    let login = app.password_grant("ann@tacho.test", PASSWORD).await.body;
+    let body = json!({"grant_type": "refresh_token", "refresh_token": login["refresh_token"]});
+    let attempts = (0..6).map(|_| {
+        app.request(
+            Method::POST,
+            "/auth/v2/oauth2/tokens",
+            None,
+            Some(body.clone()),
+        )
+    });
+    let replies = futures_util::future::join_all(attempts).await;
+    let granted = replies.iter().filter(|r| r.status == 200).count();
+    assert!(granted <= 1, "at most one rotation wins, got {granted}");
+}
+
+#[tokio::test]
+async fn bearer_errors_are_104_117_118() {
+    let app = spawn_app().await;
+    let user = app.user("ann").await;
+    app.request(Method::GET, "/users/v1/me", None, None)
+        .await
+        .assert_error(401, 104);
+    let basic = app
+        .client
+        .get(app.url("/users/v1/me"))
+        .basic_auth("a", Some("b"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(crate::helpers::read(basic).await.body["code"], 104);
+    app.get("/users/v1/me", "garbage")
+        .await
+        .assert_error(401, 117);
+    app.get("/users/v1/me", &"x".repeat(2000))
+        .await
+        .assert_error(401, 117);
+    app.clock.advance(Duration::seconds(3601));
+    app.get("/users/v1/me", &user.token)
+        .await
+        .assert_error(401, 118);
+}
+
+#[tokio::test]
+async fn failed_logins_freeze_then_block_the_account() {
+    let app = spawn_app().await;
+    let admin = app.admin("root").await;
+    let user = app.user("ann").await;
+    for attempt in 1..=4 {
+        let reply = app.password_grant(&user.email, "wrong password").await;
+        assert_eq!(reply.body["exh_error"]["code"], 106, "attempt {attempt}");
+    }
+    let me = app.get("/users/v1/me", &user.token).await;
+    assert_eq!(me.body["failed_count"], 4);
+    assert!(me.body["last_failed_timestamp"].is_i64());
+
+    let fifth = app.password_grant(&user.email, "wrong password").await;
+    assert_eq!(
+        fifth.body["exh_error"]["code"], 212,
+        "the fifth failure freezes"
+    );
+    // While frozen even the right password is refused, without being checked.
+    let frozen = app.password_grant(&user.email, PASSWORD).await;
+    assert_eq!(frozen.body["exh_error"]["code"], 211);
+    assert_eq!(frozen.body["exh_error"]["name"], "LOGIN_TIMEOUT_EXCEPTION");
+    assert!(frozen.headers.contains_key("retry-after"));
+
+    // After the freeze the right password works and resets the count.
+    app.clock.advance(Duration::seconds(11));
+    app.password_grant(&user.email, PASSWORD).await.assert_ok();
+    let token = app.login(&user.email).await;
+    assert_eq!(
+        app.get("/users/v1/me", &token).await.body["failed_count"],
+        0
+    );
+
+    // Fifty failures in a row block the account until an admin activates it again.
+    for _ in 0..50 {
+        app.password_grant(&user.email, "wrong password").await;
+        app.clock.advance(Duration::hours(2));
+    }
+    let blocked = app.password_grant(&user.email, PASSWORD).await;
+    assert_eq!(blocked.body["exh_error"]["code"], 213);
+    app.clock.advance(Duration::days(30));
+    assert_eq!(
+        app.password_grant(&user.email, PASSWORD).await.body["exh_error"]["code"],
+        213
+    );
+    let path = format!("/users/v1/{}/activation", user.id);
+    let admin_token = app.login(&admin.email).await;
+    app.put(&path, &admin_token, json!({"activation": true}))
+        .await
+        .assert_ok();
+    app.password_grant(&user.email, PASSWORD).await.assert_ok();
+}
+
+#[tokio::test]
+async fn deactivation_stops_tokens_and_logins() {
+    let app = spawn_app().await;
+    let admin = app.admin("root").await;
+    let user = app.user("ann").await;
+    let login = app.password_grant(&user.email, PASSWORD).await.body;
+    let path = format!("/users/v1/{}/activation", user.id);
+    let reply = app
+        .put(&path, &admin.token, json!({"activation": false}))
+        .await;
+    assert_eq!(reply.assert_ok()["activation"], false);
+    app.get("/users/v1/me", &user.token)
+        .await
+        .assert_error(401, 117);
+    let refresh = json!({"grant_type": "refresh_token", "refresh_token": login["refresh_token"]});
+    let refreshed = app
+        .request(Method::POST, "/auth/v2/oauth2/tokens", None, Some(refresh))
+        .await;
+    assert_eq!(refreshed.body["error"], "invalid_grant");
+    let denied = app.password_grant(&user.email, PASSWORD).await;
+    assert_eq!(denied.body["error"], "invalid_grant");
+    app.put(&path, &admin.token, json!({"activation": true}))
+        .await
+        .assert_ok();
+    app.password_grant(&user.email, PASSWORD).await.assert_ok();
+}

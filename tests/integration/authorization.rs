@@ -1,0 +1,212 @@
+//! The authorisation matrix: every endpoint, acted on the patient `patient` (in group A) by
+//! the patient itself, another patient of the same group, staff of group A, staff of group B and
+//! an administrator. What one may not see is 404; what one sees but may not do is 403.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestUser, World, spawn_app};
+
+/// The five callers, in the order of the expectation arrays below.
+fn callers(world: &World) -> [(&'static str, &TestUser); 5] {
+    [
+        ("patient/self", &world.patient),
+        ("patient/other", &world.other_patient),
+        ("staff of the group", &world.staff_a),
+        ("staff of another group", &world.staff_b),
+        ("admin", &world.admin),
+    ]
+}
+
+struct Case {
+    name: &'static str,
+    method: Method,
+    path: String,
+    body: Option<Value>,
+    /// Expected status per caller.
+    expect: [u16; 5],
+}
+
+async fn run(app: &TestApp, world: &World, case: &Case) {
+    for ((who, caller), expected) in callers(world).into_iter().zip(case.expect) {
+        let reply = app
+            .request(
+                case.method.clone(),
+                &case.path,
+                Some(&caller.token),
+                case.body.clone(),
+            )
+            .await;
+        assert_eq!(
+            reply.status.as_u16(),
+            expected,
+            "{} as {who}: {}",
+            case.name,
+            reply.body
+        );
+        if expected >= 400 {
+            let code = if expected == 404 { 16 } else { 10 };
+            assert_eq!(reply.body["code"], code, "{} as {who}", case.name);
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_endpoint_follows_the_matrix() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = world.patient.id.clone();
+    let a = world.group_a.clone();
+    let future = app.clock_millis() + 86_400_000;
+    let cases = vec![
+        Case {
+            name: "GET user",
+            method: Method::GET,
+            path: format!("/users/v1/{id}"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "PUT user",
+            method: Method::PUT,
+            path: format!("/users/v1/{id}"),
+            body: Some(json!({"last_name": "Changed"})),
+            expect: [200, 404, 403, 404, 200],
+        },
+        Case {
+            name: "GET profile",
+            method: Method::GET,
+            path: format!("/profiles/v1/{id}"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "POST patient enlistment",
+            method: Method::POST,
+            path: format!("/users/v1/{id}/patient_enlistments"),
+            body: Some(json!({"group_id": a, "expiry_timestamp": future})),
+            expect: [403, 404, 200, 404, 200],
+        },
+        Case {
+            name: "POST staff enlistment",
+            method: Method::POST,
+            path: format!("/users/v1/{id}/staff_enlistments"),
+            body: Some(json!({"group_id": world.group_b})),
+            expect: [403, 404, 403, 404, 200],
+        },
+        Case {
+            name: "DELETE staff enlistment",
+            method: Method::DELETE,
+            path: format!("/users/v1/{id}/staff_enlistments/{}", world.group_b),
+            body: None,
+            // The admin removes what it added in the previous case.
+            expect: [403, 404, 403, 404, 200],
+        },
+        Case {
+            name: "PUT activation",
+            method: Method::PUT,
+            path: format!("/users/v1/{id}/activation"),
+            body: Some(json!({"activation": true})),
+            expect: [403, 404, 403, 404, 200],
+        },
+        Case {
+            name: "GET group A",
+            method: Method::GET,
+            path: format!("/groups/v1/{a}"),
+            body: None,
+            expect: [200, 200, 200, 404, 200],
+        },
+        Case {
+            name: "POST group",
+            method: Method::POST,
+            path: "/groups/v1".into(),
+            body: Some(json!({"name": "New"})),
+            expect: [403, 403, 403, 403, 200],
+        },
+        Case {
+            name: "GET me",
+            method: Method::GET,
+            path: "/users/v1/me".into(),
+            body: None,
+            expect: [200, 200, 200, 200, 200],
+        },
+        // Roles last: once granted, the patient itself is an administrator.
+        Case {
+            name: "DELETE roles",
+            method: Method::DELETE,
+            path: format!("/users/v1/{id}/roles"),
+            body: Some(json!({"roles": ["admin"]})),
+            expect: [403, 404, 403, 404, 200],
+        },
+        Case {
+            name: "POST roles",
+            method: Method::POST,
+            path: format!("/users/v1/{id}/roles"),
+            body: Some(json!({"roles": ["admin"]})),
+            expect: [403, 404, 403, 404, 200],
+        },
+    ];
+    for case in &cases {
+        run(&app, &world, case).await;
+    }
+}
+
+#[tokio::test]
+async fn ending_a_prescription_follows_the_matrix() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let path = format!(
+        "/users/v1/{}/patient_enlistments/{}",
+        world.patient.id, world.group_a
+    );
+    // Staff of the group ends it; the admin then finds nothing left to end (404 on the
+    // enlistment, not on the patient).
+    let case = Case {
+        name: "DELETE patient enlistment",
+        method: Method::DELETE,
+        path,
+        body: None,
+        expect: [403, 404, 200, 404, 404],
+    };
+    run(&app, &world, &case).await;
+}
+
+#[tokio::test]
+async fn queries_and_profile_updates_count_only_what_is_visible() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = &world.patient.id;
+    let expected_visible = [1, 0, 1, 0, 1];
+    for ((who, caller), visible) in callers(&world).into_iter().zip(expected_visible) {
+        for path in [
+            format!("/users/v1?id={id}"),
+            format!("/profiles/v1?id={id}"),
+        ] {
+            let reply = app.get(&path, &caller.token).await;
+            assert_eq!(
+                reply.assert_ok()["page"]["total"],
+                visible,
+                "{path} as {who}"
+            );
+        }
+        let update = app
+            .put(
+                &format!("/profiles/v1?id={id}"),
+                &caller.token,
+                json!({"city": who}),
+            )
+            .await;
+        assert_eq!(
+            update.assert_ok()["records_affected"],
+            visible,
+            "profile update as {who}"
+        );
+    }
+    let profile = app
+        .get(&format!("/profiles/v1/{id}"), &world.admin.token)
+        .await;
+    assert_eq!(
+        profile.body["city"], "admin",
+        "the last permitted writer's value"
+    );
+}

@@ -1,0 +1,374 @@
+//! `spawn_app()` and the small vocabulary the tests speak: users, logins, requests.
+
+use std::sync::{Arc, OnceLock};
+
+use chrono::Utc;
+use reqwest::{Method, StatusCode};
+use sea_orm::{ConnectionTrait, Database};
+use serde_json::{Value, json};
+use tacho::auth::password::PasswordHasher;
+use tacho::config::Settings;
+use tacho::domain::clock::ManualClock;
+use tacho::startup::{AppState, Application, BuildOptions};
+use tacho::store::NewUser;
+
+/// The password of every user the tests create.
+pub const PASSWORD: &str = "correct horse battery";
+
+/// A running server with its own database.
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub state: actix_web::web::Data<AppState>,
+    pub clock: Arc<ManualClock>,
+    handle: actix_web::dev::ServerHandle,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // Sends the stop command at once; the workers wind down in the background.
+        drop(self.handle.stop(false));
+    }
+}
+
+/// A user created for a test.
+#[derive(Debug, Clone)]
+pub struct TestUser {
+    pub id: String,
+    pub email: String,
+    pub token: String,
+}
+
+/// Test database URL: a fresh PostgreSQL database when `TEST_DATABASE_URL` is set, else a
+/// fresh SQLite file in `dir`.
+async fn database_url(dir: &std::path::Path) -> String {
+    match std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        Some(admin_url) => {
+            let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
+            let admin = Database::connect(&admin_url)
+                .await
+                .expect("connect to TEST_DATABASE_URL");
+            admin
+                .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+                .await
+                .expect("create test database");
+            admin.close().await.ok();
+            let (base, query) = match admin_url.split_once('?') {
+                Some((base, query)) => (base, format!("?{query}")),
+                None => (admin_url.as_str(), String::new()),
+            };
+            let base = base.rsplit_once('/').map(|(b, _)| b).unwrap_or(base);
+            format!("{base}/{name}{query}")
+        }
+        None => format!("sqlite://{}?mode=rwc", dir.join("tacho.db").display()),
+    }
+}
+
+fn init_logs() {
+    static INIT: OnceLock<()> = OnceLock::new();
+    INIT.get_or_init(|| {
+        if let Ok(filter) = std::env::var("TEST_LOG") {
+            tacho::telemetry::init(tacho::config::LogFormat::Pretty, &filter);
+        }
+    });
+}
+
+/// Starts Tacho on a free port with a fresh database and a manual clock set to now.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// Like [`spawn_app`], letting the test adjust the settings first.
+pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    init_logs();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = database_url(dir.path()).await;
+    let data_dir = dir.path().to_owned();
+    let mut settings = Settings::from_lookup(|key| match key {
+        "TACHO_DATABASE_URL" => Some(url.clone()),
+        "TACHO_DATA_DIR" => Some(data_dir.display().to_string()),
+        "TACHO_ADDR" => Some("127.0.0.1:0".into()),
+        "TACHO_WORKERS" => Some("1".into()),
+        _ => None,
+    })
+    .expect("test settings");
+    adjust(&mut settings);
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let app = Application::build(
+        settings,
+        BuildOptions {
+            migrate: true,
+            clock: clock.clone(),
+        },
+    )
+    .await
+    .expect("application builds");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let state = app.state();
+    let handle = app.handle();
+    tokio::spawn(app.run_until_stopped());
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    TestApp {
+        address,
+        client,
+        state,
+        clock,
+        handle,
+        _dir: dir,
+    }
+}
+
+/// One Argon2 hash of [`PASSWORD`], computed once per process: test users are many.
+async fn password_hash() -> String {
+    static HASH: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    HASH.get_or_init(|| async {
+        PasswordHasher::default()
+            .hash(PASSWORD.to_owned())
+            .await
+            .unwrap()
+    })
+    .await
+    .clone()
+}
+
+/// A response read as status and JSON (`Value::Null` for an empty or non-JSON body).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    /// Asserts the error envelope with `status` and `code`.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: i64) {
+        assert_eq!(self.status.as_u16(), status, "status of {:?}", self.body);
+        assert_eq!(self.body["code"], code, "code of {:?}", self.body);
+        assert!(
+            self.body["name"].is_string() && self.body["message"].is_string(),
+            "envelope {:?}",
+            self.body
+        );
+    }
+
+    #[track_caller]
+    pub fn assert_ok(&self) -> &Value {
+        assert_eq!(self.status, StatusCode::OK, "{:?}", self.body);
+        &self.body
+    }
+}
+
+impl TestApp {
+    /// A URL on the server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// Sends a request with an optional bearer token and JSON body.
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        read(request.send().await.expect("request sent")).await
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> Reply {
+        self.request(Method::GET, path, Some(token), None).await
+    }
+
+    pub async fn put(&self, path: &str, token: &str, body: Value) -> Reply {
+        self.request(Method::PUT, path, Some(token), Some(body))
+            .await
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: Value) -> Reply {
+        self.request(Method::POST, path, Some(token), Some(body))
+            .await
+    }
+
+    pub async fn delete(&self, path: &str, token: &str, body: Option<Value>) -> Reply {
+        self.request(Method::DELETE, path, Some(token), body).await
+    }
+
+    /// Posts a raw body with a content type.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        content_type: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> Reply {
+        let mut request = self
+            .client
+            .post(self.url(path))
+            .header("Content-Type", content_type)
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        read(request.send().await.expect("request sent")).await
+    }
+
+    /// Asks the token endpoint for a password grant.
+    pub async fn password_grant(&self, email: &str, password: &str) -> Reply {
+        let body = json!({"grant_type": "password", "username": email, "password": password});
+        self.request(Method::POST, "/auth/v2/oauth2/tokens", None, Some(body))
+            .await
+    }
+
+    /// Logs in and returns the access token.
+    pub async fn login(&self, email: &str) -> String {
+        let reply = self.password_grant(email, PASSWORD).await;
+        reply.assert_ok()["access_token"]
+            .as_str()
+            .expect("access token")
+            .to_owned()
+    }
+
+    /// Creates a user directly in the store (registration itself is tested separately) and
+    /// logs it in.
+    pub async fn user(&self, name: &str) -> TestUser {
+        self.user_with(name, false).await
+    }
+
+    /// Creates an administrator and logs it in.
+    pub async fn admin(&self, name: &str) -> TestUser {
+        self.user_with(name, true).await
+    }
+
+    async fn user_with(&self, name: &str, admin: bool) -> TestUser {
+        let email = format!("{name}@tacho.test");
+        let user = self
+            .state
+            .store
+            .create_user(NewUser {
+                email: email.clone(),
+                password_hash: password_hash().await,
+                first_name: name.to_owned(),
+                last_name: "Tester".into(),
+                phone_number: None,
+                language: "EN".into(),
+                time_zone: "Europe/Brussels".into(),
+                roles: if admin {
+                    vec!["admin".into()]
+                } else {
+                    Vec::new()
+                },
+            })
+            .await
+            .expect("user created");
+        let token = self.login(&email).await;
+        TestUser {
+            id: user.id,
+            email,
+            token,
+        }
+    }
+
+    /// Creates a group (as `admin`) and returns its id.
+    pub async fn group(&self, admin: &TestUser, name: &str) -> String {
+        let reply = self
+            .post("/groups/v1", &admin.token, json!({"name": name}))
+            .await;
+        reply.assert_ok()["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Enlists `patient` in `group` for 30 days (as `admin`).
+    pub async fn enlist_patient(&self, admin: &TestUser, patient: &TestUser, group: &str) {
+        let expiry = self.clock_millis() + 30 * 24 * 3600 * 1000;
+        let path = format!("/users/v1/{}/patient_enlistments", patient.id);
+        self.post(
+            &path,
+            &admin.token,
+            json!({"group_id": group, "expiry_timestamp": expiry}),
+        )
+        .await
+        .assert_ok();
+    }
+
+    /// Makes `staff` a physician of `group` (as `admin`).
+    pub async fn enlist_staff(&self, admin: &TestUser, staff: &TestUser, group: &str) {
+        let path = format!("/users/v1/{}/staff_enlistments", staff.id);
+        self.post(&path, &admin.token, json!({"group_id": group}))
+            .await
+            .assert_ok();
+    }
+
+    /// The injected clock, in epoch ms.
+    pub fn clock_millis(&self) -> i64 {
+        use tacho::domain::clock::Clock;
+        self.clock.now_millis()
+    }
+}
+
+/// Reads a response.
+pub async fn read(response: reqwest::Response) -> Reply {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.unwrap_or_default();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// Two groups, a physician in each, two patients in group A and one in group B, an admin:
+/// the cast of the authorisation matrix.
+pub struct World {
+    pub admin: TestUser,
+    pub group_a: String,
+    pub group_b: String,
+    pub staff_a: TestUser,
+    pub staff_b: TestUser,
+    pub patient: TestUser,
+    pub other_patient: TestUser,
+    pub patient_b: TestUser,
+}
+
+impl World {
+    pub async fn new(app: &TestApp) -> World {
+        let admin = app.admin("admin").await;
+        let group_a = app.group(&admin, "Group A").await;
+        let group_b = app.group(&admin, "Group B").await;
+        let staff_a = app.user("staff_a").await;
+        let staff_b = app.user("staff_b").await;
+        let patient = app.user("patient").await;
+        let other_patient = app.user("other_patient").await;
+        let patient_b = app.user("patient_b").await;
+        app.enlist_staff(&admin, &staff_a, &group_a).await;
+        app.enlist_staff(&admin, &staff_b, &group_b).await;
+        app.enlist_patient(&admin, &patient, &group_a).await;
+        app.enlist_patient(&admin, &other_patient, &group_a).await;
+        app.enlist_patient(&admin, &patient_b, &group_b).await;
+        World {
+            admin,
+            group_a,
+            group_b,
+            staff_a,
+            staff_b,
+            patient,
+            other_patient,
+            patient_b,
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The integration suite: the real server on port 0 against a fresh database per test
+//! (SQLite by default; PostgreSQL when `TEST_DATABASE_URL` is set).
+
+mod auth;
+mod authorization;
+mod cli;
+mod errors;
+mod groups;
+mod health;
+mod helpers;
+mod profiles;
+mod rql;
+mod users;
