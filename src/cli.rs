@@ -36,6 +36,8 @@ enum Command {
     },
     /// Bring the database schema up to date, then exit.
     Migrate,
+    /// Print the OpenAPI document of the wire API.
+    Openapi,
     /// Manage accounts.
     User {
         #[command(subcommand)]
@@ -106,6 +108,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::User {
             command: UserCommand::Add(args),
         } => add_user(settings, args).await,
+        Command::Openapi => {
+            println!("{}", crate::routes::api::openapi::document());
+            Ok(())
+        }
     }
 }
 

@@ -37,6 +37,8 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// `TACHO_WORKERS`: HTTP worker threads; default one per core.
     pub workers: usize,
+    /// `TACHO_LOGIN_RATE`: token requests allowed per client address and minute; default 30.
+    pub login_rate_per_minute: u32,
 }
 
 impl Settings {
@@ -99,7 +101,17 @@ impl Settings {
                 .map(|n| n.get())
                 .unwrap_or(2),
         };
+        let login_rate_per_minute = match get("TACHO_LOGIN_RATE") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .context("TACHO_LOGIN_RATE must be a positive number")?,
+            None => 30,
+        };
         Ok(Settings {
+            login_rate_per_minute,
             workers,
             database_url,
             data_dir,

@@ -10,6 +10,7 @@ use anyhow::Context;
 
 use crate::auth::Authenticator;
 use crate::auth::password::PasswordHasher;
+use crate::auth::throttle::LoginThrottle;
 use crate::config::Settings;
 use crate::domain::clock::{Clock, SystemClock};
 use crate::routes;
@@ -20,6 +21,7 @@ use crate::store::Store;
 pub struct AppState {
     pub store: Store,
     pub auth: Authenticator,
+    pub login_throttle: LoginThrottle,
     pub settings: Arc<Settings>,
 }
 
@@ -66,9 +68,11 @@ impl Application {
             settings.access_token_ttl,
             settings.refresh_token_ttl,
         );
+        let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
         let state = web::Data::new(AppState {
             store,
             auth,
+            login_throttle,
             settings: Arc::new(settings),
         });
         let server = serve(listener, state.clone())?;

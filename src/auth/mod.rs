@@ -3,6 +3,7 @@
 
 pub mod lockout;
 pub mod password;
+pub mod throttle;
 pub mod token;
 
 use std::sync::Arc;

@@ -4,7 +4,7 @@ use chrono::Duration;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{PASSWORD, spawn_app};
+use crate::helpers::{PASSWORD, spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn password_grant_issues_opaque_tokens() {
@@ -307,4 +307,26 @@ async fn deactivation_stops_tokens_and_logins() {
         .await
         .assert_ok();
     app.password_grant(&user.email, PASSWORD).await.assert_ok();
+}
+
+#[tokio::test]
+async fn token_requests_are_throttled_per_address() {
+    let app = spawn_app_with(|settings| settings.login_rate_per_minute = 3).await;
+    app.user("ann").await;
+    for _ in 0..2 {
+        app.password_grant("ann@tacho.test", "wrong password").await;
+    }
+    let throttled = app.password_grant("ann@tacho.test", PASSWORD).await;
+    assert_eq!(throttled.status, 429);
+    assert_eq!(throttled.body["exh_error"]["code"], 429);
+    assert_eq!(
+        throttled.body["exh_error"]["name"],
+        "TOO_MANY_REQUESTS_EXCEPTION"
+    );
+    let retry_after: u64 = throttled.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=20).contains(&retry_after), "{retry_after}");
 }

@@ -104,3 +104,126 @@ async fn the_demo_seed_is_idempotent_and_logs_in() {
     );
     assert_eq!(patients.body["data"][1]["country"], "BE");
 }
+
+/// Runs `tacho serve` as a separate process with JSON logs, makes requests that carry
+/// secrets, and checks that none of them reaches the log.
+#[tokio::test]
+async fn logs_name_routes_and_never_secrets() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))
+        .args(["serve", "--demo"])
+        .env("TACHO_DATA_DIR", dir.path())
+        .env_remove("TACHO_DATABASE_URL")
+        .env("TACHO_ADDR", "127.0.0.1:0")
+        .env("TACHO_LOG_FORMAT", "json")
+        .env("TACHO_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tacho serve starts");
+    let stdout = child.stdout.take().unwrap();
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut log = Vec::new();
+    let port = loop {
+        let line = lines_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("server logs its port");
+        let port = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v["port"].as_u64());
+        log.push(line);
+        if let Some(port) = port {
+            break port;
+        }
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let password = demo::DEMO_PASSWORD;
+    let login: serde_json::Value = client
+        .post(format!("{base}/auth/v2/oauth2/tokens"))
+        .json(&serde_json::json!({"grant_type": "password", "username": "anna@tacho.test", "password": password}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let access = login["access_token"].as_str().unwrap().to_owned();
+    let refresh = login["refresh_token"].as_str().unwrap().to_owned();
+    client
+        .get(format!("{base}/users/v1/me"))
+        .bearer_auth(&access)
+        .send()
+        .await
+        .unwrap();
+    client
+        .get(format!("{base}/users/v1?eq(email,anna%40tacho.test)"))
+        .bearer_auth(&access)
+        .send()
+        .await
+        .unwrap();
+    client
+        .post(format!("{base}/auth/v2/oauth2/tokens"))
+        .json(&serde_json::json!({"grant_type": "refresh_token", "refresh_token": refresh}))
+        .send()
+        .await
+        .unwrap();
+    client
+        .post(format!("{base}/auth/v2/oauth2/tokens"))
+        .json(&serde_json::json!({"grant_type": "password", "username": "anna@tacho.test", "password": "wrong-secret-42"}))
+        .send()
+        .await
+        .unwrap();
+    client
+        .get(format!("{base}/users/v1/me"))
+        .bearer_auth("stolen-token-value")
+        .send()
+        .await
+        .unwrap();
+    child.kill().ok();
+    child.wait().ok();
+    while let Ok(line) = lines_rx.recv_timeout(std::time::Duration::from_millis(500)) {
+        log.push(line);
+    }
+    // `--demo` prints its logins on purpose; the log is the JSON lines.
+    let log: Vec<String> = log.into_iter().filter(|l| l.starts_with('{')).collect();
+    let text = log.join("\n");
+    for secret in [
+        password,
+        "wrong-secret-42",
+        &access,
+        &refresh,
+        "stolen-token-value",
+        "anna%40tacho.test",
+        "eq(email",
+    ] {
+        assert!(!text.contains(secret), "the log contains `{secret}`");
+    }
+    let requests: Vec<serde_json::Value> = log
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["message"] == "request")
+        .collect();
+    assert!(requests.len() >= 6, "one line per request: {text}");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r["route"] == "/users/v1/me" && r["status"] == 200)
+    );
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["request_id"].is_string() || r["span"]["request_id"].is_string()),
+        "{text}"
+    );
+}

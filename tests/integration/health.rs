@@ -75,3 +75,15 @@ async fn openapi_document_lists_the_wire_api_and_docs_work_offline() {
         "Swagger UI's script is served locally"
     );
 }
+
+#[test]
+fn the_committed_openapi_document_is_current() {
+    let committed =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json"))
+            .expect("docs/openapi.json");
+    let generated = tacho::routes::api::openapi::document();
+    assert!(
+        committed.trim_end() == generated.trim_end(),
+        "docs/openapi.json is stale: run `cargo run -- openapi > docs/openapi.json`"
+    );
+}

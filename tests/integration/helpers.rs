@@ -93,6 +93,8 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
         "TACHO_DATA_DIR" => Some(data_dir.display().to_string()),
         "TACHO_ADDR" => Some("127.0.0.1:0".into()),
         "TACHO_WORKERS" => Some("1".into()),
+        // Tests log in far more often than people do; one test checks the throttle itself.
+        "TACHO_LOGIN_RATE" => Some("100000".into()),
         _ => None,
     })
     .expect("test settings");

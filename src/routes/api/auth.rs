@@ -245,6 +245,24 @@ pub async fn token(
     req: HttpRequest,
     mut payload: actix_web::web::Payload,
 ) -> Result<HttpResponse, OAuthError> {
+    if let Some(address) = req.peer_addr() {
+        if let Err(wait) = state
+            .login_throttle
+            .check(address.ip(), std::time::Instant::now())
+        {
+            let retry_after = wait.as_secs().max(1);
+            return Err(OAuthError {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                retry_after: Some(retry_after),
+                ..OAuthError::new(
+                    "invalid_request",
+                    429,
+                    "TOO_MANY_REQUESTS_EXCEPTION",
+                    format!("too many token requests; retry in {retry_after} s"),
+                )
+            });
+        }
+    }
     check_basic_client(&req)?;
     let body = read_body(&req, &mut payload, 16 * 1024).await?;
     let request = parse_request(&req, &body)?;

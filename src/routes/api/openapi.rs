@@ -42,3 +42,8 @@ impl Modify for BearerAuth {
     )
 )]
 pub struct ApiDoc;
+
+/// The OpenAPI document as pretty-printed JSON, as kept in `docs/openapi.json`.
+pub fn document() -> String {
+    ApiDoc::openapi().to_pretty_json().unwrap_or_default()
+}
