@@ -6,6 +6,8 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use std::time::Instant;
+
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -245,23 +247,24 @@ pub async fn token(
     req: HttpRequest,
     mut payload: actix_web::web::Payload,
 ) -> Result<HttpResponse, OAuthError> {
-    if let Some(address) = req.peer_addr() {
-        if let Err(wait) = state
+    let throttled = req.peer_addr().and_then(|address| {
+        state
             .login_throttle
-            .check(address.ip(), std::time::Instant::now())
-        {
-            let retry_after = wait.as_secs().max(1);
-            return Err(OAuthError {
-                status: StatusCode::TOO_MANY_REQUESTS,
-                retry_after: Some(retry_after),
-                ..OAuthError::new(
-                    "invalid_request",
-                    429,
-                    "TOO_MANY_REQUESTS_EXCEPTION",
-                    format!("too many token requests; retry in {retry_after} s"),
-                )
-            });
-        }
+            .check(address.ip(), Instant::now())
+            .err()
+    });
+    if let Some(wait) = throttled {
+        let retry_after = wait.as_secs().max(1);
+        return Err(OAuthError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            retry_after: Some(retry_after),
+            ..OAuthError::new(
+                "invalid_request",
+                429,
+                "TOO_MANY_REQUESTS_EXCEPTION",
+                format!("too many token requests; retry in {retry_after} s"),
+            )
+        });
     }
     check_basic_client(&req)?;
     let body = read_body(&req, &mut payload, 16 * 1024).await?;
