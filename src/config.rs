@@ -39,6 +39,9 @@ pub struct Settings {
     pub workers: usize,
     /// `TACHO_LOGIN_RATE`: token requests allowed per client address and minute; default 30.
     pub login_rate_per_minute: u32,
+    /// `TACHO_CACHE_TTL_MS`: how long token and user lookups may be served from memory; 0 turns
+    /// the cache off; default 2000.
+    pub cache_ttl: Duration,
 }
 
 impl Settings {
@@ -110,7 +113,16 @@ impl Settings {
                 .context("TACHO_LOGIN_RATE must be a positive number")?,
             None => 30,
         };
+        let cache_ttl = match get("TACHO_CACHE_TTL_MS") {
+            Some(v) => Duration::from_millis(
+                v.trim()
+                    .parse()
+                    .context("TACHO_CACHE_TTL_MS must be a number of milliseconds")?,
+            ),
+            None => crate::store::DEFAULT_CACHE_TTL,
+        };
         Ok(Settings {
+            cache_ttl,
             login_rate_per_minute,
             workers,
             database_url,

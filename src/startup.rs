@@ -55,7 +55,8 @@ impl Application {
     pub async fn build(settings: Settings, options: BuildOptions) -> anyhow::Result<Self> {
         let store = Store::connect(&settings.database_url, options.clock)
             .await
-            .context("cannot connect to the database")?;
+            .context("cannot connect to the database")?
+            .with_cache_ttl(settings.cache_ttl);
         if options.migrate {
             store.migrate().await.context("database migration failed")?;
         }

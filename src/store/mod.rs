@@ -1,6 +1,7 @@
 //! Persistence: the only module that talks to the database. Every query lives here, and so does
 //! every visibility rule, so the JSON API and the portal cannot disagree on who sees what.
 
+mod cache;
 pub mod entities;
 mod groups;
 mod profiles;
@@ -57,7 +58,11 @@ pub type StoreResult<T> = Result<T, StoreError>;
 pub struct Store {
     db: DatabaseConnection,
     clock: Arc<dyn Clock>,
+    cache: Arc<cache::ReadCache>,
 }
+
+/// How long cached token and user lookups may be served (see `cache`).
+pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(2);
 
 impl Store {
     /// Connects to `url` (`sqlite://…` or `postgres://…`). SQLite files and their folder are
@@ -83,7 +88,14 @@ impl Store {
             options.max_connections(16).min_connections(2);
         }
         let db = Database::connect(options).await?;
-        Ok(Store { db, clock })
+        let cache = Arc::new(cache::ReadCache::new(DEFAULT_CACHE_TTL));
+        Ok(Store { db, clock, cache })
+    }
+
+    /// Sets how long token and user lookups are cached; zero turns the cache off.
+    pub fn with_cache_ttl(mut self, ttl: Duration) -> Self {
+        self.cache = Arc::new(cache::ReadCache::new(ttl));
+        self
     }
 
     /// Brings the schema up to date.

@@ -80,6 +80,10 @@ impl Store {
 
     /// Looks up a bearer token by its hash, with its user, in one query.
     pub async fn check_access_token(&self, hash: &str) -> StoreResult<AccessCheck> {
+        if let Some((user, expires_at)) = self.cache.token(hash) {
+            return Ok(self.judge_access(user, expires_at));
+        }
+        let generation = self.cache.generation();
         let found = access_token::Entity::find()
             .filter(access_token::Column::TokenHash.eq(hash))
             .find_also_related(user::Entity)
@@ -87,14 +91,20 @@ impl Store {
             .await?;
         Ok(match found {
             Some((token, Some(user))) if !token.revoked && user.activation => {
-                if token.expires_at <= self.now() {
-                    AccessCheck::Expired
-                } else {
-                    AccessCheck::Valid(Box::new(user))
-                }
+                self.cache
+                    .put_token(generation, hash, &user, token.expires_at);
+                self.judge_access(user, token.expires_at)
             }
             _ => AccessCheck::Unknown,
         })
+    }
+
+    fn judge_access(&self, user: user::Model, expires_at: i64) -> AccessCheck {
+        if expires_at <= self.now() {
+            AccessCheck::Expired
+        } else {
+            AccessCheck::Valid(Box::new(user))
+        }
     }
 
     /// Consumes a refresh token: marks it rotated if it was valid, or revokes its family if it
@@ -154,6 +164,7 @@ impl Store {
             .exec(&txn)
             .await?;
         txn.commit().await?;
+        self.cache.invalidate();
         Ok(())
     }
 }

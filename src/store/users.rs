@@ -147,8 +147,17 @@ impl Store {
 
     /// One user's record.
     pub async fn user_record(&self, user: user::Model) -> StoreResult<UserRecord> {
-        let mut records = self.user_records(vec![user]).await?;
-        records.pop().ok_or(StoreError::NotFound)
+        if let Some(record) = self.cache.record(&user.id) {
+            return Ok(record);
+        }
+        let generation = self.cache.generation();
+        let record = self
+            .user_records(vec![user])
+            .await?
+            .pop()
+            .ok_or(StoreError::NotFound)?;
+        self.cache.put_record(generation, &record);
+        Ok(record)
     }
 
     /// A page of the users `viewer` may see.
@@ -188,7 +197,9 @@ impl Store {
             model.password_hash = Set(v);
         }
         model.update_timestamp = Set(self.now());
-        Ok(model.update(&self.db).await?)
+        let updated = model.update(&self.db).await?;
+        self.cache.invalidate();
+        Ok(updated)
     }
 
     /// Replaces the user's global roles.
@@ -200,7 +211,9 @@ impl Store {
             .into();
         model.roles = Set(json!(roles));
         model.update_timestamp = Set(self.now());
-        Ok(model.update(&self.db).await?)
+        let updated = model.update(&self.db).await?;
+        self.cache.invalidate();
+        Ok(updated)
     }
 
     /// Activates or deactivates a user. Deactivation revokes every token at once; activation
@@ -231,6 +244,7 @@ impl Store {
         model.update_timestamp = Set(self.now());
         let updated = model.update(&txn).await?;
         txn.commit().await?;
+        self.cache.invalidate();
         Ok(updated)
     }
 
@@ -247,6 +261,7 @@ impl Store {
             .filter(user::Column::Id.eq(id))
             .exec(&self.db)
             .await?;
+        self.cache.invalidate();
         Ok(self
             .user_by_id(id)
             .await?
@@ -262,6 +277,7 @@ impl Store {
             .filter(user::Column::FailedCount.ne(0))
             .exec(&self.db)
             .await?;
+        self.cache.invalidate();
         Ok(())
     }
 
@@ -382,12 +398,14 @@ impl Store {
             .is_some())
     }
 
+    /// Marks a user changed after a change to its enlistments.
     async fn touch_user(&self, user_id: &str, now: i64) -> StoreResult<()> {
         user::Entity::update_many()
             .col_expr(user::Column::UpdateTimestamp, Expr::value(now))
             .filter(user::Column::Id.eq(user_id))
             .exec(&self.db)
             .await?;
+        self.cache.invalidate();
         Ok(())
     }
 }

@@ -330,3 +330,30 @@ async fn token_requests_are_throttled_per_address() {
         .unwrap();
     assert!((1..=20).contains(&retry_after), "{retry_after}");
 }
+
+#[tokio::test]
+async fn a_deactivation_reaches_other_instances_within_the_cache_ttl() {
+    let ttl = std::time::Duration::from_millis(300);
+    let first = spawn_app_with(|settings| settings.cache_ttl = ttl).await;
+    let second = first.second_instance().await;
+    let admin = first.admin("root").await;
+    let user = first.user("ann").await;
+    // Both instances have now served (and cached) the token.
+    first.get("/users/v1/me", &user.token).await.assert_ok();
+    second.get("/users/v1/me", &user.token).await.assert_ok();
+    let path = format!("/users/v1/{}/activation", user.id);
+    first
+        .put(&path, &admin.token, json!({"activation": false}))
+        .await
+        .assert_ok();
+    // The instance that made the change knows at once; the other within the TTL.
+    first
+        .get("/users/v1/me", &user.token)
+        .await
+        .assert_error(401, 117);
+    tokio::time::sleep(ttl + std::time::Duration::from_millis(100)).await;
+    second
+        .get("/users/v1/me", &user.token)
+        .await
+        .assert_error(401, 117);
+}

@@ -21,6 +21,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub state: actix_web::web::Data<AppState>,
     pub clock: Arc<ManualClock>,
+    pub settings: Settings,
     handle: actix_web::dev::ServerHandle,
     _dir: tempfile::TempDir,
 }
@@ -101,7 +102,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     adjust(&mut settings);
     let clock = Arc::new(ManualClock::new(Utc::now()));
     let app = Application::build(
-        settings,
+        settings.clone(),
         BuildOptions {
             migrate: true,
             clock: clock.clone(),
@@ -122,6 +123,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
         client,
         state,
         clock,
+        settings,
         handle,
         _dir: dir,
     }
@@ -169,6 +171,31 @@ impl Reply {
 }
 
 impl TestApp {
+    /// A second server on the same database and clock, as a second instance of a deployment.
+    pub async fn second_instance(&self) -> TestApp {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let options = BuildOptions {
+            migrate: false,
+            clock: self.clock.clone(),
+        };
+        let app = Application::build(self.settings.clone(), options)
+            .await
+            .expect("second instance builds");
+        let address = format!("http://127.0.0.1:{}", app.port());
+        let (state, handle) = (app.state(), app.handle());
+        tokio::spawn(app.run_until_stopped());
+        let settings = self.settings.clone();
+        TestApp {
+            address,
+            client: self.client.clone(),
+            state,
+            clock: self.clock.clone(),
+            settings,
+            handle,
+            _dir: dir,
+        }
+    }
+
     /// A URL on the server.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
