@@ -14,6 +14,15 @@ pub enum LogFormat {
     Json,
 }
 
+/// Where file contents are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileStorageKind {
+    /// `TACHO_DATA_DIR/files`.
+    Local,
+    /// The `file_blobs` table, shared by every instance on the database.
+    Database,
+}
+
 /// Everything the service is configured with.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -37,6 +46,10 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// `TACHO_WORKERS`: HTTP worker threads; default one per core.
     pub workers: usize,
+    /// `TACHO_MAX_MEASUREMENT_BYTES`: the largest measurement upload; default 16 MiB.
+    pub max_measurement_bytes: usize,
+    /// `TACHO_FILE_STORAGE`: where PDFs are kept, `local` (under the data dir) or `database`.
+    pub file_storage: FileStorageKind,
     /// `TACHO_LOGIN_RATE`: token requests allowed per client address and minute; default 30.
     pub login_rate_per_minute: u32,
     /// `TACHO_CACHE_TTL_MS`: how long token and user lookups may be served from memory; 0 turns
@@ -121,7 +134,25 @@ impl Settings {
             ),
             None => crate::store::DEFAULT_CACHE_TTL,
         };
+        let max_measurement_bytes = match get("TACHO_MAX_MEASUREMENT_BYTES") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .context("TACHO_MAX_MEASUREMENT_BYTES must be a number of bytes")?,
+            None => 16 * 1024 * 1024,
+        };
+        let file_storage = match get("TACHO_FILE_STORAGE")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("local") => FileStorageKind::Local,
+            Some("database") => FileStorageKind::Database,
+            Some(other) => bail!("TACHO_FILE_STORAGE must be `local` or `database`, not `{other}`"),
+        };
         Ok(Settings {
+            max_measurement_bytes,
+            file_storage,
             cache_ttl,
             login_rate_per_minute,
             workers,

@@ -11,15 +11,19 @@ use anyhow::Context;
 use crate::auth::Authenticator;
 use crate::auth::password::PasswordHasher;
 use crate::auth::throttle::LoginThrottle;
-use crate::config::Settings;
+use crate::config::{FileStorageKind, Settings};
 use crate::domain::clock::{Clock, SystemClock};
+use crate::pdf::Engine;
+use crate::reports::Reports;
 use crate::routes;
 use crate::routes::api::extract::BodyLimit;
+use crate::storage::{DatabaseStorage, FileStorage, LocalStorage};
 use crate::store::Store;
 
 /// What every request handler can reach.
 pub struct AppState {
     pub store: Store,
+    pub reports: Reports,
     pub auth: Authenticator,
     pub login_throttle: LoginThrottle,
     pub settings: Arc<Settings>,
@@ -70,7 +74,13 @@ impl Application {
             settings.refresh_token_ttl,
         );
         let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
+        let storage: Arc<dyn FileStorage> = match settings.file_storage {
+            FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
+            FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
+        };
+        let reports = Reports::new(store.clone(), storage, shared_engine());
         let state = web::Data::new(AppState {
+            reports,
             store,
             auth,
             login_throttle,
@@ -105,8 +115,15 @@ impl Application {
     }
 }
 
+/// The PDF engine, built once per process (fonts parsed once) and shared by every application.
+pub fn shared_engine() -> Arc<Engine> {
+    static ENGINE: std::sync::OnceLock<Arc<Engine>> = std::sync::OnceLock::new();
+    ENGINE.get_or_init(|| Arc::new(Engine::new())).clone()
+}
+
 fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let body_limit = BodyLimit(state.settings.max_body_bytes);
+    let measurement_limit = BodyLimit(state.settings.max_measurement_bytes);
     let workers = state.settings.workers;
     let server = HttpServer::new(move || {
         App::new()
@@ -115,7 +132,7 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
             .wrap(routes::error_envelopes())
             .wrap(DefaultHeaders::new().add(("X-Content-Type-Options", "nosniff")))
             .wrap(from_fn(routes::request_log::log_requests))
-            .configure(routes::configure)
+            .configure(|cfg| routes::configure(cfg, measurement_limit))
     })
     .workers(workers)
     .listen(listener)?

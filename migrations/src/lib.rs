@@ -6,6 +6,7 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261122_000001_accounts;
+mod m20261122_000002_measurements;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -13,6 +14,9 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261122_000001_accounts::Migration)]
+        vec![
+            Box::new(m20261122_000001_accounts::Migration),
+            Box::new(m20261122_000002_measurements::Migration),
+        ]
     }
 }

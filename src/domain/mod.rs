@@ -4,6 +4,7 @@ pub mod account;
 pub mod clock;
 pub mod country;
 pub mod id;
+pub mod measurement;
 pub mod profile;
 pub mod rql;
 pub mod time;

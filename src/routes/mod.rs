@@ -11,10 +11,11 @@ use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
 
 use api::error::ApiError;
-use api::{auth, groups, health, profiles, users};
+use api::extract::BodyLimit;
+use api::{auth, files, groups, health, measurement_reports, measurements, profiles, users};
 
-/// Every route of the service.
-pub fn configure(cfg: &mut web::ServiceConfig) {
+/// Every route of the service. Measurement uploads get their own, larger body limit.
+pub fn configure(cfg: &mut web::ServiceConfig, measurement_limit: BodyLimit) {
     cfg.service(
         SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api::openapi::ApiDoc::openapi()),
     )
@@ -69,6 +70,33 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .route("/groups/v1", web::get().to(groups::list_groups))
     .route("/groups/v1/", web::get().to(groups::list_groups))
     .route("/groups/v1/{id}", web::get().to(groups::get_group))
+    .service(
+        web::resource("/data/v1/measurements/documents")
+            .app_data(measurement_limit)
+            .route(web::post().to(measurements::create))
+            .route(web::get().to(measurements::list)),
+    )
+    .service(
+        web::resource("/data/v1/measurements/documents/{id}")
+            .app_data(measurement_limit)
+            .route(web::get().to(measurements::get))
+            .route(web::put().to(measurements::update)),
+    )
+    .route(
+        "/data/v1/measurement-reports/documents",
+        web::post().to(measurement_reports::create),
+    )
+    .route(
+        "/data/v1/measurement-reports/documents",
+        web::get().to(measurement_reports::list),
+    )
+    .route(
+        "/data/v1/measurement-reports/documents/{id}",
+        web::get().to(measurement_reports::get),
+    )
+    .route("/files/v1/{token}/file", web::get().to(files::download))
+    .route("/files/v1/{token}/file", web::head().to(files::download))
+    .route("/files/v1/{token}/details", web::get().to(files::details))
     .default_service(web::to(|| async { ApiError::NotFound.error_response() }));
 }
 

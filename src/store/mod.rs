@@ -3,7 +3,10 @@
 
 mod cache;
 pub mod entities;
+mod files;
 mod groups;
+mod measurement_reports;
+mod measurements;
 mod profiles;
 pub mod query;
 mod tokens;
@@ -17,7 +20,10 @@ use migration::MigratorTrait;
 use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
 
+pub use files::NewFile;
 pub use groups::NewGroup;
+pub use measurement_reports::{NewMeasurementReport, ReportWithFile};
+pub use measurements::{MeasurementChange, MeasurementRecord};
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};
 pub use visibility::Viewer;

@@ -23,6 +23,13 @@ impl Store {
         .await
     }
 
+    /// The profile of user `id`, whoever asks (for documents about that user).
+    pub async fn profile_of(&self, id: &str) -> StoreResult<Option<profile::Model>> {
+        Ok(profile::Entity::find_by_id(id.to_owned())
+            .one(&self.db)
+            .await?)
+    }
+
     /// The profile of user `id` if `viewer` may see it.
     pub async fn visible_profile(
         &self,

@@ -401,3 +401,110 @@ impl World {
         }
     }
 }
+
+/// A measurement payload from `tests/fixtures/`.
+pub fn fixture(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture exists"))
+        .expect("fixture is JSON")
+}
+
+fn poppler(tool: &str, args: &[&str], pdf: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let output = std::process::Command::new(tool)
+        .args(args)
+        .arg(&path)
+        .args(if tool == "pdftotext" {
+            &["-"][..]
+        } else {
+            &[][..]
+        })
+        .output()
+        .unwrap_or_else(|e| panic!("{tool} (poppler-utils) must be installed: {e}"));
+    assert!(
+        output.status.success(),
+        "{tool} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The text layer of a PDF, as `pdftotext` extracts it.
+pub fn pdf_text(pdf: &[u8]) -> String {
+    poppler("pdftotext", &[], pdf)
+}
+
+/// The font table of a PDF, as `pdffonts` prints it.
+pub fn pdf_fonts(pdf: &[u8]) -> String {
+    poppler("pdffonts", &[], pdf)
+}
+
+impl TestApp {
+    /// Posts a measurement payload as `user`.
+    pub async fn measure(&self, user: &TestUser, payload: Value) -> Value {
+        let reply = self
+            .post("/data/v1/measurements/documents", &user.token, payload)
+            .await;
+        reply.assert_ok().clone()
+    }
+
+    /// Asks for a report of a measurement.
+    pub async fn report(
+        &self,
+        user: &TestUser,
+        measurement_id: &str,
+        language: Option<&str>,
+    ) -> Reply {
+        let mut body = json!({"measurementId": measurement_id});
+        if let Some(language) = language {
+            body["language"] = json!(language);
+        }
+        self.post("/data/v1/measurement-reports/documents", &user.token, body)
+            .await
+    }
+
+    /// Downloads a file by its token, without authentication.
+    pub async fn download(
+        &self,
+        token: &str,
+    ) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+        let response = self
+            .client
+            .get(self.url(&format!("/files/v1/{token}/file")))
+            .send()
+            .await
+            .expect("download");
+        let status = response.status();
+        let headers = response.headers().clone();
+        (
+            status,
+            headers,
+            response.bytes().await.unwrap_or_default().to_vec(),
+        )
+    }
+
+    /// A report's PDF: asks for the report and downloads it.
+    pub async fn report_pdf(
+        &self,
+        user: &TestUser,
+        measurement_id: &str,
+        language: Option<&str>,
+    ) -> (Value, Vec<u8>) {
+        let reply = self.report(user, measurement_id, language).await;
+        let document = reply.assert_ok().clone();
+        let token = document["data"]["readFileToken"]
+            .as_str()
+            .expect("token")
+            .to_owned();
+        let (status, _, pdf) = self.download(&token).await;
+        assert_eq!(status, 200);
+        (document, pdf)
+    }
+}
+
+/// The text layer of a PDF with its layout kept (`pdftotext -layout`).
+pub fn pdf_layout_text(pdf: &[u8]) -> String {
+    poppler("pdftotext", &["-layout"], pdf)
+}

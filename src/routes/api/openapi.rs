@@ -3,7 +3,9 @@
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{auth, error, groups, health, page, profiles, users};
+use super::{
+    auth, error, files, groups, health, measurement_reports, measurements, page, profiles, users,
+};
 
 struct BearerAuth;
 
@@ -30,6 +32,9 @@ impl Modify for BearerAuth {
         users::add_roles, users::remove_roles, users::set_activation,
         profiles::list_profiles, profiles::get_profile, profiles::update_profiles,
         groups::create_group, groups::list_groups, groups::get_group,
+        measurements::create, measurements::list, measurements::get, measurements::update,
+        measurement_reports::create, measurement_reports::list, measurement_reports::get,
+        files::download, files::details,
         health::live, health::ready,
     ),
     components(schemas(error::ErrorBody, page::Page, page::PageInfo)),
@@ -38,6 +43,9 @@ impl Modify for BearerAuth {
         (name = "users", description = "Accounts, enlistments, roles"),
         (name = "profiles", description = "Personal and device information"),
         (name = "groups", description = "Care teams"),
+        (name = "measurements", description = "Heart-rhythm measurements (camelCase dialect)"),
+        (name = "measurement-reports", description = "PDF reports of single measurements"),
+        (name = "files", description = "Public PDFs behind capability tokens"),
         (name = "health", description = "Probes"),
     )
 )]

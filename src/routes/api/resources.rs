@@ -1,6 +1,6 @@
 //! The queryable fields of each resource: the RQL whitelist, with types and columns.
 
-use crate::store::query::{Field, FieldKind, Resource};
+use crate::store::query::{ElementKind, Field, FieldKind, Resource};
 
 const fn field(name: &'static str, kind: FieldKind) -> Field {
     Field {
@@ -49,5 +49,75 @@ pub const GROUPS: Resource = Resource {
         field("id", FieldKind::Id),
         field("name", FieldKind::Text),
         field("creation_timestamp", FieldKind::Millis),
+    ],
+};
+
+const fn column(name: &'static str, column: &'static str, kind: FieldKind) -> Field {
+    Field { name, column, kind }
+}
+
+const fn list(
+    name: &'static str,
+    table: &'static str,
+    value: &'static str,
+    element: ElementKind,
+) -> Field {
+    Field {
+        name,
+        column: "id",
+        kind: FieldKind::List {
+            table,
+            owner: "measurement_id",
+            value,
+            element,
+        },
+    }
+}
+
+/// `GET /data/v1/measurements/documents`.
+pub const MEASUREMENTS: Resource = Resource {
+    table: "measurements",
+    id_column: "id",
+    fields: &[
+        field("id", FieldKind::Id),
+        column("creatorId", "creator_id", FieldKind::Id),
+        list("userIds", "measurement_users", "user_id", ElementKind::Id),
+        list(
+            "groupIds",
+            "measurement_groups",
+            "group_id",
+            ElementKind::Id,
+        ),
+        field("status", FieldKind::Text),
+        column("creationTimestamp", "creation_timestamp", FieldKind::Millis),
+        column("updateTimestamp", "update_timestamp", FieldKind::Millis),
+        column(
+            "statusChangedTimestamp",
+            "status_changed_timestamp",
+            FieldKind::Millis,
+        ),
+        column(
+            "data.measurement_timestamp",
+            "measurement_timestamp",
+            FieldKind::Millis,
+        ),
+        column("data.heartrate", "heartrate", FieldKind::Number),
+        column("data.indicator", "indicator", FieldKind::Text),
+        list("data.tags", "measurement_tags", "tag", ElementKind::Text),
+    ],
+};
+
+/// `GET /data/v1/measurement-reports/documents`.
+pub const MEASUREMENT_REPORTS: Resource = Resource {
+    table: "measurement_reports",
+    id_column: "id",
+    fields: &[
+        field("id", FieldKind::Id),
+        column("creatorId", "creator_id", FieldKind::Id),
+        field("status", FieldKind::Text),
+        column("data.measurementId", "measurement_id", FieldKind::Id),
+        column("data.language", "language", FieldKind::LowerText),
+        column("creationTimestamp", "creation_timestamp", FieldKind::Millis),
+        column("updateTimestamp", "update_timestamp", FieldKind::Millis),
     ],
 };

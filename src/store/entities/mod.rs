@@ -1,7 +1,14 @@
 //! sea-orm entities, one module per table. Only the store uses them.
 
 pub mod access_token;
+pub mod file;
+pub mod file_blob;
 pub mod group;
+pub mod measurement;
+pub mod measurement_group;
+pub mod measurement_report;
+pub mod measurement_tag;
+pub mod measurement_user;
 pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;

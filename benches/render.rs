@@ -1,0 +1,145 @@
+//! Rendering a 60-second measurement's report: warm renders with changing data, and cold
+//! renders (a fresh process each: font parsing, library set-up and the first layout).
+//!
+//! `cargo bench --bench render`
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chrono::{TimeZone, Utc};
+use criterion::Criterion;
+use serde_json::{Value, json};
+use tacho::domain::account::Language;
+use tacho::pdf::{Engine, RenderMeta, Template};
+use tacho::reports::measurement::{MeasurementReportInput, build};
+use tacho::store::entities::{measurement, profile, user};
+
+const COLD: &str = "TACHO_BENCH_COLD_RENDER";
+
+fn fixture(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Render data for the `n`-th variant of a measurement, so warm renders see new data.
+fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
+    let measurement = measurement::Model {
+        id: "6740a0000000000000000001".into(),
+        creator_id: "6740a0000000000000000002".into(),
+        status: "analyzed".into(),
+        data: payload.to_string(),
+        measurement_timestamp: payload["measurement_timestamp"].as_i64(),
+        heartrate: payload["heartrate"].as_f64().map(|hr| hr + (n % 7) as f64),
+        indicator: Some("normal".into()),
+        creation_timestamp: 1_795_217_460_000,
+        update_timestamp: 1_795_217_460_000 + n,
+        status_changed_timestamp: 1_795_217_460_000,
+    };
+    let patient = user::Model {
+        id: "6740a0000000000000000002".into(),
+        email: "anna@tacho.test".into(),
+        password_hash: String::new(),
+        first_name: format!("Anna {n}"),
+        last_name: "Janssens".into(),
+        phone_number: None,
+        language: "NL".into(),
+        time_zone: "Europe/Brussels".into(),
+        activation: true,
+        roles: json!([]),
+        profile_image: None,
+        failed_count: 0,
+        last_failed_timestamp: None,
+        creation_timestamp: 0,
+        update_timestamp: 0,
+    };
+    let profile = profile::Model {
+        id: patient.id.clone(),
+        data: json!({"birthday": "1958-03-14", "gender": 2, "comorbidities": ["HYPERTENSION"], "smoker": false,
+            "activity": "MODERATELY_ACTIVE", "weight": 68, "length": 165, "physician": "Dr. Jan Peeters"}),
+        country: None,
+        city: None,
+        physician: None,
+        gender: Some(2),
+        creation_timestamp: 0,
+        update_timestamp: 0,
+    };
+    let input = MeasurementReportInput {
+        measurement: &measurement,
+        patient: &patient,
+        profile: Some(&profile),
+        language,
+        time_zone: chrono_tz::Europe::Brussels,
+    };
+    let built = build(&input);
+    let meta = RenderMeta {
+        title: "Tacho".into(),
+        ident: format!("bench-{n}"),
+        timestamp: Utc.timestamp_millis_opt(1_795_217_460_000).unwrap(),
+        language: language.code().into(),
+    };
+    (built.data, meta)
+}
+
+fn warm(c: &mut Criterion) {
+    let engine = Engine::new();
+    let payload = fixture("sinus_72");
+    let ppg = fixture("ppg_only");
+    let mut n = 0;
+    let mut group = c.benchmark_group("measurement report");
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(10));
+    for (name, payload, language) in [
+        ("warm, tachogram, en", &payload, Language::En),
+        ("warm, tachogram, ar", &payload, Language::Ar),
+        ("warm, 1800-point PPG, zh", &ppg, Language::Zh),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    n += 1;
+                    data(payload, n, language)
+                },
+                |(data, meta)| {
+                    black_box(engine.render(Template::Measurement, &data, &meta).unwrap())
+                },
+                criterion::BatchSize::SmallInput,
+            )
+        });
+    }
+    group.bench_function("cold: new process, first render", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                let output = Command::new(std::env::current_exe().unwrap())
+                    .env(COLD, "1")
+                    .output()
+                    .unwrap();
+                let nanos: u64 = String::from_utf8_lossy(&output.stdout)
+                    .trim()
+                    .parse()
+                    .expect("the child prints nanoseconds");
+                total += Duration::from_nanos(nanos);
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+fn main() {
+    if std::env::var_os(COLD).is_some() {
+        // The child of the cold benchmark: everything a fresh server does for its first PDF.
+        let payload = fixture("sinus_72");
+        let (data, meta) = data(&payload, 0, Language::En);
+        let started = Instant::now();
+        let engine = Engine::new();
+        black_box(engine.render(Template::Measurement, &data, &meta).unwrap());
+        println!("{}", started.elapsed().as_nanos());
+        return;
+    }
+    let mut criterion = Criterion::default().configure_from_args();
+    warm(&mut criterion);
+    criterion.final_summary();
+}

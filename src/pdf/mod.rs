@@ -1,0 +1,482 @@
+//! PDF reports, typeset in-process with typst.
+//!
+//! A report is a typst template compiled into the binary plus one JSON
+//! document of already translated and formatted strings. The template reads
+//! that document with `json("/data.json")`, so user-provided text is data and
+//! never markup: a patient called `#eval("…")` is printed, not run.
+//!
+//! [`Engine`] holds what is expensive to build (the parsed fonts and typst's
+//! standard library) and is meant to be created once and shared. Each call to
+//! [`Engine::render`] compiles in a fresh, sealed world that sees only the template, its
+//! data and the embedded fonts, so
+//! identical inputs give byte-identical PDFs. Rendering is synchronous and
+//! CPU-bound: callers on an async runtime should run it on a blocking thread.
+
+mod fonts;
+mod world;
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use chrono::{DateTime, Datelike, Timelike, Utc};
+use sha2::{Digest, Sha256};
+use typst::diag::{SourceDiagnostic, Warned};
+use typst::foundations::{Datetime, Smart};
+use typst::syntax::Source;
+use typst::text::{Lang, Locale};
+use typst::utils::LazyHash;
+use typst::{Library, LibraryExt};
+use typst_layout::PagedDocument;
+use typst_pdf::{PdfOptions, Timestamp};
+
+use self::world::{RenderWorld, Shared};
+
+/// The report layouts the engine can produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Template {
+    /// The report of a single measurement: patient, result, review, tachogram
+    /// or pulse signal, risk factors.
+    Measurement,
+}
+
+impl Template {
+    /// Every template, in the order their sources enter [`revision`].
+    const ALL: [Template; 1] = [Template::Measurement];
+
+    /// The template's path inside the virtual project, which is also the name
+    /// typst diagnostics refer to.
+    fn path(self) -> &'static str {
+        match self {
+            Template::Measurement => "/measurement.typ",
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Template::Measurement => include_str!("../../templates/pdf/measurement.typ"),
+        }
+    }
+}
+
+/// Document-level facts that are not part of the template's data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderMeta {
+    /// The PDF's title, shown by viewers in the window title.
+    pub title: String,
+    /// A stable identifier of the document, e.g. a hash of what it shows; the
+    /// PDF's `/ID` is derived from it instead of from the content or the clock.
+    pub ident: String,
+    /// The PDF's creation date; also what `datetime.today()` returns in the
+    /// template. Taken from the data so that re-rendering changes nothing.
+    pub timestamp: DateTime<Utc>,
+    /// The document language as an ISO 639-1 code (`"de"`, `"ar"`, `"zh"`, …).
+    pub language: String,
+}
+
+/// Why a report could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The template did not compile with the given data, typically because
+    /// the data does not follow the template's contract.
+    #[error("template failed: {0}")]
+    Template(String),
+    /// The laid-out document could not be written as PDF.
+    #[error("pdf export failed: {0}")]
+    Export(String),
+}
+
+/// Typesets reports. Build it once with [`Engine::new`] and share it (it is
+/// `Send + Sync`, e.g. behind an `Arc`); every render reuses its fonts and
+/// standard library.
+pub struct Engine {
+    shared: Shared,
+    /// Parsed once, so each render only clones a reference-counted tree.
+    sources: Vec<(Template, Source)>,
+}
+
+impl Engine {
+    /// Parses the embedded fonts and templates and builds typst's standard
+    /// library. Takes tens of milliseconds; do it at start-up.
+    pub fn new() -> Engine {
+        let (book, fonts) = fonts::load();
+        let sources = Template::ALL
+            .iter()
+            .map(|&template| {
+                let id = world::project_file(template.path());
+                (template, Source::new(id, template.text().to_owned()))
+            })
+            .collect();
+        Engine {
+            shared: Shared {
+                library: LazyHash::new(Library::default()),
+                book: LazyHash::new(book),
+                fonts,
+            },
+            sources,
+        }
+    }
+
+    /// Renders `template` with `data` (served to it as `/data.json`) into
+    /// PDF bytes. Deterministic: the same arguments give the same bytes.
+    pub fn render(
+        &self,
+        template: Template,
+        data: &serde_json::Value,
+        meta: &RenderMeta,
+    ) -> Result<Vec<u8>, RenderError> {
+        // typst memoises across compilations in process-wide caches; without
+        // trimming them after each render a long-running server keeps growing.
+        let _evict = EvictOnDrop;
+        let Warned { output, .. } = self.compile(template, data, meta);
+        let document = output?;
+        let options = PdfOptions {
+            ident: Smart::Custom(meta.ident.clone()),
+            timestamp: pdf_timestamp(meta.timestamp),
+            ..PdfOptions::default()
+        };
+        typst_pdf::pdf(&document, &options).map_err(|errors| RenderError::Export(describe(&errors)))
+    }
+
+    /// Compiles without exporting, returning typst's warnings alongside.
+    fn compile(
+        &self,
+        template: Template,
+        data: &serde_json::Value,
+        meta: &RenderMeta,
+    ) -> Warned<Result<PagedDocument, RenderError>> {
+        let main = self
+            .sources
+            .iter()
+            .find(|(candidate, _)| *candidate == template)
+            .map(|(_, source)| source.clone())
+            .expect("every template is parsed in Engine::new");
+        let data = match serde_json::to_vec(data) {
+            Ok(data) => data,
+            Err(err) => {
+                return Warned {
+                    output: Err(RenderError::Template(format!("data: {err}"))),
+                    warnings: Default::default(),
+                };
+            }
+        };
+        let world = RenderWorld::new(&self.shared, main, data, meta.timestamp);
+        let Warned { output, warnings } = typst::compile::<PagedDocument>(&world);
+        let output = output
+            .map(|mut document| {
+                let info = document.info_mut();
+                info.title = Some(meta.title.as_str().into());
+                if let Ok(lang) = meta.language.parse::<Lang>() {
+                    info.locale = Smart::Custom(Locale::new(lang, None));
+                }
+                document
+            })
+            .map_err(|errors| RenderError::Template(describe(&errors)));
+        Warned { output, warnings }
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("fonts", &self.shared.fonts.len())
+            .field("templates", &self.sources.len())
+            .finish()
+    }
+}
+
+/// The template revision: hex SHA-256 over every template's path and source.
+/// Part of report cache keys, so a changed template invalidates old PDFs.
+pub fn revision() -> &'static str {
+    static REVISION: LazyLock<String> = LazyLock::new(|| {
+        let mut hasher = Sha256::new();
+        for template in Template::ALL {
+            // Length prefixes keep the concatenation unambiguous.
+            for part in [template.path(), template.text()] {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+        }
+        hex::encode(hasher.finalize())
+    });
+    &REVISION
+}
+
+/// Trims typst's memoisation caches when dropped, whichever way `render`
+/// returns.
+struct EvictOnDrop;
+
+impl Drop for EvictOnDrop {
+    fn drop(&mut self) {
+        comemo::evict(10);
+    }
+}
+
+fn pdf_timestamp(at: DateTime<Utc>) -> Option<Timestamp> {
+    let datetime = Datetime::from_ymd_hms(
+        at.year(),
+        u8::try_from(at.month()).ok()?,
+        u8::try_from(at.day()).ok()?,
+        u8::try_from(at.hour()).ok()?,
+        u8::try_from(at.minute()).ok()?,
+        u8::try_from(at.second()).ok()?,
+    )?;
+    Some(Timestamp::new_utc(datetime))
+}
+
+/// Flattens diagnostics into one line each, message then hints. Spans are
+/// left out: they point into embedded templates, which says nothing to the
+/// caller.
+fn describe(diagnostics: &[SourceDiagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|diagnostic| {
+            let mut line = diagnostic.message.to_string();
+            for hint in &diagnostic.hints {
+                line.push_str(" (hint: ");
+                line.push_str(&hint.v);
+                line.push(')');
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use typst::layout::{Frame, FrameItem};
+
+    use super::*;
+
+    fn meta(language: &str) -> RenderMeta {
+        RenderMeta {
+            title: "Heart rhythm measurement report".to_owned(),
+            ident: "measurement-42".to_owned(),
+            timestamp: DateTime::parse_from_rfc3339("2026-11-22T09:00:00Z")
+                .expect("valid timestamp")
+                .with_timezone(&Utc),
+            language: language.to_owned(),
+        }
+    }
+
+    /// A complete English measurement with a tachogram; `localise` turns it
+    /// into Arabic or Chinese by overriding the strings that matter for
+    /// script and direction.
+    fn sample() -> serde_json::Value {
+        let points: Vec<serde_json::Value> = (1..=70)
+            .map(|beat| {
+                let rr = 820 + (beat * 37 % 90) - 45;
+                serde_json::json!([f64::from(beat) * 0.84, rr])
+            })
+            .collect();
+        serde_json::json!({
+            "lang": "en", "dir": "ltr",
+            "labels": {
+                "brand": "Tacho", "report-title": "Heart rhythm measurement report",
+                "report-subtitle": "Single measurement", "patient": "Patient", "name": "Name",
+                "birthday": "Date of birth", "age": "Age", "gender": "Sex",
+                "physician": "Physician", "not-given": "Not given",
+                "measurement": "Measurement", "measured-at": "Measured on",
+                "time-zone": "Time zone", "heart-rate": "Heart rate", "bpm": "bpm",
+                "result": "Result", "review": "Review", "reviewer-note": "Physician's note",
+                "diagnosis-label": "Physician's conclusion", "symptoms": "Symptoms",
+                "no-symptoms": "No symptoms reported", "symptom-severity": "Severity",
+                "context-activity": "Activity during the measurement",
+                "signal-quality": "Signal quality", "duration": "Duration",
+                "beats": "Beats analysed", "risk-factors": "Risk factors",
+                "comorbidities": "Conditions", "no-comorbidities": "None reported",
+                "smoker": "Smoker", "activity-level": "Physical activity",
+                "weight": "Weight", "length": "Height",
+                "disclaimer": "This report shows the result of a screening. It is not a diagnosis.",
+                "generated-on": "Generated on 22/11/2026 10:00",
+                "page-of": "Page {page} of {total}"
+            },
+            "patient": {
+                "name": "Anna Janssens", "birthday": "14/03/1958", "age": "68 years",
+                "gender": "Female", "physician": "Dr. Jan Peeters"
+            },
+            "measurement": {
+                "date": "20/11/2026", "time": "23:30", "zone": "Europe/Brussels (UTC+01:00)",
+                "heart_rate": 72,
+                "indicator": { "key": "normal", "label": "Regular rhythm", "color": "#2e7d32" },
+                "status": { "key": "reviewed", "label": "Reviewed by a physician" },
+                "review_note": "Sinus rhythm, no abnormalities.", "diagnosis_label": "Normal",
+                "symptoms": ["Palpitations", "Dizziness"], "severity": "3 of 5",
+                "activity": "Resting", "duration": "60 s", "beats": 71,
+                "quality": { "key": "good", "label": "Good", "color": "#2e7d32" }
+            },
+            "chart": {
+                "kind": "tachogram", "title": "Tachogram",
+                "caption": "Time between heartbeats (RR intervals) over the measurement",
+                "x_label": "Time (s)", "y_label": "RR interval (ms)",
+                "points": points, "x_max": 60, "y_min": 300, "y_max": 1400
+            },
+            "risk": {
+                "comorbidities": ["High blood pressure"], "smoker": "No",
+                "activity": "Moderately active", "weight": "68 kg", "length": "165 cm"
+            }
+        })
+    }
+
+    fn localise(lang: &str) -> serde_json::Value {
+        let mut data = sample();
+        data["lang"] = lang.into();
+        match lang {
+            "ar" => {
+                data["dir"] = "rtl".into();
+                data["labels"]["report-title"] = "تقرير قياس نظم القلب".into();
+                data["labels"]["patient"] = "المريض".into();
+                data["labels"]["heart-rate"] = "معدل ضربات القلب".into();
+                data["labels"]["page-of"] = "الصفحة {page} من {total}".into();
+                data["patient"]["name"] = "ليلى حداد".into();
+                data["measurement"]["indicator"]["label"] = "نظم منتظم".into();
+            }
+            "zh" => {
+                data["labels"]["report-title"] = "心律测量报告".into();
+                data["labels"]["patient"] = "患者".into();
+                data["labels"]["heart-rate"] = "心率".into();
+                data["labels"]["page-of"] = "第 {page} 页，共 {total} 页".into();
+                data["patient"]["name"] = "王秀英".into();
+                data["measurement"]["indicator"]["label"] = "心律规则".into();
+            }
+            _ => {}
+        }
+        data
+    }
+
+    fn engine() -> &'static Engine {
+        static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::new);
+        &ENGINE
+    }
+
+    /// All text the document shows, run by run, to check what came out
+    /// without a PDF text extractor.
+    fn text_of(document: &PagedDocument) -> String {
+        fn collect(frame: &Frame, out: &mut String) {
+            for (_, item) in frame.items() {
+                match item {
+                    FrameItem::Group(group) => collect(&group.frame, out),
+                    FrameItem::Text(text) => {
+                        out.push_str(&text.text);
+                        out.push('\n');
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = String::new();
+        for page in document.pages() {
+            collect(&page.frame, &mut out);
+        }
+        out
+    }
+
+    fn compile_cleanly(data: &serde_json::Value, language: &str) -> PagedDocument {
+        let Warned { output, warnings } =
+            engine().compile(Template::Measurement, data, &meta(language));
+        let document = output.expect("sample compiles");
+        assert!(warnings.is_empty(), "warnings: {}", describe(&warnings));
+        document
+    }
+
+    #[test]
+    fn renders_one_page_in_english_arabic_and_chinese() {
+        for lang in ["en", "ar", "zh"] {
+            let data = localise(lang);
+            let document = compile_cleanly(&data, lang);
+            assert_eq!(document.pages().len(), 1, "{lang}");
+            let text = text_of(&document);
+            assert!(
+                text.contains(data["labels"]["report-title"].as_str().unwrap()),
+                "{lang}: {text}"
+            );
+            assert!(
+                text.contains(data["patient"]["name"].as_str().unwrap()),
+                "{lang}: {text}"
+            );
+            let pdf = engine()
+                .render(Template::Measurement, &data, &meta(lang))
+                .expect("renders");
+            assert!(pdf.starts_with(b"%PDF"), "{lang}");
+        }
+    }
+
+    #[test]
+    fn footer_fills_in_page_numbers() {
+        let text = text_of(&compile_cleanly(&sample(), "en"));
+        assert!(text.contains("Page 1 of 1"), "{text}");
+        assert!(!text.contains("{page}"), "{text}");
+    }
+
+    #[test]
+    fn same_input_gives_identical_bytes() {
+        let data = sample();
+        let first = engine()
+            .render(Template::Measurement, &data, &meta("en"))
+            .unwrap();
+        let second = engine()
+            .render(Template::Measurement, &data, &meta("en"))
+            .unwrap();
+        assert!(first == second, "two renders of the same input differ");
+    }
+
+    #[test]
+    fn markup_in_data_is_printed_not_evaluated() {
+        let mut data = sample();
+        data["patient"]["name"] = r#"#eval("1+1") <script>"#.into();
+        data["measurement"]["review_note"] = "*not bold* $x^2$ #panic()".into();
+        let text = text_of(&compile_cleanly(&data, "en"));
+        assert!(text.contains(r#"#eval("1+1")"#), "{text}");
+        assert!(text.contains("<script>"), "{text}");
+        assert!(text.contains("*not bold* $x^2$ #panic()"), "{text}");
+    }
+
+    #[test]
+    fn nulls_and_missing_chart_still_render() {
+        let mut data = sample();
+        data["patient"]["birthday"] = serde_json::Value::Null;
+        data["patient"]["physician"] = serde_json::Value::Null;
+        data["measurement"]["review_note"] = serde_json::Value::Null;
+        data["measurement"]["symptoms"] = serde_json::json!([]);
+        data["chart"] = serde_json::json!({ "kind": "none" });
+        data["risk"] = serde_json::Value::Null;
+        let text = text_of(&compile_cleanly(&data, "en"));
+        assert!(text.contains("Not given"), "{text}");
+        assert!(text.contains("No symptoms reported"), "{text}");
+    }
+
+    #[test]
+    fn data_breaking_the_contract_is_a_template_error() {
+        let mut data = sample();
+        data.as_object_mut().unwrap().remove("measurement");
+        let err = engine()
+            .render(Template::Measurement, &data, &meta("en"))
+            .expect_err("must not render");
+        assert!(matches!(err, RenderError::Template(_)), "{err:?}");
+
+        let err = engine()
+            .render(
+                Template::Measurement,
+                &serde_json::json!([1, 2]),
+                &meta("en"),
+            )
+            .expect_err("must not render");
+        assert!(matches!(err, RenderError::Template(_)), "{err:?}");
+    }
+
+    #[test]
+    fn revision_is_a_sha256_in_hex() {
+        assert_eq!(revision().len(), 64);
+        assert!(
+            revision()
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
+    }
+}

@@ -1,0 +1,139 @@
+//! `/files/v1/<token>`: stored PDFs behind capability tokens, no authentication. Tokens are
+//! never logged (the request log names the route pattern) and never echoed in errors.
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::json;
+
+use super::error::{ApiError, ErrorBody};
+use crate::domain::id::Id;
+use crate::domain::time::rfc3339_millis;
+use crate::startup::AppState;
+use crate::store::entities::file;
+
+/// Splits `<24-hex id>-<uuid v4>`; anything else is malformed (2605).
+fn parse_token(token: &str) -> Result<(Id, &str), ApiError> {
+    let (id, secret) = token.split_once('-').ok_or(ApiError::InvalidFileToken)?;
+    let id = Id::parse(id).map_err(|_| ApiError::InvalidFileToken)?;
+    let uuid = uuid::Uuid::parse_str(secret).map_err(|_| ApiError::InvalidFileToken)?;
+    if uuid.get_version_num() != 4 || secret.len() != 36 {
+        return Err(ApiError::InvalidFileToken);
+    }
+    Ok((id, secret))
+}
+
+/// Compares without stopping at the first difference, so timing does not reveal secrets.
+fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+async fn open(state: &AppState, token: &str) -> Result<file::Model, ApiError> {
+    let (id, secret) = parse_token(token)?;
+    let file = state
+        .store
+        .file_by_id(&id.to_string())
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    if !same_secret(&file.secret, &secret.to_ascii_lowercase()) {
+        return Err(ApiError::NotFound);
+    }
+    Ok(file)
+}
+
+/// The file itself (GET and HEAD), with `ETag` and `If-None-Match` support.
+#[utoipa::path(get, path = "/files/v1/{token}/file", tag = "files",
+    params(("token" = String, Path, description = "readFileToken: <24-hex file id>-<uuid v4>")),
+    responses((status = 200, description = "the PDF", content_type = "application/pdf"), (status = 304, description = "unchanged"),
+        (status = 400, description = "malformed token (2605)", body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn download(
+    state: Data<AppState>,
+    req: HttpRequest,
+    token: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let file = open(&state, &token).await?;
+    let etag = format!("\"{}\"", file.sha256);
+    let matches = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|candidate| candidate.trim() == etag || candidate.trim() == "*")
+        });
+    let mut response = if matches {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    response
+        .insert_header((header::ETAG, etag.clone()))
+        .insert_header((
+            header::CACHE_CONTROL,
+            "private, max-age=31536000, immutable",
+        ))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"));
+    if matches {
+        return Ok(response.finish());
+    }
+    let contents = state.reports.contents(&file).await?.ok_or_else(|| {
+        ApiError::Internal(anyhow::anyhow!("stored file {} has no contents", file.id))
+    })?;
+    let disposition = format!(
+        "inline; filename=\"{}\"",
+        file.name.replace(['"', '\\'], "")
+    );
+    Ok(response
+        .insert_header((header::CONTENT_TYPE, file.mimetype.as_str()))
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("inline")),
+        ))
+        .body(contents))
+}
+
+/// Name, type, size and creation time of a file.
+#[utoipa::path(get, path = "/files/v1/{token}/details", tag = "files",
+    params(("token" = String, Path, description = "readFileToken")),
+    responses((status = 200, description = "{name, mimetype, size, creationTimestamp}", body = Object),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn details(state: Data<AppState>, token: Path<String>) -> Result<HttpResponse, ApiError> {
+    let file = open(&state, &token).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .json(json!({
+            "name": file.name,
+            "mimetype": file.mimetype,
+            "size": file.size,
+            "creationTimestamp": rfc3339_millis(file.creation_timestamp),
+        })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_must_be_an_id_and_a_v4_uuid() {
+        let good = "5f3c2b1a0d9e8f7a6b5c4d3e-2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6";
+        assert!(parse_token(good).is_ok());
+        for bad in [
+            "",
+            "nope",
+            "5f3c2b1a0d9e8f7a6b5c4d3e",
+            "5f3c2b1a0d9e8f7a6b5c4d3e-",
+            "zz3c2b1a0d9e8f7a6b5c4d3e-2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6",
+            "5f3c2b1a0d9e8f7a6b5c4d3e-2c1f1e0a-7b6c-1d5e-8f90-a1b2c3d4e5f6",
+            "5f3c2b1a0d9e8f7a6b5c4d3e-2c1f1e0a7b6c4d5e8f90a1b2c3d4e5f6",
+        ] {
+            assert!(parse_token(bad).is_err(), "{bad}");
+        }
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("abc", "abcd"));
+    }
+}

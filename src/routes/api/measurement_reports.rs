@@ -1,0 +1,144 @@
+//! `/data/v1/measurement-reports/documents`: PDF reports of single measurements.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Data, Path};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::page::Page;
+use super::resources::MEASUREMENT_REPORTS;
+use crate::domain::account::Language;
+use crate::domain::time::rfc3339_millis;
+use crate::reports::ReportError;
+use crate::startup::AppState;
+use crate::store::ReportWithFile;
+
+impl From<ReportError> for ApiError {
+    fn from(err: ReportError) -> Self {
+        match err {
+            ReportError::NotReady(message) => ApiError::IllegalState(message),
+            ReportError::Store(err) => err.into(),
+            ReportError::Internal(err) => ApiError::Internal(err),
+        }
+    }
+}
+
+/// The token that opens a file: `<file id>-<secret>`.
+pub fn file_token(file: &crate::store::entities::file::Model) -> String {
+    format!("{}-{}", file.id, file.secret)
+}
+
+/// A report document as the wire shows it.
+pub fn report_body((report, file): ReportWithFile, group_ids: Vec<String>) -> Value {
+    json!({
+        "id": report.id,
+        "creatorId": report.creator_id,
+        "userIds": [report.patient_id],
+        "groupIds": group_ids,
+        "status": report.status,
+        "data": {
+            "measurementId": report.measurement_id,
+            "language": report.language,
+            "timeZone": report.time_zone,
+            "readFileToken": file.as_ref().map(file_token),
+            "forMeasurementUpdatedTimestamp": report.for_measurement_updated_timestamp,
+        },
+        "creationTimestamp": rfc3339_millis(report.creation_timestamp),
+        "updateTimestamp": rfc3339_millis(report.update_timestamp),
+        "statusChangedTimestamp": rfc3339_millis(report.status_changed_timestamp),
+    })
+}
+
+/// A report to make.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateReportBody {
+    pub measurement_id: String,
+    /// de, en, es, fr, it, nl, ar or zh in any case; anything else gives English.
+    pub language: Option<String>,
+}
+
+/// Renders a report of a measurement (or reuses the PDF with the same content) and answers
+/// the new document with status `rendered`.
+#[utoipa::path(post, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
+    request_body = CreateReportBody,
+    responses((status = 200, description = "the report document", body = Object),
+        (status = 400, description = "no results yet (27), malformed id (12)", body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn create(
+    state: Data<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CreateReportBody>,
+) -> Result<HttpResponse, ApiError> {
+    let measurement_id = parse_id(&body.measurement_id)?.to_string();
+    let record = state
+        .store
+        .visible_measurement(&caller.viewer(), &measurement_id)
+        .await?;
+    let language = Language::or_english(body.language.as_deref());
+    let group_ids = record.group_ids.clone();
+    let (report, file) = state
+        .reports
+        .create_measurement_report(caller.id(), &record, language)
+        .await?;
+    Ok(HttpResponse::Ok().json(report_body((report, Some(file)), group_ids)))
+}
+
+/// Report documents visible to the caller, e.g. `?limit(1)&sort(-id)&eq(data.measurementId,<id>)`.
+#[utoipa::path(get, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
+    params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, status, data.measurementId, data.language, creationTimestamp, updateTimestamp")),
+    responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    state: Data<AppState>,
+    caller: Caller,
+    Rql(query): Rql,
+) -> Result<HttpResponse, ApiError> {
+    let spec = MEASUREMENT_REPORTS.translate(&query)?;
+    let (reports, total) = state
+        .store
+        .list_measurement_reports(&caller.viewer(), &spec)
+        .await?;
+    let measurement_ids: Vec<String> = reports
+        .iter()
+        .map(|(r, _)| r.measurement_id.clone())
+        .collect();
+    let groups = state.store.measurement_group_ids(&measurement_ids).await?;
+    let items: Vec<Value> = reports
+        .into_iter()
+        .map(|item| {
+            let group_ids = groups
+                .get(&item.0.measurement_id)
+                .cloned()
+                .unwrap_or_default();
+            report_body(item, group_ids)
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+}
+
+/// One report document.
+#[utoipa::path(get, path = "/data/v1/measurement-reports/documents/{id}", tag = "measurement-reports", security(("bearer" = [])),
+    params(("id" = String, Path, description = "report document id")),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub async fn get(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?;
+    let item = state
+        .store
+        .visible_measurement_report(&caller.viewer(), &id.to_string())
+        .await?;
+    let groups = state
+        .store
+        .measurement_group_ids(std::slice::from_ref(&item.0.measurement_id))
+        .await?;
+    let group_ids = groups
+        .get(&item.0.measurement_id)
+        .cloned()
+        .unwrap_or_default();
+    Ok(HttpResponse::Ok().json(report_body(item, group_ids)))
+}

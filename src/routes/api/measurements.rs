@@ -1,0 +1,156 @@
+//! `/data/v1/measurements/documents`: measurements in the camelCase dialect.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Data, Path};
+use serde_json::{Map, Value, json};
+
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::page::Page;
+use super::resources::MEASUREMENTS;
+use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
+use crate::domain::time::rfc3339_millis;
+use crate::startup::AppState;
+use crate::store::{MeasurementChange, MeasurementRecord, StoreError};
+
+impl From<DataError> for ApiError {
+    fn from(err: DataError) -> Self {
+        match err {
+            DataError::Missing(_) => ApiError::MissingField(err.to_string()),
+            DataError::Invalid { .. } => ApiError::FieldFormat(err.to_string()),
+            DataError::StaffOnly(_) => ApiError::NoPermission(err.to_string()),
+        }
+    }
+}
+
+/// A measurement document as the wire shows it.
+pub fn measurement_body(record: MeasurementRecord) -> Value {
+    let m = record.measurement;
+    json!({
+        "id": m.id,
+        "creatorId": m.creator_id,
+        "userIds": record.user_ids,
+        "groupIds": record.group_ids,
+        "status": m.status,
+        "data": Value::Object(m.data_object()),
+        "creationTimestamp": rfc3339_millis(m.creation_timestamp),
+        "updateTimestamp": rfc3339_millis(m.update_timestamp),
+        "statusChangedTimestamp": rfc3339_millis(m.status_changed_timestamp),
+    })
+}
+
+/// Stores a measurement; the body is the bare `data` object of the camera SDK.
+#[utoipa::path(post, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
+    request_body(content = Object, description = "the measurement's data: measurement_timestamp (ms, required), heartrate, rr_intervals, time, quadrants, acc, gyro, technical_details, context, device, app, location, tags"),
+    responses((status = 200, description = "the stored document", body = Object), (status = 400, body = ErrorBody), (status = 413, body = ErrorBody)))]
+pub async fn create(
+    state: Data<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let new = NewMeasurement::parse(body)?;
+    let record = state.store.create_measurement(caller.id(), new).await?;
+    Ok(HttpResponse::Ok().json(measurement_body(record)))
+}
+
+/// Measurements visible to the caller.
+#[utoipa::path(get, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
+    params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, userIds, groupIds, status, creationTimestamp, updateTimestamp, statusChangedTimestamp, data.measurement_timestamp, data.heartrate, data.indicator, data.tags")),
+    responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    state: Data<AppState>,
+    caller: Caller,
+    Rql(query): Rql,
+) -> Result<HttpResponse, ApiError> {
+    let spec = MEASUREMENTS.translate(&query)?;
+    let (records, total) = state
+        .store
+        .list_measurements(&caller.viewer(), &spec)
+        .await?;
+    let items: Vec<Value> = records.into_iter().map(measurement_body).collect();
+    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+}
+
+/// One measurement.
+#[utoipa::path(get, path = "/data/v1/measurements/documents/{id}", tag = "measurements", security(("bearer" = [])),
+    params(("id" = String, Path, description = "measurement id")),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub async fn get(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?;
+    let record = state
+        .store
+        .visible_measurement(&caller.viewer(), &id.to_string())
+        .await?;
+    Ok(HttpResponse::Ok().json(measurement_body(record)))
+}
+
+/// Partly updates a measurement: patients `context`, `tags`, `review_requested`; staff also
+/// `diagnosis` and `label` (a review). Bumps `updateTimestamp`.
+#[utoipa::path(put, path = "/data/v1/measurements/documents/{id}", tag = "measurements", security(("bearer" = [])),
+    params(("id" = String, Path, description = "measurement id")),
+    request_body(content = Object, description = "fields of data to change"),
+    responses((status = 200, description = "{\"affectedRecords\":1}", body = Object), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn update(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+    ApiJson(body): ApiJson<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?.to_string();
+    let record = state
+        .store
+        .visible_measurement(&caller.viewer(), &id)
+        .await?;
+    let current = record.measurement;
+    // Whoever sees another user's measurement is staff of that patient's group or an admin.
+    let staff = current.creator_id != caller.id();
+    let update = MeasurementUpdate::parse(body, staff)?;
+    let status = Status::parse(&current.status).unwrap_or(Status::Measured);
+    let next = update.next_status(status).map_err(ApiError::IllegalState)?;
+    let mut data: Map<String, Value> = current.data_object();
+    if let Some(context) = &update.context {
+        data.insert("context".into(), context.clone());
+    }
+    if let Some(tags) = &update.tags {
+        data.insert("tags".into(), json!(tags));
+    }
+    if let Some(review) = &update.review {
+        let mut stored = data
+            .get("review")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(diagnosis) = &review.diagnosis {
+            stored.insert("diagnosis".into(), json!(diagnosis));
+        }
+        if let Some(label) = &review.label {
+            stored.insert("label".into(), json!(label));
+        }
+        stored.insert("reviewer_id".into(), json!(caller.id()));
+        stored.insert(
+            "review_timestamp".into(),
+            json!(state.store.clock().now_millis()),
+        );
+        data.insert("review".into(), Value::Object(stored));
+    }
+    let change = MeasurementChange {
+        data,
+        status: next,
+        tags: update.tags,
+    };
+    state
+        .store
+        .update_measurement(&current, change)
+        .await
+        .map_err(|err| match err {
+            StoreError::NotFound => ApiError::IllegalState(
+                "the measurement changed meanwhile; read it again and retry".into(),
+            ),
+            other => other.into(),
+        })?;
+    Ok(HttpResponse::Ok().json(json!({"affectedRecords": 1})))
+}

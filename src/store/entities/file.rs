@@ -1,0 +1,23 @@
+//! `files`: stored documents (PDFs), addressed publicly by `<id>-<secret>` tokens and found
+//! again by the hash of their render input (`cache_key`).
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "files")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub secret: String,
+    pub cache_key: String,
+    pub name: String,
+    pub mimetype: String,
+    pub size: i64,
+    pub sha256: String,
+    pub creation_timestamp: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

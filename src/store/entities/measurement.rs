@@ -1,0 +1,36 @@
+//! `measurements`: the payload verbatim in `data`, its queryable fields in columns.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "measurements")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub creator_id: String,
+    pub status: String,
+    /// The payload as JSON text, kept verbatim.
+    #[sea_orm(column_type = "Text")]
+    pub data: String,
+    pub measurement_timestamp: Option<i64>,
+    pub heartrate: Option<f64>,
+    pub indicator: Option<String>,
+    pub creation_timestamp: i64,
+    pub update_timestamp: i64,
+    pub status_changed_timestamp: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
+
+impl Model {
+    /// The payload as a JSON object (empty if the stored text were ever unreadable).
+    pub fn data_object(&self) -> serde_json::Map<String, serde_json::Value> {
+        match serde_json::from_str(&self.data) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        }
+    }
+}

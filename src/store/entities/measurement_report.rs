@@ -1,0 +1,39 @@
+//! `measurement_reports`: report documents, each pointing at a (possibly shared) rendered file.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "measurement_reports")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub creator_id: String,
+    pub patient_id: String,
+    pub measurement_id: String,
+    pub status: String,
+    pub language: String,
+    pub time_zone: String,
+    pub file_id: Option<String>,
+    pub for_measurement_updated_timestamp: i64,
+    pub creation_timestamp: i64,
+    pub update_timestamp: i64,
+    pub status_changed_timestamp: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::file::Entity",
+        from = "Column::FileId",
+        to = "super::file::Column::Id"
+    )]
+    File,
+}
+
+impl Related<super::file::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::File.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

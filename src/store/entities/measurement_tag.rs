@@ -1,0 +1,17 @@
+//! `measurement_tags`: one row per element of a measurement's list field, so it can be queried.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "measurement_tags")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub measurement_id: String,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub tag: String,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

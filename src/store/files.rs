@@ -1,0 +1,86 @@
+//! Stored files and, for the database storage backend, their contents.
+
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+
+use super::entities::{file, file_blob};
+use super::{Store, StoreResult};
+use crate::domain::id::Id;
+
+/// A file to record.
+#[derive(Debug, Clone)]
+pub struct NewFile {
+    /// Hash of everything the file shows; one file per key.
+    pub cache_key: String,
+    pub name: String,
+    pub mimetype: String,
+    pub size: i64,
+    pub sha256: String,
+}
+
+impl Store {
+    /// The file rendered from the input with this hash, if any.
+    pub async fn file_by_cache_key(&self, cache_key: &str) -> StoreResult<Option<file::Model>> {
+        Ok(file::Entity::find()
+            .filter(file::Column::CacheKey.eq(cache_key))
+            .one(&self.db)
+            .await?)
+    }
+
+    /// The file with this id, whoever asks (files are reached by capability tokens).
+    pub async fn file_by_id(&self, id: &str) -> StoreResult<Option<file::Model>> {
+        Ok(file::Entity::find_by_id(id.to_owned())
+            .one(&self.db)
+            .await?)
+    }
+
+    /// Records a file. When another process recorded the same key first, its row wins and is
+    /// returned, so every process ends up pointing at one file per key.
+    pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
+        let inserted = file::ActiveModel {
+            id: Set(Id::generate().to_string()),
+            secret: Set(uuid::Uuid::new_v4().to_string()),
+            cache_key: Set(new.cache_key.clone()),
+            name: Set(new.name),
+            mimetype: Set(new.mimetype),
+            size: Set(new.size),
+            sha256: Set(new.sha256),
+            creation_timestamp: Set(self.now()),
+        }
+        .insert(&self.db)
+        .await;
+        match inserted {
+            Ok(model) => Ok(model),
+            Err(err)
+                if matches!(
+                    err.sql_err(),
+                    Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+                ) =>
+            {
+                self.file_by_cache_key(&new.cache_key)
+                    .await?
+                    .ok_or_else(|| super::StoreError::Db(err))
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Stores file contents in the database (the `database` storage backend).
+    pub async fn put_blob(&self, cache_key: &str, content: Vec<u8>) -> StoreResult<()> {
+        file_blob::Entity::insert(file_blob::ActiveModel {
+            cache_key: Set(cache_key.to_owned()),
+            content: Set(content),
+        })
+        .on_conflict_do_nothing_on([file_blob::Column::CacheKey])
+        .exec(&self.db)
+        .await?;
+        Ok(())
+    }
+
+    /// File contents stored in the database.
+    pub async fn blob(&self, cache_key: &str) -> StoreResult<Option<Vec<u8>>> {
+        Ok(file_blob::Entity::find_by_id(cache_key.to_owned())
+            .one(&self.db)
+            .await?
+            .map(|b| b.content))
+    }
+}

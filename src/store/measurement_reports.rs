@@ -1,0 +1,100 @@
+//! Measurement report documents.
+
+use sea_orm::{ActiveModelTrait, EntityTrait, QueryFilter, Set};
+
+use super::entities::{file, measurement_report};
+use super::query::ListSpec;
+use super::{Store, StoreError, StoreResult, Viewer};
+use crate::domain::id::Id;
+
+/// A report document to record; it is rendered already.
+#[derive(Debug, Clone)]
+pub struct NewMeasurementReport {
+    pub creator_id: String,
+    pub patient_id: String,
+    pub measurement_id: String,
+    pub language: String,
+    pub time_zone: String,
+    pub file_id: String,
+    pub for_measurement_updated_timestamp: i64,
+}
+
+/// A report document with the file it points at.
+pub type ReportWithFile = (measurement_report::Model, Option<file::Model>);
+
+impl Store {
+    /// Records a rendered report document.
+    pub async fn insert_measurement_report(
+        &self,
+        new: NewMeasurementReport,
+    ) -> StoreResult<measurement_report::Model> {
+        let now = self.now();
+        Ok(measurement_report::ActiveModel {
+            id: Set(Id::generate().to_string()),
+            creator_id: Set(new.creator_id),
+            patient_id: Set(new.patient_id),
+            measurement_id: Set(new.measurement_id),
+            status: Set("rendered".into()),
+            language: Set(new.language),
+            time_zone: Set(new.time_zone),
+            file_id: Set(Some(new.file_id)),
+            for_measurement_updated_timestamp: Set(new.for_measurement_updated_timestamp),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+            status_changed_timestamp: Set(now),
+        }
+        .insert(&self.db)
+        .await?)
+    }
+
+    /// A page of the report documents `viewer` may see (those of visible patients).
+    pub async fn list_measurement_reports(
+        &self,
+        viewer: &Viewer,
+        spec: &ListSpec,
+    ) -> StoreResult<(Vec<ReportWithFile>, Option<u64>)> {
+        let select = measurement_report::Entity::find()
+            .filter(viewer.users("measurement_reports", "patient_id"));
+        let (reports, total) = self.page(select, spec).await?;
+        Ok((self.with_files(reports).await?, total))
+    }
+
+    /// The report document `id` if `viewer` may see it.
+    pub async fn visible_measurement_report(
+        &self,
+        viewer: &Viewer,
+        id: &str,
+    ) -> StoreResult<ReportWithFile> {
+        let report = measurement_report::Entity::find_by_id(id.to_owned())
+            .filter(viewer.users("measurement_reports", "patient_id"))
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        self.with_files(vec![report])
+            .await?
+            .pop()
+            .ok_or(StoreError::NotFound)
+    }
+
+    async fn with_files(
+        &self,
+        reports: Vec<measurement_report::Model>,
+    ) -> StoreResult<Vec<ReportWithFile>> {
+        use sea_orm::ColumnTrait;
+        let ids: Vec<String> = reports.iter().filter_map(|r| r.file_id.clone()).collect();
+        let files = file::Entity::find()
+            .filter(file::Column::Id.is_in(ids))
+            .all(&self.db)
+            .await?;
+        Ok(reports
+            .into_iter()
+            .map(|r| {
+                let file = files
+                    .iter()
+                    .find(|f| Some(&f.id) == r.file_id.as_ref())
+                    .cloned();
+                (r, file)
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,155 @@
+//! Public files (contract section 7).
+
+use reqwest::Method;
+
+use crate::helpers::{World, fixture, spawn_app, spawn_app_with};
+
+#[tokio::test]
+async fn pdfs_are_served_with_their_headers_and_etag() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let document = app.report(&world.patient, &id, Some("en")).await.body;
+    let token = document["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (id_part, secret) = token.split_once('-').unwrap();
+    assert_eq!(id_part.len(), 24);
+    assert_eq!(uuid::Uuid::parse_str(secret).unwrap().get_version_num(), 4);
+
+    let (status, headers, pdf) = app.download(&token).await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-type"], "application/pdf");
+    let disposition = headers["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("inline; filename=\"") && disposition.ends_with(".pdf\""),
+        "{disposition}"
+    );
+    assert_eq!(
+        headers["content-length"].to_str().unwrap(),
+        pdf.len().to_string()
+    );
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    let etag = headers["etag"].to_str().unwrap().to_owned();
+    assert!(etag.starts_with('"') && etag.len() == 66);
+
+    let head = app
+        .client
+        .head(app.url(&format!("/files/v1/{token}/file")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["etag"].to_str().unwrap(), etag);
+    assert_eq!(head.headers()["content-type"], "application/pdf");
+    assert!(head.bytes().await.unwrap().is_empty());
+
+    let cached = app
+        .client
+        .get(app.url(&format!("/files/v1/{token}/file")))
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cached.status(), 304);
+    assert_eq!(cached.headers()["etag"].to_str().unwrap(), etag);
+
+    let details = app
+        .request(
+            Method::GET,
+            &format!("/files/v1/{token}/details"),
+            None,
+            None,
+        )
+        .await;
+    let details = details.assert_ok();
+    assert_eq!(details["mimetype"], "application/pdf");
+    assert_eq!(details["size"], pdf.len());
+    assert!(details["name"].as_str().unwrap().ends_with(".pdf"));
+    assert!(
+        details["creationTimestamp"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z')
+    );
+}
+
+#[tokio::test]
+async fn bad_tokens_are_2605_or_404_and_never_echoed() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let token = app.report(&world.patient, &id, None).await.body["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for malformed in [
+        "nope",
+        "5f3c2b1a0d9e8f7a6b5c4d3e",
+        "5f3c2b1a0d9e8f7a6b5c4d3e-not-a-uuid",
+        "x-2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6",
+    ] {
+        for suffix in ["file", "details"] {
+            let reply = app
+                .request(
+                    Method::GET,
+                    &format!("/files/v1/{malformed}/{suffix}"),
+                    None,
+                    None,
+                )
+                .await;
+            reply.assert_error(400, 2605);
+            assert!(
+                !reply.body["message"].as_str().unwrap().contains(malformed),
+                "the token is not echoed"
+            );
+        }
+    }
+    let (file_id, _) = token.split_once('-').unwrap();
+    let wrong_secret = format!("{file_id}-2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6");
+    let unknown_file = "0123456789abcdef01234567-2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6";
+    for unknown in [wrong_secret.as_str(), unknown_file] {
+        let reply = app
+            .request(
+                Method::GET,
+                &format!("/files/v1/{unknown}/file"),
+                None,
+                None,
+            )
+            .await;
+        reply.assert_error(404, 16);
+        assert!(!reply.body.to_string().contains(unknown));
+    }
+}
+
+#[tokio::test]
+async fn the_database_storage_shares_pdfs_between_instances() {
+    let app = spawn_app_with(|s| s.file_storage = tacho::config::FileStorageKind::Database).await;
+    let world = World::new(&app).await;
+    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let token = app.report(&world.patient, &id, None).await.body["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let other = app.second_instance().await;
+    let (status, _, pdf) = other.download(&token).await;
+    assert_eq!(status, 200);
+    assert!(pdf.starts_with(b"%PDF"));
+    let repeat = other.report(&world.patient, &id, None).await;
+    assert_eq!(
+        repeat.body["data"]["readFileToken"],
+        token.as_str(),
+        "the other instance reuses the PDF"
+    );
+}

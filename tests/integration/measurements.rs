@@ -1,0 +1,247 @@
+//! Measurements (contract section 5).
+
+use serde_json::{Value, json};
+
+use crate::helpers::{World, fixture, spawn_app, spawn_app_with};
+
+fn is_rfc3339_millis(value: &Value) -> bool {
+    value.as_str().is_some_and(|s| {
+        s.len() == 24 && s.ends_with('Z') && chrono::DateTime::parse_from_rfc3339(s).is_ok()
+    })
+}
+
+#[tokio::test]
+async fn measurements_are_stored_verbatim_with_a_server_envelope() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let payload = fixture("sinus_72");
+    let document = app.measure(&world.patient, payload.clone()).await;
+    assert_eq!(document["data"], payload, "data comes back as sent");
+    assert_eq!(
+        serde_json::to_string(&document["data"]).unwrap(),
+        serde_json::to_string(&payload).unwrap(),
+        "key order is kept too"
+    );
+    assert_eq!(document["status"], "analyzed");
+    assert_eq!(document["creatorId"], world.patient.id.as_str());
+    assert_eq!(document["userIds"], json!([world.patient.id]));
+    assert_eq!(document["groupIds"], json!([world.group_a]));
+    for key in [
+        "creationTimestamp",
+        "updateTimestamp",
+        "statusChangedTimestamp",
+    ] {
+        assert!(
+            is_rfc3339_millis(&document[key]),
+            "{key}: {}",
+            document[key]
+        );
+    }
+    let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
+    assert_eq!(failed["status"], "analysis_failed");
+    let id = document["id"].as_str().unwrap();
+    let fetched = app
+        .get(
+            &format!("/data/v1/measurements/documents/{id}"),
+            &world.staff_a.token,
+        )
+        .await;
+    assert_eq!(fetched.assert_ok()["data"]["heartrate"], 72);
+}
+
+#[tokio::test]
+async fn bad_payloads_answer_their_codes() {
+    let app = spawn_app_with(|s| s.max_measurement_bytes = 200_000).await;
+    let user = app.user("ann").await;
+    let post = |body: Value| app.post("/data/v1/measurements/documents", &user.token, body);
+    post(json!({"heartrate": 70})).await.assert_error(400, 14);
+    post(json!({"measurement_timestamp": "yesterday"}))
+        .await
+        .assert_error(400, 15);
+    post(json!({"measurement_timestamp": 1, "heartrate": "fast"}))
+        .await
+        .assert_error(400, 15);
+    post(json!({"measurement_timestamp": 1, "review": {"label": "fine"}}))
+        .await
+        .assert_error(400, 15);
+    post(json!([1, 2])).await.assert_error(400, 15);
+    post(fixture("sinus_72")).await.assert_error(413, 413);
+    let raw = app
+        .post_raw(
+            "/data/v1/measurements/documents",
+            Some(&user.token),
+            "application/json",
+            "{\"measurement_timestamp\":",
+        )
+        .await;
+    raw.assert_error(400, 22);
+}
+
+#[tokio::test]
+async fn measurements_are_queried_with_rql_on_indexed_fields() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut ids = std::collections::HashMap::new();
+    for name in [
+        "sinus_72",
+        "irregular_af",
+        "bradycardia_48",
+        "ppg_only",
+        "no_heartrate",
+    ] {
+        let document = app.measure(&world.patient, fixture(name)).await;
+        ids.insert(name, document["id"].as_str().unwrap().to_owned());
+    }
+    app.measure(&world.patient_b, fixture("sinus_72")).await;
+    let (app_ref, token) = (&app, world.patient.token.clone());
+    let list = |query: &str| {
+        let path = format!("/data/v1/measurements/documents?{query}");
+        let token = token.clone();
+        async move { app_ref.get(&path, &token).await }
+    };
+    let names = |reply: crate::helpers::Reply| -> Vec<String> {
+        let body = reply.assert_ok().clone();
+        body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                ids.iter()
+                    .find(|(_, id)| **id == m["id"])
+                    .map(|(n, _)| n.to_string())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    assert_eq!(
+        list("").await.body["page"]["total"],
+        5,
+        "only the caller's own"
+    );
+    assert_eq!(names(list("eq(data.heartrate,72)").await), vec!["sinus_72"]);
+    assert_eq!(
+        names(list("gt(data.heartrate,100)").await),
+        vec!["irregular_af"]
+    );
+    assert_eq!(
+        names(list("eq(status,analysis_failed)").await),
+        vec!["no_heartrate"]
+    );
+    assert_eq!(
+        names(list("sort(-data.measurement_timestamp)&lt(data.measurement_timestamp,2026-11-23T00:00:00.000Z)").await),
+        vec!["irregular_af", "bradycardia_48", "sinus_72"]
+    );
+    let tags = fixture("irregular_af")["tags"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        names(list(&format!("eq(data.tags,{tags})")).await).contains(&"irregular_af".to_owned())
+    );
+    assert_eq!(
+        list(&format!("eq(userIds,{})", world.patient.id))
+            .await
+            .body["page"]["total"],
+        5
+    );
+    assert_eq!(
+        list(&format!("eq(groupIds,{})", world.group_a)).await.body["page"]["total"],
+        5
+    );
+    assert_eq!(
+        list(&format!("eq(groupIds,{})", world.group_b)).await.body["page"]["total"],
+        0
+    );
+    let selected = list("select(data.heartrate)&eq(data.heartrate,72)").await;
+    assert_eq!(
+        selected.body["data"][0],
+        json!({"id": ids["sinus_72"], "data": {"heartrate": 72}})
+    );
+    list("eq(data.quadrants,1)").await.assert_error(400, 19);
+    list("gt(data.heartrate,fast)").await.assert_error(400, 19);
+    let staff = app
+        .get(
+            "/data/v1/measurements/documents?skipCount()",
+            &world.staff_a.token,
+        )
+        .await;
+    assert_eq!(
+        staff.body["data"].as_array().unwrap().len(),
+        5,
+        "staff see their group's patients"
+    );
+    let other = app
+        .get("/data/v1/measurements/documents", &world.staff_b.token)
+        .await;
+    assert_eq!(other.body["page"]["total"], 1);
+}
+
+#[tokio::test]
+async fn patients_annotate_and_staff_review() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let document = app.measure(&world.patient, fixture("sinus_72")).await;
+    let id = document["id"].as_str().unwrap();
+    let path = format!("/data/v1/measurements/documents/{id}");
+    app.clock.advance(chrono::Duration::seconds(5));
+    let changed = app
+        .put(
+            &path,
+            &world.patient.token,
+            json!({"tags": ["after coffee"], "review_requested": true}),
+        )
+        .await;
+    assert_eq!(changed.assert_ok(), &json!({"affectedRecords": 1}));
+    let after = app.get(&path, &world.patient.token).await.body;
+    assert_eq!(after["status"], "pending_review");
+    assert_eq!(after["data"]["tags"], json!(["after coffee"]));
+    assert!(after["updateTimestamp"].as_str() > document["updateTimestamp"].as_str());
+    app.put(
+        &path,
+        &world.patient.token,
+        json!({"diagnosis": "all fine"}),
+    )
+    .await
+    .assert_error(403, 10);
+    app.put(&path, &world.patient.token, json!({"heartrate": 50}))
+        .await
+        .assert_error(400, 15);
+    app.put(&path, &world.other_patient.token, json!({"tags": []}))
+        .await
+        .assert_error(404, 16);
+    app.put(&path, &world.staff_b.token, json!({"label": "x"}))
+        .await
+        .assert_error(404, 16);
+
+    let reviewed = app
+        .put(
+            &path,
+            &world.staff_a.token,
+            json!({"diagnosis": "Sinus rhythm", "label": "normal"}),
+        )
+        .await;
+    reviewed.assert_ok();
+    let after = app.get(&path, &world.patient.token).await.body;
+    assert_eq!(after["status"], "reviewed");
+    assert_eq!(after["data"]["review"]["diagnosis"], "Sinus rhythm");
+    assert_eq!(
+        after["data"]["review"]["reviewer_id"],
+        world.staff_a.id.as_str()
+    );
+
+    let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
+    let failed_path = format!(
+        "/data/v1/measurements/documents/{}",
+        failed["id"].as_str().unwrap()
+    );
+    app.put(&failed_path, &world.staff_a.token, json!({"label": "x"}))
+        .await
+        .assert_error(400, 27);
+    app.put(
+        "/data/v1/measurements/documents/nope",
+        &world.staff_a.token,
+        json!({"label": "x"}),
+    )
+    .await
+    .assert_error(400, 12);
+}
