@@ -14,8 +14,8 @@ const FILES: [&[u8]; 6] = [
     include_bytes!("../../fonts/NotoSans-Bold.ttf"),
     include_bytes!("../../fonts/NotoSansArabic-Regular.ttf"),
     include_bytes!("../../fonts/NotoSansArabic-Bold.ttf"),
-    include_bytes!("../../fonts/NotoSansSC-Regular.otf"),
-    include_bytes!("../../fonts/NotoSansSC-Bold.otf"),
+    include_bytes!("../../fonts/NotoSansSC-Regular.ttf"),
+    include_bytes!("../../fonts/NotoSansSC-Bold.ttf"),
 ];
 
 /// Parses the embedded fonts and indexes them.
