@@ -6,6 +6,8 @@
 
 use sea_orm_migration::prelude::*;
 
+use crate::columns::{id, index, millis, reference};
+
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -86,34 +88,6 @@ enum MeasurementReports {
 enum Users {
     Table,
     Id,
-}
-
-fn id<T: IntoIden>(name: T) -> ColumnDef {
-    ColumnDef::new(name)
-        .char_len(24)
-        .not_null()
-        .primary_key()
-        .to_owned()
-}
-
-fn reference<T: IntoIden>(name: T) -> ColumnDef {
-    ColumnDef::new(name).char_len(24).not_null().to_owned()
-}
-
-fn millis<T: IntoIden>(name: T) -> ColumnDef {
-    ColumnDef::new(name).big_integer().not_null().to_owned()
-}
-
-fn index(table: impl IntoIden, name: &str, columns: &[&str], unique: bool) -> IndexCreateStatement {
-    let mut statement = Index::create();
-    statement.name(name).table(table);
-    for column in columns {
-        statement.col(Alias::new(*column));
-    }
-    if unique {
-        statement.unique();
-    }
-    statement.to_owned()
 }
 
 fn cascade(

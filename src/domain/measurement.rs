@@ -171,10 +171,8 @@ impl NewMeasurement {
                 ));
             }
         };
-        if let Some(context) = data.get("context").filter(|v| !v.is_null()) {
-            if !context.is_object() {
-                return Err(invalid("context", "must be an object"));
-            }
+        if data.get("context").is_some_and(|c| !c.is_null() && !c.is_object()) {
+            return Err(invalid("context", "must be an object"));
         }
         let tags = tags_of(data.get("tags"))?;
         let usable = heartrate.is_some_and(|hr| USABLE_HEART_RATE.contains(&hr));

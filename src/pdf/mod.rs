@@ -7,10 +7,10 @@
 //!
 //! [`Engine`] holds what is expensive to build (the parsed fonts and typst's
 //! standard library) and is meant to be created once and shared. Each call to
-//! [`Engine::render`] compiles in a fresh, sealed world that sees only the template, its
-//! data and the embedded fonts, so
-//! identical inputs give byte-identical PDFs. Rendering is synchronous and
-//! CPU-bound: callers on an async runtime should run it on a blocking thread.
+//! [`Engine::render`] compiles in a fresh, sealed world that sees only the
+//! template, its data and the embedded fonts, so identical inputs give
+//! byte-identical PDFs. Rendering is synchronous and CPU-bound: callers on an
+//! async runtime should run it on a blocking thread.
 
 mod fonts;
 mod world;
@@ -96,7 +96,8 @@ pub struct Engine {
 
 impl Engine {
     /// Parses the embedded fonts and templates and builds typst's standard
-    /// library. Takes tens of milliseconds; do it at start-up.
+    /// library. Cheap enough for start-up (a few milliseconds), too costly to
+    /// repeat per report.
     pub fn new() -> Engine {
         let (book, fonts) = fonts::load();
         let sources = Template::ALL
@@ -229,9 +230,9 @@ fn pdf_timestamp(at: DateTime<Utc>) -> Option<Timestamp> {
     Some(Timestamp::new_utc(datetime))
 }
 
-/// Flattens diagnostics into one line each, message then hints. Spans are
-/// left out: they point into embedded templates, which says nothing to the
-/// caller.
+/// Flattens diagnostics into one line, each message followed by its hints.
+/// Spans are left out: they point into embedded templates, which says nothing
+/// to the caller.
 fn describe(diagnostics: &[SourceDiagnostic]) -> String {
     diagnostics
         .iter()
@@ -251,6 +252,7 @@ fn describe(diagnostics: &[SourceDiagnostic]) -> String {
 #[cfg(test)]
 mod tests {
     use typst::layout::{Frame, FrameItem};
+    use typst::text::TextItem;
 
     use super::*;
 
@@ -341,9 +343,15 @@ mod tests {
                 data["labels"]["report-title"] = "心律测量报告".into();
                 data["labels"]["patient"] = "患者".into();
                 data["labels"]["heart-rate"] = "心率".into();
+                // Glyph ids above 32767, which some cmap readers lose.
+                data["labels"]["duration"] = "时长".into();
+                data["labels"]["risk-factors"] = "风险因素".into();
+                data["labels"]["length"] = "身高".into();
                 data["labels"]["page-of"] = "第 {page} 页，共 {total} 页".into();
                 data["patient"]["name"] = "王秀英".into();
                 data["measurement"]["indicator"]["label"] = "心律规则".into();
+                data["measurement"]["activity"] = "静息".into();
+                data["risk"]["comorbidities"] = serde_json::json!(["高血压"]);
             }
             _ => {}
         }
@@ -355,26 +363,32 @@ mod tests {
         &ENGINE
     }
 
-    /// All text the document shows, run by run, to check what came out
-    /// without a PDF text extractor.
-    fn text_of(document: &PagedDocument) -> String {
-        fn collect(frame: &Frame, out: &mut String) {
+    /// Every run of shaped text on every page.
+    fn text_items(document: &PagedDocument) -> Vec<&TextItem> {
+        fn collect<'a>(frame: &'a Frame, out: &mut Vec<&'a TextItem>) {
             for (_, item) in frame.items() {
                 match item {
                     FrameItem::Group(group) => collect(&group.frame, out),
-                    FrameItem::Text(text) => {
-                        out.push_str(&text.text);
-                        out.push('\n');
-                    }
+                    FrameItem::Text(text) => out.push(text),
                     _ => {}
                 }
             }
         }
-        let mut out = String::new();
+        let mut out = Vec::new();
         for page in document.pages() {
             collect(&page.frame, &mut out);
         }
         out
+    }
+
+    /// All text the document shows, one run a line, to check what came out
+    /// without a PDF text extractor.
+    fn text_of(document: &PagedDocument) -> String {
+        text_items(document)
+            .iter()
+            .map(|item| item.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     fn compile_cleanly(data: &serde_json::Value, language: &str) -> PagedDocument {
@@ -392,19 +406,37 @@ mod tests {
             let document = compile_cleanly(&data, lang);
             assert_eq!(document.pages().len(), 1, "{lang}");
             let text = text_of(&document);
-            assert!(
-                text.contains(data["labels"]["report-title"].as_str().unwrap()),
-                "{lang}: {text}"
-            );
-            assert!(
-                text.contains(data["patient"]["name"].as_str().unwrap()),
-                "{lang}: {text}"
-            );
+            for shown in [&data["labels"]["report-title"], &data["patient"]["name"]] {
+                // Right-to-left lines are laid out word by word in visual
+                // order, so look for the words rather than the phrase.
+                for word in shown.as_str().unwrap().split_whitespace() {
+                    assert!(text.contains(word), "{lang}: {word} missing from {text}");
+                }
+            }
+            // Glyph 0 is the "missing glyph" box: some text found no font.
+            for item in text_items(&document) {
+                assert!(
+                    item.glyphs.iter().all(|glyph| glyph.id != 0),
+                    "{lang}: no glyph for {:?}",
+                    item.text
+                );
+            }
             let pdf = engine()
                 .render(Template::Measurement, &data, &meta(lang))
                 .expect("renders");
             assert!(pdf.starts_with(b"%PDF"), "{lang}");
         }
+    }
+
+    #[test]
+    fn chinese_headings_use_the_bold_face() {
+        let document = compile_cleanly(&localise("zh"), "zh");
+        let title = text_items(&document)
+            .into_iter()
+            .find(|item| item.text.contains("心律测量报告"))
+            .expect("title is shown");
+        assert_eq!(title.font.info().family, "Noto Sans CJK SC");
+        assert_eq!(title.font.info().variant.weight.to_number(), 700);
     }
 
     #[test]

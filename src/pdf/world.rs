@@ -114,3 +114,53 @@ fn not_found(id: FileId) -> FileError {
         VirtualRoot::Project => FileError::NotFound(id.vpath().get_with_slash().to_owned().into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use typst::LibraryExt;
+
+    use super::*;
+
+    fn shared() -> Shared {
+        Shared {
+            library: LazyHash::new(Library::default()),
+            book: LazyHash::new(FontBook::new()),
+            fonts: Vec::new(),
+        }
+    }
+
+    fn world(shared: &Shared) -> RenderWorld<'_> {
+        let main = Source::new(project_file("/main.typ"), "= Hi".to_owned());
+        let now = DateTime::parse_from_rfc3339("2026-11-22T23:30:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        RenderWorld::new(shared, main, b"{}".to_vec(), now)
+    }
+
+    #[test]
+    fn serves_only_the_template_and_its_data() {
+        let shared = shared();
+        let world = world(&shared);
+        assert_eq!(world.file(*DATA_ID).unwrap().as_slice(), b"{}");
+        assert!(world.source(world.main()).is_ok());
+        for path in ["/etc/passwd", "/main.typ/../data.txt", "/fonts/x.ttf"] {
+            assert!(
+                matches!(world.file(project_file(path)), Err(FileError::NotFound(_))),
+                "{path}"
+            );
+        }
+        assert!(world.font(0).is_none());
+    }
+
+    #[test]
+    fn today_is_the_render_timestamp() {
+        let shared = shared();
+        let world = world(&shared);
+        assert_eq!(world.today(None), Datetime::from_ymd(2026, 11, 22));
+        let plus_one_hour = Duration::construct(0, 0, 1, 0, 0);
+        assert_eq!(
+            world.today(Some(plus_one_hour)),
+            Datetime::from_ymd(2026, 11, 23)
+        );
+    }
+}

@@ -141,7 +141,7 @@ impl Store {
         let ids: Vec<String> = models.iter().map(|m| m.id.clone()).collect();
         let mut users: HashMap<String, Vec<String>> = HashMap::new();
         for row in measurement_user::Entity::find()
-            .filter(measurement_user::Column::MeasurementId.is_in(ids.clone()))
+            .filter(measurement_user::Column::MeasurementId.is_in(ids.iter().cloned()))
             .all(&self.db)
             .await?
         {
@@ -150,17 +150,7 @@ impl Store {
                 .or_default()
                 .push(row.user_id);
         }
-        let mut groups: HashMap<String, Vec<String>> = HashMap::new();
-        for row in measurement_group::Entity::find()
-            .filter(measurement_group::Column::MeasurementId.is_in(ids))
-            .all(&self.db)
-            .await?
-        {
-            groups
-                .entry(row.measurement_id)
-                .or_default()
-                .push(row.group_id);
-        }
+        let mut groups = self.measurement_group_ids(&ids).await?;
         Ok(models
             .into_iter()
             .map(|m| MeasurementRecord {
