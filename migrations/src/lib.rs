@@ -5,9 +5,9 @@
 
 pub use sea_orm_migration::prelude::*;
 
+mod columns;
 mod m20261122_000001_accounts;
 mod m20261122_000002_measurements;
-mod columns;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;

@@ -171,7 +171,10 @@ impl NewMeasurement {
                 ));
             }
         };
-        if data.get("context").is_some_and(|c| !c.is_null() && !c.is_object()) {
+        if data
+            .get("context")
+            .is_some_and(|c| !c.is_null() && !c.is_object())
+        {
             return Err(invalid("context", "must be an object"));
         }
         let tags = tags_of(data.get("tags"))?;
