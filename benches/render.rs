@@ -24,6 +24,21 @@ fn fixture(name: &str) -> Value {
 
 /// Render data for the `n`-th variant of a measurement, so warm renders see new data.
 fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
+    // Every variant gets a different signal too, so no layout can be reused from memo caches.
+    let mut payload = payload.clone();
+    if let Some(rr) = payload.get_mut("rr_intervals").and_then(Value::as_array_mut) {
+        for (i, interval) in rr.iter_mut().enumerate() {
+            let shift = ((n + i as i64) % 17) - 8;
+            *interval = json!(interval.as_i64().unwrap_or(800) + shift);
+        }
+    }
+    if let Some(time) = payload.get_mut("time").and_then(Value::as_array_mut) {
+        let shift = n % 5;
+        for t in time.iter_mut() {
+            *t = json!(t.as_i64().unwrap_or(0) + shift);
+        }
+    }
+    let payload = &payload;
     let measurement = measurement::Model {
         id: "6740a0000000000000000001".into(),
         creator_id: "6740a0000000000000000002".into(),
