@@ -26,7 +26,10 @@ fn fixture(name: &str) -> Value {
 fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
     // Every variant gets a different signal too, so no layout can be reused from memo caches.
     let mut payload = payload.clone();
-    if let Some(rr) = payload.get_mut("rr_intervals").and_then(Value::as_array_mut) {
+    if let Some(rr) = payload
+        .get_mut("rr_intervals")
+        .and_then(Value::as_array_mut)
+    {
         for (i, interval) in rr.iter_mut().enumerate() {
             let shift = ((n + i as i64) % 17) - 8;
             *interval = json!(interval.as_i64().unwrap_or(800) + shift);

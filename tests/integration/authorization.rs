@@ -210,3 +210,73 @@ async fn queries_and_profile_updates_count_only_what_is_visible() {
         "the last permitted writer's value"
     );
 }
+
+#[tokio::test]
+async fn measurements_and_reports_follow_the_matrix() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let measurement = app
+        .measure(&world.patient, crate::helpers::fixture("sinus_72"))
+        .await;
+    let id = measurement["id"].as_str().unwrap().to_owned();
+    let report = app.report(&world.patient, &id, None).await.body;
+    let report_id = report["id"].as_str().unwrap().to_owned();
+    let cases = vec![
+        Case {
+            name: "GET measurement",
+            method: Method::GET,
+            path: format!("/data/v1/measurements/documents/{id}"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "PUT measurement",
+            method: Method::PUT,
+            path: format!("/data/v1/measurements/documents/{id}"),
+            body: Some(json!({"tags": ["checked"]})),
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "POST report",
+            method: Method::POST,
+            path: "/data/v1/measurement-reports/documents".into(),
+            body: Some(json!({"measurementId": id})),
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "GET report",
+            method: Method::GET,
+            path: format!("/data/v1/measurement-reports/documents/{report_id}"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+    ];
+    for case in &cases {
+        run(&app, &world, case).await;
+    }
+    // Lists never show what the caller may not see.
+    let expected_visible = [1, 0, 1, 0, 1];
+    for ((who, caller), visible) in callers(&world).into_iter().zip(expected_visible) {
+        let measurements = app
+            .get(
+                &format!("/data/v1/measurements/documents?eq(id,{id})"),
+                &caller.token,
+            )
+            .await;
+        assert_eq!(
+            measurements.assert_ok()["page"]["total"],
+            visible,
+            "measurements as {who}"
+        );
+        let reports = app
+            .get(
+                &format!(
+                    "/data/v1/measurement-reports/documents?eq(data.measurementId,{id})&limit(0)"
+                ),
+                &caller.token,
+            )
+            .await;
+        let total = reports.assert_ok()["page"]["total"].as_u64().unwrap();
+        assert_eq!(total > 0, visible == 1, "reports as {who}");
+    }
+}
