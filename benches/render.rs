@@ -1,5 +1,6 @@
-//! Rendering a 60-second measurement's report: warm renders with changing data, and cold
-//! renders (a fresh process each: font parsing, library set-up and the first layout).
+//! Rendering a 60-second measurement's report: warm renders with changing data, cold renders
+//! (a fresh process each: font parsing, library set-up and the first layout), and fetching the
+//! cached PDF over HTTP from the real server.
 //!
 //! `cargo bench --bench render`
 
@@ -146,6 +147,67 @@ fn warm(c: &mut Criterion) {
     group.finish();
 }
 
+/// The real server on a temporary SQLite database, serving one rendered report.
+fn cached_fetch(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::new();
+    let url = runtime.block_on(async {
+        let data_dir = dir.path().display().to_string();
+        let settings = tacho::config::Settings::from_lookup(|key| match key {
+            "TACHO_DATA_DIR" => Some(data_dir.clone()),
+            "TACHO_ADDR" => Some("127.0.0.1:0".into()),
+            _ => None,
+        })
+        .unwrap();
+        let app = tacho::startup::Application::build(settings, Default::default()).await.unwrap();
+        let base = format!("http://127.0.0.1:{}", app.port());
+        let state = app.state();
+        tokio::spawn(app.run_until_stopped());
+        tacho::demo::seed(&state.store, state.auth.hasher()).await.unwrap();
+        let login: Value = client
+            .post(format!("{base}/auth/v2/oauth2/tokens"))
+            .json(&json!({"grant_type": "password", "username": "anna@tacho.test", "password": tacho::demo::DEMO_PASSWORD}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = login["access_token"].as_str().unwrap().to_owned();
+        let measurement: Value = client
+            .post(format!("{base}/data/v1/measurements/documents"))
+            .bearer_auth(&token)
+            .json(&fixture("sinus_72"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let report: Value = client
+            .post(format!("{base}/data/v1/measurement-reports/documents"))
+            .bearer_auth(&token)
+            .json(&json!({"measurementId": measurement["id"], "language": "en"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        format!("{base}/files/v1/{}/file", report["data"]["readFileToken"].as_str().unwrap())
+    });
+    c.bench_function("cached fetch over HTTP: GET /files/v1/<token>/file", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let response = client.get(&url).send().await.unwrap();
+                assert_eq!(response.status(), 200);
+                black_box(response.bytes().await.unwrap())
+            })
+        })
+    });
+}
+
 fn main() {
     if std::env::var_os(COLD).is_some() {
         // The child of the cold benchmark: everything a fresh server does for its first PDF.
@@ -159,5 +221,6 @@ fn main() {
     }
     let mut criterion = Criterion::default().configure_from_args();
     warm(&mut criterion);
+    cached_fetch(&mut criterion);
     criterion.final_summary();
 }
