@@ -66,6 +66,9 @@ pub struct Resource {
     pub table: &'static str,
     pub id_column: &'static str,
     pub fields: &'static [Field],
+    /// Output fields that `select()` may keep besides the queryable ones; an entry ending in
+    /// `.` admits every path below it (documents' verbatim `data.`).
+    pub selectable: &'static [&'static str],
 }
 
 /// A query that does not fit the resource: unknown field, wrong value type, misuse of an operator.
@@ -131,7 +134,13 @@ impl Resource {
             Some(fields) => {
                 let mut names = vec!["id".to_owned()];
                 for name in fields {
-                    self.field(name)?;
+                    let extra = self.selectable.iter().any(|s| {
+                        name == s
+                            || (s.ends_with('.') && name.starts_with(s) && name.len() > s.len())
+                    });
+                    if !extra {
+                        self.field(name)?;
+                    }
                     if !names.contains(name) {
                         names.push(name.clone());
                     }
@@ -446,6 +455,7 @@ mod tests {
         table: "t",
         id_column: "id",
         fields: FIELDS,
+        selectable: &["note", "data."],
     };
 
     fn sql(rql: &str) -> Result<String, QueryError> {
@@ -532,6 +542,14 @@ mod tests {
             RESOURCE
                 .translate(&parse("select(secret)").unwrap())
                 .is_err()
+        );
+        assert!(RESOURCE.translate(&parse("select(data)").unwrap()).is_err());
+        let spec = RESOURCE
+            .translate(&parse("select(note,data.context.activity,email)").unwrap())
+            .unwrap();
+        assert_eq!(
+            spec.select.unwrap(),
+            ["id", "note", "data.context.activity", "email"]
         );
     }
 

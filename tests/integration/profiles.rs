@@ -57,6 +57,22 @@ async fn partial_profiles_merge_into_the_stored_one() {
         .get(&format!("/profiles/v1?id={}", user.id), &user.token)
         .await;
     assert_eq!(listed.body["data"][0]["city"], "Gent");
+    let selected = app
+        .get(
+            &format!(
+                "/profiles/v1?eq(id,{})&select(weight,service_info.device.os)",
+                user.id
+            ),
+            &user.token,
+        )
+        .await;
+    assert_eq!(
+        selected.body["data"][0],
+        json!({"id": user.id, "weight": 68.5, "service_info": {"device": {"os": "18.0"}}})
+    );
+    app.get("/profiles/v1?select(wieght)", &user.token)
+        .await
+        .assert_error(400, 19);
     let by_country = app.get("/profiles/v1?eq(country,BE)", &user.token).await;
     assert_eq!(by_country.body["page"]["total"], 1);
 }

@@ -24,6 +24,16 @@ pub const USERS: Resource = Resource {
         field("creation_timestamp", FieldKind::Millis),
         field("update_timestamp", FieldKind::Millis),
     ],
+    selectable: &[
+        "phone_number",
+        "time_zone",
+        "roles",
+        "patient_enlistments",
+        "staff_enlistments",
+        "failed_count",
+        "last_failed_timestamp",
+        "profile_image",
+    ],
 };
 
 /// `GET/PUT /profiles/v1`.
@@ -39,6 +49,23 @@ pub const PROFILES: Resource = Resource {
         field("creation_timestamp", FieldKind::Millis),
         field("update_timestamp", FieldKind::Millis),
     ],
+    selectable: &[
+        "region",
+        "address_line1",
+        "address_line2",
+        "postal_code",
+        "weight",
+        "length",
+        "birthday",
+        "comorbidities",
+        "smoker",
+        "activity",
+        "service_info",
+        "service_info.",
+        "impediments",
+        "custom_fields",
+        "custom_fields.",
+    ],
 };
 
 /// `GET /groups/v1`.
@@ -50,6 +77,7 @@ pub const GROUPS: Resource = Resource {
         field("name", FieldKind::Text),
         field("creation_timestamp", FieldKind::Millis),
     ],
+    selectable: &["description", "update_timestamp"],
 };
 
 const fn column(name: &'static str, column: &'static str, kind: FieldKind) -> Field {
@@ -105,6 +133,7 @@ pub const MEASUREMENTS: Resource = Resource {
         column("data.indicator", "indicator", FieldKind::Text),
         list("data.tags", "measurement_tags", "tag", ElementKind::Text),
     ],
+    selectable: &["data", "data."],
 };
 
 /// `GET /data/v1/measurement-reports/documents`.
@@ -119,5 +148,12 @@ pub const MEASUREMENT_REPORTS: Resource = Resource {
         column("data.language", "language", FieldKind::LowerText),
         column("creationTimestamp", "creation_timestamp", FieldKind::Millis),
         column("updateTimestamp", "update_timestamp", FieldKind::Millis),
+    ],
+    selectable: &[
+        "userIds",
+        "groupIds",
+        "statusChangedTimestamp",
+        "data",
+        "data.",
     ],
 };
