@@ -5,6 +5,7 @@ pub mod clock;
 pub mod country;
 pub mod id;
 pub mod measurement;
+pub mod periods;
 pub mod profile;
 pub mod rql;
 pub mod time;
