@@ -135,6 +135,18 @@ async fn malformed_ids_answer_12() {
     app.get("/users/v1/0123456789abcdef01234567", token)
         .await
         .assert_error(404, 16);
+    for path in [
+        "/data/v1/measurements/documents/nope",
+        "/data/v1/measurement-reports/documents/x1",
+    ] {
+        app.get(path, token).await.assert_error(400, 12);
+    }
+    for path in [
+        "/data/v1/measurements/documents/0123456789abcdef01234567",
+        "/data/v1/measurement-reports/documents/0123456789abcdef01234567",
+    ] {
+        app.get(path, token).await.assert_error(404, 16);
+    }
 }
 
 #[tokio::test]
@@ -165,7 +177,13 @@ async fn hostile_input_never_yields_a_5xx() {
         "a=gt=",
     ];
     for query in queries {
-        for resource in ["/users/v1", "/profiles/v1", "/groups/v1"] {
+        for resource in [
+            "/users/v1",
+            "/profiles/v1",
+            "/groups/v1",
+            "/data/v1/measurements/documents",
+            "/data/v1/measurement-reports/documents",
+        ] {
             let url = format!("{}{resource}?{query}", app.address);
             let reply = crate::helpers::read(
                 app.client
