@@ -114,7 +114,7 @@ pub fn error_envelopes<B: 'static>() -> ErrorHandlers<B> {
         }
         let error = match res.status() {
             StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => ApiError::NotFound,
-            StatusCode::PAYLOAD_TOO_LARGE => ApiError::BodyTooLarge { limit: 0 },
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::BodyTooLargeUnknownLimit,
             status if status.is_client_error() => {
                 ApiError::BodyFormat("the request could not be read".into())
             }

@@ -54,6 +54,9 @@ pub enum ApiError {
     InvalidFileToken,
     #[error("the body is larger than the limit of {limit} bytes")]
     BodyTooLarge { limit: usize },
+    /// A body the framework refused as too large before a handler saw it.
+    #[error("the body is too large")]
+    BodyTooLargeUnknownLimit,
     #[error("too many requests; retry in {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
 }
@@ -90,7 +93,9 @@ impl ApiError {
             ApiError::AccessTokenExpired => (118, "ACCESS_TOKEN_EXPIRED_EXCEPTION"),
             ApiError::EmailUsed => (203, "EMAIL_USED_EXCEPTION"),
             ApiError::InvalidFileToken => (2605, "INVALID_TOKEN_EXCEPTION"),
-            ApiError::BodyTooLarge { .. } => (413, "BODY_TOO_LARGE_EXCEPTION"),
+            ApiError::BodyTooLarge { .. } | ApiError::BodyTooLargeUnknownLimit => {
+                (413, "BODY_TOO_LARGE_EXCEPTION")
+            }
             ApiError::TooManyRequests { .. } => (429, "TOO_MANY_REQUESTS_EXCEPTION"),
         }
     }
@@ -110,7 +115,9 @@ impl ResponseError for ApiError {
             ApiError::NotAuthenticated
             | ApiError::AccessTokenUnknown
             | ApiError::AccessTokenExpired => StatusCode::UNAUTHORIZED,
-            ApiError::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTooLarge { .. } | ApiError::BodyTooLargeUnknownLimit => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::BAD_REQUEST,
         }
