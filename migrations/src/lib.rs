@@ -8,6 +8,7 @@ pub use sea_orm_migration::prelude::*;
 mod columns;
 mod m20261122_000001_accounts;
 mod m20261122_000002_measurements;
+mod m20261122_000003_jobs;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261122_000001_accounts::Migration),
             Box::new(m20261122_000002_measurements::Migration),
+            Box::new(m20261122_000003_jobs::Migration),
         ]
     }
 }

@@ -5,6 +5,7 @@ mod cache;
 pub mod entities;
 mod files;
 mod groups;
+mod jobs;
 mod measurement_reports;
 mod measurements;
 mod profiles;
@@ -22,6 +23,7 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, Sq
 
 pub use files::NewFile;
 pub use groups::NewGroup;
+pub use jobs::NewJob;
 pub use measurement_reports::{NewMeasurementReport, ReportWithFile};
 pub use measurements::{MeasurementChange, MeasurementRecord};
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};

@@ -9,6 +9,7 @@ mod files;
 mod groups;
 mod health;
 mod helpers;
+mod jobs;
 mod measurement_reports;
 mod measurements;
 mod profiles;

@@ -4,6 +4,7 @@ pub mod access_token;
 pub mod file;
 pub mod file_blob;
 pub mod group;
+pub mod job;
 pub mod measurement;
 pub mod measurement_group;
 pub mod measurement_report;

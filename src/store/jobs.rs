@@ -1,0 +1,152 @@
+//! The job queue: work is enqueued once under a unique key and claimed under a lease. A worker
+//! that dies loses nothing: when its lease runs out the job is claimed again, until it has
+//! been attempted `max_attempts` times.
+
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, Statement, TryInsertResult,
+};
+
+use super::entities::job;
+use super::{Store, StoreResult};
+use crate::domain::id::Id;
+
+/// Work to enqueue.
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub kind: String,
+    /// Enqueuing a second job with the same key does nothing.
+    pub dedupe_key: String,
+    /// JSON text for the job's handler.
+    pub payload: String,
+    /// Not claimed before this instant (epoch ms).
+    pub run_after: i64,
+    pub max_attempts: i32,
+}
+
+/// Claims due jobs: queued ones whose time has come, and running ones whose lease ran out.
+/// PostgreSQL skips rows another transaction is claiming; SQLite runs the statement alone.
+const CLAIM: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, claimed_by = $2, \
+     update_timestamp = $3 WHERE id IN (SELECT id FROM jobs WHERE attempts < max_attempts AND \
+     ((status = 'queued' AND run_after <= $3) OR (status = 'running' AND lease_until < $3)) \
+     ORDER BY run_after, id LIMIT $4";
+
+impl Store {
+    /// Enqueues a job unless one with the same key exists; returns whether it was new.
+    pub async fn enqueue_job(&self, new: NewJob) -> StoreResult<bool> {
+        let now = self.now();
+        let result = job::Entity::insert(job::ActiveModel {
+            id: Set(Id::generate().to_string()),
+            kind: Set(new.kind),
+            dedupe_key: Set(new.dedupe_key),
+            payload: Set(new.payload),
+            status: Set("queued".into()),
+            attempts: Set(0),
+            max_attempts: Set(Ord::max(new.max_attempts, 1)),
+            run_after: Set(new.run_after),
+            lease_until: Set(None),
+            claimed_by: Set(None),
+            last_error: Set(None),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        })
+        .on_conflict_do_nothing_on([job::Column::DedupeKey])
+        .exec(&self.db)
+        .await?;
+        Ok(matches!(result, TryInsertResult::Inserted(_)))
+    }
+
+    /// Claims up to `limit` due jobs for `worker`, leased for `lease_ms`. Jobs whose last lease
+    /// ran out after their final attempt are marked failed first.
+    pub async fn claim_jobs(
+        &self,
+        worker: &str,
+        limit: u64,
+        lease_ms: i64,
+    ) -> StoreResult<Vec<job::Model>> {
+        let now = self.now();
+        job::Entity::update_many()
+            .col_expr(job::Column::Status, Expr::value("failed"))
+            .col_expr(
+                job::Column::LastError,
+                Expr::value("the lease ran out on the last attempt"),
+            )
+            .col_expr(job::Column::UpdateTimestamp, Expr::value(now))
+            .filter(job::Column::Status.eq("running"))
+            .filter(job::Column::LeaseUntil.lt(now))
+            .filter(Expr::col(job::Column::Attempts).gte(Expr::col(job::Column::MaxAttempts)))
+            .exec(&self.db)
+            .await?;
+        let backend = self.db.get_database_backend();
+        let sql = match backend {
+            DbBackend::Postgres => format!("{CLAIM} FOR UPDATE SKIP LOCKED) RETURNING *"),
+            // SQLite numbers parameters as ?N; it has no row locks, and runs one writer at a time.
+            _ => format!("{CLAIM}) RETURNING *").replace('$', "?"),
+        };
+        let values = vec![
+            (now + lease_ms).into(),
+            worker.into(),
+            now.into(),
+            (limit as i64).into(),
+        ];
+        let mut claimed = job::Entity::find()
+            .from_raw_sql(Statement::from_sql_and_values(backend, sql, values))
+            .all(&self.db)
+            .await?;
+        claimed.sort_by(|a, b| (a.run_after, &a.id).cmp(&(b.run_after, &b.id)));
+        Ok(claimed)
+    }
+
+    /// Marks a job done; false when `worker` no longer holds it (its lease ran out and another
+    /// worker claimed it).
+    pub async fn complete_job(&self, id: &str, worker: &str) -> StoreResult<bool> {
+        let result = job::Entity::update_many()
+            .col_expr(job::Column::Status, Expr::value("done"))
+            .col_expr(job::Column::LeaseUntil, Expr::value(Option::<i64>::None))
+            .col_expr(job::Column::UpdateTimestamp, Expr::value(self.now()))
+            .filter(job::Column::Id.eq(id))
+            .filter(job::Column::ClaimedBy.eq(worker))
+            .filter(job::Column::Status.eq("running"))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Records a failed attempt: the job is queued again at `retry_at` while attempts remain,
+    /// and marked failed after the last. False when `worker` no longer holds it.
+    pub async fn fail_job(
+        &self,
+        id: &str,
+        worker: &str,
+        error: &str,
+        retry_at: i64,
+    ) -> StoreResult<bool> {
+        let Some(current) = job::Entity::find_by_id(id.to_owned()).one(&self.db).await? else {
+            return Ok(false);
+        };
+        let exhausted = current.attempts >= current.max_attempts;
+        let result = job::Entity::update_many()
+            .col_expr(
+                job::Column::Status,
+                Expr::value(if exhausted { "failed" } else { "queued" }),
+            )
+            .col_expr(job::Column::RunAfter, Expr::value(retry_at))
+            .col_expr(job::Column::LeaseUntil, Expr::value(Option::<i64>::None))
+            .col_expr(
+                job::Column::LastError,
+                Expr::value(error.chars().take(2000).collect::<String>()),
+            )
+            .col_expr(job::Column::UpdateTimestamp, Expr::value(self.now()))
+            .filter(job::Column::Id.eq(id))
+            .filter(job::Column::ClaimedBy.eq(worker))
+            .filter(job::Column::Status.eq("running"))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// A job by id.
+    pub async fn job(&self, id: &str) -> StoreResult<Option<job::Model>> {
+        Ok(job::Entity::find_by_id(id.to_owned()).one(&self.db).await?)
+    }
+}

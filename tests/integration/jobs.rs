@@ -1,0 +1,149 @@
+//! The job queue that periodic reports will run on: enqueue once, claim under a lease, retry.
+
+use std::collections::HashSet;
+
+use chrono::Duration;
+use tacho::store::NewJob;
+
+use crate::helpers::{TestApp, spawn_app};
+
+fn job(key: &str, run_after: i64, max_attempts: i32) -> NewJob {
+    NewJob {
+        kind: "test".into(),
+        dedupe_key: key.into(),
+        payload: format!("{{\"key\":\"{key}\"}}"),
+        run_after,
+        max_attempts,
+    }
+}
+
+async fn claim_all(app: &TestApp, worker: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    loop {
+        let claimed = app.state.store.claim_jobs(worker, 7, 60_000).await.unwrap();
+        if claimed.is_empty() {
+            return ids;
+        }
+        ids.extend(claimed.into_iter().map(|j| j.id));
+    }
+}
+
+#[tokio::test]
+async fn jobs_are_enqueued_once_and_claimed_by_one_worker_each() {
+    let app = spawn_app().await;
+    let now = app.clock_millis();
+    let store = &app.state.store;
+    assert!(store.enqueue_job(job("a", now, 3)).await.unwrap());
+    assert!(
+        !store.enqueue_job(job("a", now, 3)).await.unwrap(),
+        "the same key enqueues nothing"
+    );
+    for n in 0..59 {
+        store
+            .enqueue_job(job(&format!("k{n}"), now - n, 3))
+            .await
+            .unwrap();
+    }
+    let (first, second, third) = tokio::join!(
+        claim_all(&app, "w1"),
+        claim_all(&app, "w2"),
+        claim_all(&app, "w3")
+    );
+    let all: Vec<&String> = first.iter().chain(&second).chain(&third).collect();
+    let distinct: HashSet<&&String> = all.iter().collect();
+    assert_eq!(all.len(), 60, "every job claimed");
+    assert_eq!(distinct.len(), 60, "no job claimed twice");
+}
+
+#[tokio::test]
+async fn jobs_wait_for_their_time_and_expired_leases_are_retaken() {
+    let app = spawn_app().await;
+    let now = app.clock_millis();
+    let store = &app.state.store;
+    store
+        .enqueue_job(job("later", now + 60_000, 2))
+        .await
+        .unwrap();
+    assert!(
+        store.claim_jobs("w1", 10, 1_000).await.unwrap().is_empty(),
+        "not due yet"
+    );
+    app.clock.advance(Duration::minutes(1));
+    let claimed = store.claim_jobs("w1", 10, 1_000).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].attempts, 1);
+    assert!(
+        store.claim_jobs("w2", 10, 1_000).await.unwrap().is_empty(),
+        "leased to w1"
+    );
+
+    // w1 dies; after its lease another worker takes the job over.
+    app.clock.advance(Duration::seconds(2));
+    let retaken = store.claim_jobs("w2", 10, 1_000).await.unwrap();
+    assert_eq!(retaken.len(), 1);
+    assert_eq!(retaken[0].attempts, 2);
+    assert!(
+        !store.complete_job(&claimed[0].id, "w1").await.unwrap(),
+        "w1 lost its lease"
+    );
+    assert!(store.complete_job(&claimed[0].id, "w2").await.unwrap());
+    assert_eq!(
+        store.job(&claimed[0].id).await.unwrap().unwrap().status,
+        "done"
+    );
+    app.clock.advance(Duration::hours(1));
+    assert!(
+        store.claim_jobs("w3", 10, 1_000).await.unwrap().is_empty(),
+        "done jobs stay done"
+    );
+}
+
+#[tokio::test]
+async fn failures_are_retried_then_the_job_fails() {
+    let app = spawn_app().await;
+    let now = app.clock_millis();
+    let store = &app.state.store;
+    store.enqueue_job(job("flaky", now, 2)).await.unwrap();
+    let first = store.claim_jobs("w", 1, 1_000).await.unwrap().remove(0);
+    assert!(
+        store
+            .fail_job(&first.id, "w", "database busy", now + 5_000)
+            .await
+            .unwrap()
+    );
+    let queued = store.job(&first.id).await.unwrap().unwrap();
+    assert_eq!(
+        (queued.status.as_str(), queued.last_error.as_deref()),
+        ("queued", Some("database busy"))
+    );
+    assert!(
+        store.claim_jobs("w", 1, 1_000).await.unwrap().is_empty(),
+        "retried later, not at once"
+    );
+    app.clock.advance(Duration::seconds(5));
+    let second = store.claim_jobs("w", 1, 1_000).await.unwrap().remove(0);
+    assert_eq!(second.attempts, 2);
+    assert!(
+        store
+            .fail_job(&second.id, "w", "still busy", now + 10_000)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.job(&first.id).await.unwrap().unwrap().status,
+        "failed"
+    );
+
+    // A job whose worker died on its last attempt fails when the lease runs out.
+    store
+        .enqueue_job(job("doomed", app.clock_millis(), 1))
+        .await
+        .unwrap();
+    let doomed = store.claim_jobs("w", 1, 1_000).await.unwrap().remove(0);
+    app.clock.advance(Duration::seconds(2));
+    assert!(store.claim_jobs("w", 1, 1_000).await.unwrap().is_empty());
+    assert_eq!(
+        store.job(&doomed.id).await.unwrap().unwrap().status,
+        "failed"
+    );
+}
