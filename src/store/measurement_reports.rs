@@ -19,8 +19,13 @@ pub struct NewMeasurementReport {
     pub for_measurement_updated_timestamp: i64,
 }
 
-/// A report document with the file it points at.
-pub type ReportWithFile = (measurement_report::Model, Option<file::Model>);
+/// A report document with the file it points at and its measurement's groups.
+#[derive(Debug, Clone)]
+pub struct ReportRecord {
+    pub report: measurement_report::Model,
+    pub file: Option<file::Model>,
+    pub group_ids: Vec<String>,
+}
 
 impl Store {
     /// Records a rendered report document.
@@ -52,11 +57,11 @@ impl Store {
         &self,
         viewer: &Viewer,
         spec: &ListSpec,
-    ) -> StoreResult<(Vec<ReportWithFile>, Option<u64>)> {
+    ) -> StoreResult<(Vec<ReportRecord>, Option<u64>)> {
         let select = measurement_report::Entity::find()
             .filter(viewer.users("measurement_reports", "patient_id"));
         let (reports, total) = self.page(select, spec).await?;
-        Ok((self.with_files(reports).await?, total))
+        Ok((self.report_records(reports).await?, total))
     }
 
     /// The report document `id` if `viewer` may see it.
@@ -64,36 +69,43 @@ impl Store {
         &self,
         viewer: &Viewer,
         id: &str,
-    ) -> StoreResult<ReportWithFile> {
+    ) -> StoreResult<ReportRecord> {
         let report = measurement_report::Entity::find_by_id(id.to_owned())
             .filter(viewer.users("measurement_reports", "patient_id"))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)?;
-        self.with_files(vec![report])
+        self.report_records(vec![report])
             .await?
             .pop()
             .ok_or(StoreError::NotFound)
     }
 
-    async fn with_files(
+    async fn report_records(
         &self,
         reports: Vec<measurement_report::Model>,
-    ) -> StoreResult<Vec<ReportWithFile>> {
+    ) -> StoreResult<Vec<ReportRecord>> {
         use sea_orm::ColumnTrait;
         let ids: Vec<String> = reports.iter().filter_map(|r| r.file_id.clone()).collect();
         let files = file::Entity::find()
             .filter(file::Column::Id.is_in(ids))
             .all(&self.db)
             .await?;
+        let measurement_ids: Vec<String> =
+            reports.iter().map(|r| r.measurement_id.clone()).collect();
+        let groups = self.measurement_group_ids(&measurement_ids).await?;
         Ok(reports
             .into_iter()
-            .map(|r| {
-                let file = files
+            .map(|report| ReportRecord {
+                file: files
                     .iter()
-                    .find(|f| Some(&f.id) == r.file_id.as_ref())
-                    .cloned();
-                (r, file)
+                    .find(|f| Some(&f.id) == report.file_id.as_ref())
+                    .cloned(),
+                group_ids: groups
+                    .get(&report.measurement_id)
+                    .cloned()
+                    .unwrap_or_default(),
+                report,
             })
             .collect())
     }

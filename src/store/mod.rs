@@ -24,7 +24,7 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, Sq
 pub use files::NewFile;
 pub use groups::NewGroup;
 pub use jobs::NewJob;
-pub use measurement_reports::{NewMeasurementReport, ReportWithFile};
+pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{MeasurementChange, MeasurementRecord};
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};

@@ -2,16 +2,13 @@
 
 use reqwest::Method;
 
-use crate::helpers::{World, fixture, spawn_app, spawn_app_with};
+use crate::helpers::{World, spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn pdfs_are_served_with_their_headers_and_etag() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
     let document = app.report(&world.patient, &id, Some("en")).await.body;
     let token = document["data"]["readFileToken"]
         .as_str()
@@ -83,10 +80,7 @@ async fn pdfs_are_served_with_their_headers_and_etag() {
 async fn bad_tokens_are_2605_or_404_and_never_echoed() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
     let token = app.report(&world.patient, &id, None).await.body["data"]["readFileToken"]
         .as_str()
         .unwrap()
@@ -134,10 +128,7 @@ async fn bad_tokens_are_2605_or_404_and_never_echoed() {
 async fn the_database_storage_shares_pdfs_between_instances() {
     let app = spawn_app_with(|s| s.file_storage = tacho::config::FileStorageKind::Database).await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
     let token = app.report(&world.patient, &id, None).await.body["data"]["readFileToken"]
         .as_str()
         .unwrap()

@@ -450,6 +450,14 @@ impl TestApp {
         reply.assert_ok().clone()
     }
 
+    /// Posts the fixture `name` as `user`'s measurement and returns its id.
+    pub async fn measurement_id(&self, user: &TestUser, name: &str) -> String {
+        self.measure(user, fixture(name)).await["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned()
+    }
+
     /// Asks for a report of a measurement.
     pub async fn report(
         &self,

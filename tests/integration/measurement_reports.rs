@@ -83,10 +83,7 @@ async fn a_report_is_rendered_then_found_as_the_latest_document() {
 async fn every_language_prints_its_own_words() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("irregular_af")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "irregular_af").await;
     for (language, title) in TITLES {
         let (document, pdf) = app.report_pdf(&world.patient, &id, Some(language)).await;
         assert_eq!(document["data"]["language"], language);
@@ -121,10 +118,7 @@ async fn every_language_prints_its_own_words() {
 async fn arabic_is_right_to_left_and_chinese_glyphs_are_embedded() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
     let (_, arabic) = app.report_pdf(&world.patient, &id, Some("ar")).await;
     let text = pdf_text(&arabic);
     assert!(text.contains("نظم القلب"), "{text}");
@@ -169,10 +163,7 @@ async fn the_report_shows_the_patients_zone() {
     .await
     .assert_ok();
     // 2026-11-20T23:30:00Z is already the 21st in Tokyo.
-    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
     let (document, pdf) = app.report_pdf(&world.patient, &id, Some("en")).await;
     assert_eq!(document["data"]["timeZone"], "Asia/Tokyo");
     let text = pdf_text(&pdf);
@@ -207,10 +198,7 @@ async fn the_report_shows_the_patients_zone() {
 async fn repeats_reuse_the_pdf_and_changes_make_a_new_one() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("sinus_72")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
     let first = app.report(&world.patient, &id, Some("en")).await.body;
     let again = app.report(&world.patient, &id, Some("en")).await.body;
     assert_ne!(first["id"], again["id"], "each POST makes a document");
@@ -269,10 +257,7 @@ async fn repeats_reuse_the_pdf_and_changes_make_a_new_one() {
 async fn fifty_concurrent_first_requests_render_once() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let id = app.measure(&world.patient, fixture("bradycardia_48")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "bradycardia_48").await;
     let before = app.state.reports.renders();
     let requests = (0..50).map(|_| app.report(&world.patient, &id, Some("nl")));
     let replies = futures_util::future::join_all(requests).await;
@@ -346,10 +331,7 @@ async fn hostile_names_print_as_text() {
     )
     .await
     .assert_ok();
-    let id = app.measure(&world.patient, fixture("ppg_only")).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = app.measurement_id(&world.patient, "ppg_only").await;
     let (_, pdf) = app.report_pdf(&world.patient, &id, None).await;
     // The column is narrow, so the name may wrap: compare without whitespace.
     let text: String = pdf_text(&pdf)

@@ -14,7 +14,7 @@ use crate::domain::account::Language;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
 use crate::startup::AppState;
-use crate::store::ReportWithFile;
+use crate::store::ReportRecord;
 
 impl From<ReportError> for ApiError {
     fn from(err: ReportError) -> Self {
@@ -32,7 +32,13 @@ pub fn file_token(file: &crate::store::entities::file::Model) -> String {
 }
 
 /// A report document as the wire shows it.
-pub fn report_body((report, file): ReportWithFile, group_ids: Vec<String>) -> Value {
+pub fn report_body(
+    ReportRecord {
+        report,
+        file,
+        group_ids,
+    }: ReportRecord,
+) -> Value {
     json!({
         "id": report.id,
         "creatorId": report.creator_id,
@@ -78,12 +84,16 @@ pub async fn create(
         .visible_measurement(&caller.viewer(), &measurement_id)
         .await?;
     let language = Language::or_english(body.language.as_deref());
-    let group_ids = record.group_ids.clone();
     let (report, file) = state
         .reports
         .create_measurement_report(caller.id(), &record, language)
         .await?;
-    Ok(HttpResponse::Ok().json(report_body((report, Some(file)), group_ids)))
+    let group_ids = record.group_ids;
+    Ok(HttpResponse::Ok().json(report_body(ReportRecord {
+        report,
+        file: Some(file),
+        group_ids,
+    })))
 }
 
 /// Report documents visible to the caller, e.g. `?limit(1)&sort(-id)&eq(data.measurementId,<id>)`.
@@ -100,21 +110,7 @@ pub async fn list(
         .store
         .list_measurement_reports(&caller.viewer(), &spec)
         .await?;
-    let measurement_ids: Vec<String> = reports
-        .iter()
-        .map(|(r, _)| r.measurement_id.clone())
-        .collect();
-    let groups = state.store.measurement_group_ids(&measurement_ids).await?;
-    let items: Vec<Value> = reports
-        .into_iter()
-        .map(|item| {
-            let group_ids = groups
-                .get(&item.0.measurement_id)
-                .cloned()
-                .unwrap_or_default();
-            report_body(item, group_ids)
-        })
-        .collect();
+    let items: Vec<Value> = reports.into_iter().map(report_body).collect();
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }
 
@@ -132,13 +128,5 @@ pub async fn get(
         .store
         .visible_measurement_report(&caller.viewer(), &id.to_string())
         .await?;
-    let groups = state
-        .store
-        .measurement_group_ids(std::slice::from_ref(&item.0.measurement_id))
-        .await?;
-    let group_ids = groups
-        .get(&item.0.measurement_id)
-        .cloned()
-        .unwrap_or_default();
-    Ok(HttpResponse::Ok().json(report_body(item, group_ids)))
+    Ok(HttpResponse::Ok().json(report_body(item)))
 }
