@@ -100,8 +100,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve { demo, no_migrate } => serve(settings, demo, !no_migrate).await,
         Command::Migrate => {
-            let store = Store::connect(&settings.database_url, Arc::new(SystemClock)).await?;
-            store.migrate().await.context("migration failed")?;
+            Store::migrate_url(&settings.database_url)
+                .await
+                .context("migration failed")?;
             println!("database is up to date");
             Ok(())
         }
@@ -142,8 +143,8 @@ async fn add_user(settings: Settings, args: AddUser) -> anyhow::Result<()> {
     let last_name = PersonName::parse("last_name", &args.last_name)?;
     let language = Language::parse_field(&args.language)?;
     let time_zone = TimeZone::parse_field(&args.time_zone)?;
+    Store::migrate_url(&settings.database_url).await?;
     let store = Store::connect(&settings.database_url, Arc::new(SystemClock)).await?;
-    store.migrate().await?;
     let password_hash = PasswordHasher::default()
         .hash(password.expose().to_owned())
         .await?;

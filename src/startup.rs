@@ -57,13 +57,15 @@ impl Application {
     /// Connects to the database, migrates it (unless told not to) and binds the listener.
     /// An address with port 0 binds a free port, which tests use.
     pub async fn build(settings: Settings, options: BuildOptions) -> anyhow::Result<Self> {
+        if options.migrate {
+            Store::migrate_url(&settings.database_url)
+                .await
+                .context("database migration failed")?;
+        }
         let store = Store::connect(&settings.database_url, options.clock)
             .await
             .context("cannot connect to the database")?
             .with_cache_ttl(settings.cache_ttl);
-        if options.migrate {
-            store.migrate().await.context("database migration failed")?;
-        }
         let listener = TcpListener::bind(&settings.addr)
             .with_context(|| format!("cannot listen on {}", settings.addr))?;
         let port = listener.local_addr()?.port();

@@ -106,9 +106,20 @@ impl Store {
         self
     }
 
-    /// Brings the schema up to date.
-    pub async fn migrate(&self) -> Result<(), DbErr> {
+    /// Brings the schema up to date (see [`Store::migrate_url`] for why only there).
+    async fn migrate(&self) -> Result<(), DbErr> {
         migration::Migrator::up(&self.db, None).await
+    }
+
+    /// Brings the schema of `url` up to date on a connection pool of its own, closed before
+    /// returning. A serving pool opened afterwards never holds a connection that read the
+    /// schema half-way through the migrations (SQLite prepares statements against the schema
+    /// a connection last read, so such a connection could miss a new unique index).
+    pub async fn migrate_url(url: &str) -> Result<(), DbErr> {
+        let store = Store::connect(url, Arc::new(crate::domain::clock::SystemClock)).await?;
+        let migrated = store.migrate().await;
+        store.db.close().await?;
+        migrated
     }
 
     /// Checks that the database answers.
