@@ -4,12 +4,14 @@
 mod auth;
 mod authorization;
 mod cli;
+mod client;
 mod errors;
 mod files;
 mod groups;
 mod health;
 mod helpers;
 mod jobs;
+mod js_sdk;
 mod measurement_reports;
 mod measurements;
 mod profiles;
