@@ -65,6 +65,11 @@
 
 #![warn(missing_docs)]
 
+/// The README's example, compiled as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctest;
+
 mod client;
 mod enums;
 mod error;
