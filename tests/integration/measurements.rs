@@ -84,6 +84,45 @@ async fn bad_payloads_answer_their_codes() {
     raw.assert_error(400, 22);
 }
 
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[tokio::test]
+async fn gzipped_uploads_are_read_and_limited_by_their_unpacked_size() {
+    // The platform's SDK gzips large documents (`Content-Encoding: gzip`).
+    let app = spawn_app_with(|s| s.max_measurement_bytes = 1_000_000).await;
+    let user = app.user("ann").await;
+    let payload = fixture("sinus_72");
+    let plain = serde_json::to_vec(&payload).unwrap();
+    let send = |body: Vec<u8>| {
+        app.client
+            .post(app.url("/data/v1/measurements/documents"))
+            .bearer_auth(&user.token)
+            .header("Content-Type", "application/json")
+            .header("Content-Encoding", "gzip")
+            .body(body)
+            .send()
+    };
+    let stored = crate::helpers::read(send(gzip(&plain)).await.unwrap()).await;
+    assert_eq!(stored.assert_ok()["data"], payload);
+
+    // Two megabytes of spaces pack into a few kilobytes: the limit holds for the unpacked body.
+    let mut bomb = b"{\"measurement_timestamp\": 1".to_vec();
+    bomb.extend(std::iter::repeat_n(b' ', 2_000_000));
+    bomb.push(b'}');
+    let packed = gzip(&bomb);
+    assert!(packed.len() < 10_000);
+    crate::helpers::read(send(packed).await.unwrap())
+        .await
+        .assert_error(413, 413);
+    let garbage = crate::helpers::read(send(b"not gzip at all".to_vec()).await.unwrap()).await;
+    garbage.assert_error(400, 22);
+}
+
 #[tokio::test]
 async fn measurements_are_queried_with_rql_on_indexed_fields() {
     let app = spawn_app().await;

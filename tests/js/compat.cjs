@@ -97,6 +97,12 @@ async function main() {
     assert.equal(measurement.data.measurement_timestamp, payload.measurement_timestamp);
   });
 
+  await check('data.documents.create with the SDK\'s gzip option (large uploads)', async () => {
+    const gzipped = await exh.data.documents.create('measurements', payload, { gzip: true });
+    assert.equal(gzipped.status, 'analyzed');
+    assert.deepEqual(gzipped.data, payload);
+  });
+
   const tag = 'after coffee & tea, 2 cups';
   await check('data.documents.update changes tags and context', async () => {
     const result = await exh.data.documents.update('measurements', measurement.id, {
@@ -110,7 +116,7 @@ async function main() {
     const rql = rqlBuilder().eq('data.tags', tag).sort('-id').build();
     assert.ok(rql.includes('%2526'), `the SDK double-encodes: ${rql}`);
     const page = await exh.data.documents.find('measurements', { rql });
-    assert.equal(page.page.total, 1);
+    assert.equal(page.page.total, 1, 'only the tagged one of the two');
     assert.equal(page.data[0].id, measurement.id);
     assert.deepEqual(page.data[0].data.tags, [tag]);
     assert.equal(page.data[0].data.context.symptomSeverity, 2);
