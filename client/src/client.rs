@@ -34,7 +34,10 @@ struct Inner {
     base_url: String,
     tokens: Mutex<Tokens>,
     refresh: tokio::sync::Mutex<()>,
+    on_refresh: Mutex<Option<TokenListener>>,
 }
+
+type TokenListener = Arc<dyn Fn(&Tokens) + Send + Sync>;
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,6 +104,7 @@ impl Client {
                 base_url,
                 tokens: Mutex::new(tokens),
                 refresh: tokio::sync::Mutex::new(()),
+                on_refresh: Mutex::new(None),
             }),
         }
     }
@@ -116,6 +120,19 @@ impl Client {
     /// ```
     pub fn tokens(&self) -> Tokens {
         self.inner.tokens.lock().unwrap().clone()
+    }
+
+    /// Calls `listener` with the new tokens after every refresh, so an app can persist them
+    /// the moment the old refresh token stops being valid. Replaces an earlier listener.
+    ///
+    /// ```no_run
+    /// # fn save(_: &str) {}
+    /// # fn run(client: tacho_client::Client) {
+    /// client.on_tokens_refreshed(|tokens| save(&serde_json::to_string(tokens).unwrap()));
+    /// # }
+    /// ```
+    pub fn on_tokens_refreshed(&self, listener: impl Fn(&Tokens) + Send + Sync + 'static) {
+        *self.inner.on_refresh.lock().unwrap() = Some(Arc::new(listener));
     }
 
     /// The id of the signed-in user.
@@ -483,7 +500,11 @@ impl Client {
         }
         let body = json!({"grant_type": "refresh_token", "refresh_token": current.refresh_token});
         let fresh = request_tokens(&self.inner.http, &self.inner.base_url, &body).await?;
-        *self.inner.tokens.lock().unwrap() = fresh;
+        *self.inner.tokens.lock().unwrap() = fresh.clone();
+        let listener = self.inner.on_refresh.lock().unwrap().clone();
+        if let Some(listener) = listener {
+            listener(&fresh);
+        }
         Ok(())
     }
 }

@@ -41,7 +41,8 @@
 //!
 //! The client refreshes the access token 30 seconds before it expires and, once per call,
 //! when the server refuses it as expired (118) or unknown (117). Refresh tokens rotate: read
-//! the latest ones with [`Client::tokens`] and persist them; [`Client::with_tokens`] resumes.
+//! the latest ones with [`Client::tokens`] (or be told with [`Client::on_tokens_refreshed`]) and
+//! persist them; [`Client::with_tokens`] resumes.
 //!
 //! ## Errors
 //!

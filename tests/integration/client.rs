@@ -37,11 +37,19 @@ async fn tokens_are_refreshed_before_expiry_and_when_refused() {
 
     // The server says 118 (expired): eight concurrent calls share one refresh. Had two of
     // them spent the same refresh token, the server would have revoked the whole login.
+    let persisted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let store = persisted.clone();
+    client.on_tokens_refreshed(move |tokens| store.lock().unwrap().push(tokens.clone()));
     app.clock.advance(chrono::Duration::seconds(3601));
     let calls = join_all((0..8).map(|_| client.me())).await;
     assert!(calls.iter().all(Result::is_ok), "{calls:?}");
     let third = client.tokens();
     assert_ne!(third.access_token, second.access_token);
+    assert_eq!(
+        *persisted.lock().unwrap(),
+        vec![third.clone()],
+        "one refresh, announced"
+    );
     app.get("/users/v1/me", &second.access_token)
         .await
         .assert_error(401, 118);
