@@ -13,5 +13,6 @@ mod jobs;
 mod measurement_reports;
 mod measurements;
 mod profiles;
+mod reports;
 mod rql;
 mod users;
