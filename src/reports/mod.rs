@@ -5,9 +5,9 @@
 //! concurrent first requests share one render (single-flight in the process, and a unique
 //! `cache_key` row across processes).
 
+pub mod common;
 pub mod format;
 pub mod measurement;
-pub mod patient;
 pub mod periodic;
 
 use std::collections::HashMap;
