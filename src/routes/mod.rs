@@ -12,7 +12,9 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use api::error::ApiError;
 use api::extract::BodyLimit;
-use api::{auth, files, groups, health, measurement_reports, measurements, profiles, users};
+use api::{
+    auth, files, groups, health, measurement_reports, measurements, profiles, reports, users,
+};
 
 /// Every route of the service. Measurement uploads get their own, larger body limit.
 pub fn configure(cfg: &mut web::ServiceConfig, measurement_limit: BodyLimit) {
@@ -94,6 +96,13 @@ pub fn configure(cfg: &mut web::ServiceConfig, measurement_limit: BodyLimit) {
         "/data/v1/measurement-reports/documents/{id}",
         web::get().to(measurement_reports::get),
     )
+    .route("/reports/v1", web::get().to(reports::list))
+    .route("/reports/v1", web::post().to(reports::create))
+    .route("/reports/v1/", web::get().to(reports::list))
+    .route("/reports/v1/", web::post().to(reports::create))
+    .route("/reports/v1/{id}", web::get().to(reports::get))
+    .route("/reports/v1/{id}/pdf", web::get().to(reports::pdf))
+    .route("/reports/v1/{id}/pdf/", web::get().to(reports::pdf))
     .route("/files/v1/{token}/file", web::get().to(files::download))
     .route("/files/v1/{token}/file", web::head().to(files::download))
     .route("/files/v1/{token}/details", web::get().to(files::details))

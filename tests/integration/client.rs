@@ -1,11 +1,14 @@
-//! The Rust client SDK (`client/`) against the real server: tokens, errors, report links.
+//! The Rust client SDK (`client/`) against the real server: tokens, errors, report links,
+//! periodic reports.
 
 use chrono::Utc;
 use futures_util::future::join_all;
 use serde_json::json;
 use tacho_client::{Client, Error, MeasurementUpdate, Tokens, codes};
 
-use crate::helpers::{PASSWORD, World, assert_refused, pdf_text, spawn_app, spawn_app_with};
+use crate::helpers::{
+    PASSWORD, World, assert_refused, fixture, pdf_text, spawn_app, spawn_app_with,
+};
 
 #[tokio::test]
 async fn tokens_are_refreshed_before_expiry_and_when_refused() {
@@ -224,6 +227,84 @@ async fn the_report_url_is_made_when_needed_and_reused_while_current() {
         patient.get_measurement_report_url(&failed).await,
         400,
         codes::ILLEGAL_STATE,
+    );
+}
+
+#[tokio::test]
+async fn periodic_reports_page_newest_first_and_render_for_the_user() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let patient = &world.patient.client;
+    let measurement = app.measure(&world.patient, fixture("sinus_72")).await;
+    let at = measurement.data["measurement_timestamp"].as_i64().unwrap();
+    let day = 24 * 3600 * 1000;
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        let body = json!({"user_id": world.patient.id, "period_start_timestamp": at - day, "period_end_timestamp": at + day});
+        let reply = app.post("/reports/v1", &world.staff_a.token, body).await;
+        made.push(reply.assert_ok()["id"].as_str().unwrap().to_owned());
+        app.clock.advance(chrono::Duration::minutes(1));
+    }
+    let body = json!({"user_id": world.patient_b.id});
+    app.post("/reports/v1", &world.staff_b.token, body)
+        .await
+        .assert_ok();
+
+    let ids = |page: &tacho_client::Page<tacho_client::PeriodicReport>| -> Vec<String> {
+        page.items.iter().map(|r| r.id.clone()).collect()
+    };
+    let first = patient.get_periodic_reports_by(2).await.unwrap();
+    assert_eq!(first.total, 3, "only the user's own");
+    assert_eq!(
+        ids(&first),
+        vec![made[2].clone(), made[1].clone()],
+        "newest first"
+    );
+    assert!(first.has_next() && !first.has_previous());
+    assert!(first.previous().await.unwrap().is_none());
+    let latest = &first.items[0];
+    assert_eq!(latest.user_id, world.patient.id);
+    assert_eq!(latest.trigger, tacho_client::Trigger::Manual);
+    assert_eq!(latest.data.measurements.len(), 1);
+    assert_eq!(latest.data.measurements[0].id, measurement.id);
+    let second = first.next().await.unwrap().expect("a second page");
+    assert_eq!(ids(&second), vec![made[0].clone()]);
+    assert!(second.next().await.unwrap().is_none());
+    let back = second
+        .previous()
+        .await
+        .unwrap()
+        .expect("the first page again");
+    assert_eq!(ids(&back), ids(&first));
+    let all = patient.get_periodic_reports().await.unwrap();
+    assert_eq!(all.items.len(), 3);
+
+    // The PDF follows the signed-in user's language and zone.
+    let english = pdf_text(&patient.get_periodic_report_pdf(&made[2]).await.unwrap());
+    assert!(
+        english.contains("Periodic heart rhythm report"),
+        "{english}"
+    );
+    assert!(english.contains("Europe/Brussels"), "{english}");
+    let path = format!("/users/v1/{}", world.patient.id);
+    app.put(
+        &path,
+        &world.patient.token,
+        json!({"language": "NL", "time_zone": "Asia/Tokyo"}),
+    )
+    .await
+    .assert_ok();
+    let dutch = pdf_text(&patient.get_periodic_report_pdf(&made[2]).await.unwrap());
+    assert!(
+        dutch.contains("hartritme") && dutch.contains("Asia/Tokyo"),
+        "{dutch}"
+    );
+    assert!(!dutch.contains("Periodic heart rhythm report"));
+    let theirs = world.patient_b.client.get_periodic_reports().await.unwrap();
+    assert_refused(
+        patient.get_periodic_report_pdf(&theirs.items[0].id).await,
+        404,
+        codes::RESOURCE_UNKNOWN,
     );
 }
 

@@ -15,5 +15,6 @@ mod js_sdk;
 mod measurement_reports;
 mod measurements;
 mod profiles;
+mod reports;
 mod rql;
 mod users;

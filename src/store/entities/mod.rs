@@ -13,5 +13,6 @@ pub mod measurement_user;
 pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;
+pub mod report;
 pub mod staff_enlistment;
 pub mod user;
