@@ -534,6 +534,9 @@ fn is_current(
 fn default_http() -> reqwest::Client {
     reqwest::Client::builder()
         .user_agent(concat!("tacho-client/", env!("CARGO_PKG_VERSION")))
+        // Tacho closes idle connections after 5 s; reusing one it is closing fails the request
+        // (IncompleteMessage), so idle connections are dropped before that.
+        .pool_idle_timeout(std::time::Duration::from_secs(3))
         .build()
         .expect("the default HTTP client builds")
 }

@@ -120,6 +120,9 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        // Below the server's 5 s keep-alive: a connection the server is closing is never reused
+        // (that race answers IncompleteMessage when this client idles while the SDK works).
+        .pool_idle_timeout(std::time::Duration::from_secs(3))
         .build()
         .unwrap();
     TestApp {
