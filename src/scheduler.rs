@@ -158,9 +158,17 @@ impl Scheduler {
     /// `progress` after every job with the running summary.
     pub async fn run_due(
         &self,
-        mut progress: impl FnMut(&RunSummary),
+        progress: impl FnMut(&RunSummary),
     ) -> Result<RunSummary, StoreError> {
         self.enqueue_due().await?;
+        self.work(progress).await
+    }
+
+    /// Works the queue until nothing is left to claim, calling `progress` after every job.
+    pub async fn work(
+        &self,
+        mut progress: impl FnMut(&RunSummary),
+    ) -> Result<RunSummary, StoreError> {
         let mut summary = RunSummary::default();
         let lease_ms = self.options.lease.as_millis() as i64;
         loop {
