@@ -54,6 +54,8 @@ with open(out, "w") as f:
 PY
 if [ -n "${TACHO_DATABASE_URL:-}" ]; then
   psql -q "$TACHO_DATABASE_URL" -f "$work/seed.sql"
+  # A bulk load leaves the planner without statistics until autovacuum runs.
+  psql -q "$TACHO_DATABASE_URL" -c ANALYZE
 else
   sqlite3 "$work/tacho.db" < "$work/seed.sql"
 fi
