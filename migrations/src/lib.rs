@@ -9,6 +9,8 @@ mod columns;
 mod m20261122_000001_accounts;
 mod m20261122_000002_measurements;
 mod m20261122_000003_jobs;
+mod m20261122_000010_sessions;
+mod m20261122_000011_audit;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -20,6 +22,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000001_accounts::Migration),
             Box::new(m20261122_000002_measurements::Migration),
             Box::new(m20261122_000003_jobs::Migration),
+            Box::new(m20261122_000010_sessions::Migration),
+            Box::new(m20261122_000011_audit::Migration),
         ]
     }
 }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod authorization;
+mod browser;
 mod cli;
 mod errors;
 mod files;
@@ -12,6 +13,7 @@ mod helpers;
 mod jobs;
 mod measurement_reports;
 mod measurements;
+mod portal;
 mod profiles;
 mod rql;
 mod users;

@@ -1,6 +1,7 @@
 //! sea-orm entities, one module per table. Only the store uses them.
 
 pub mod access_token;
+pub mod audit_event;
 pub mod file;
 pub mod file_blob;
 pub mod group;
@@ -13,5 +14,7 @@ pub mod measurement_user;
 pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;
+pub mod secret;
+pub mod session;
 pub mod staff_enlistment;
 pub mod user;
