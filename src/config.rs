@@ -60,6 +60,12 @@ pub struct Settings {
     pub redis_url: Option<String>,
     /// `TACHO_SESSION_TTL`: how long a portal session lasts after login, in seconds; default 12 hours.
     pub session_ttl: Duration,
+    /// `TACHO_SCHEDULER_TICK`: seconds between scheduler ticks in `serve` (periodic reports);
+    /// `0` turns the scheduler off in this process; default 60.
+    pub scheduler_tick: Option<Duration>,
+    /// `TACHO_JOB_LEASE`: seconds a worker holds a claimed job before another may take it;
+    /// default 300.
+    pub job_lease: Duration,
 }
 
 impl Settings {
@@ -155,7 +161,19 @@ impl Settings {
             Some("database") => FileStorageKind::Database,
             Some(other) => bail!("TACHO_FILE_STORAGE must be `local` or `database`, not `{other}`"),
         };
+        let scheduler_tick = match get("TACHO_SCHEDULER_TICK") {
+            Some(v) => {
+                let secs: u64 = v
+                    .trim()
+                    .parse()
+                    .context("TACHO_SCHEDULER_TICK must be a number of seconds")?;
+                (secs > 0).then(|| Duration::from_secs(secs))
+            }
+            None => Some(Duration::from_secs(60)),
+        };
         Ok(Settings {
+            scheduler_tick,
+            job_lease: seconds("TACHO_JOB_LEASE", 300)?,
             max_measurement_bytes,
             file_storage,
             cache_ttl,
@@ -188,6 +206,8 @@ mod tests {
         assert_eq!(s.database_url, "sqlite://./data/tacho.db?mode=rwc");
         assert_eq!(s.access_token_ttl, Duration::from_secs(3600));
         assert_eq!(s.log_format, LogFormat::Pretty);
+        assert_eq!(s.scheduler_tick, Some(Duration::from_secs(60)));
+        assert_eq!(s.job_lease, Duration::from_secs(300));
     }
 
     #[test]
@@ -210,6 +230,11 @@ mod tests {
         );
         assert!(
             Settings::from_lookup(|k| (k == "TACHO_LOG_FORMAT").then(|| "xml".into())).is_err()
+        );
+        let off = Settings::from_lookup(|k| (k == "TACHO_SCHEDULER_TICK").then(|| "0".into()));
+        assert_eq!(off.unwrap().scheduler_tick, None);
+        assert!(
+            Settings::from_lookup(|k| (k == "TACHO_SCHEDULER_TICK").then(|| "-1".into())).is_err()
         );
     }
 }

@@ -14,6 +14,7 @@ pub mod i18n;
 pub mod pdf;
 pub mod reports;
 pub mod routes;
+pub mod scheduler;
 pub mod startup;
 pub mod storage;
 pub mod store;

@@ -19,6 +19,7 @@ use crate::reports::Reports;
 use crate::routes;
 use crate::routes::api::extract::BodyLimit;
 use crate::routes::web::session::{self, PortalSessions};
+use crate::scheduler::{Scheduler, SchedulerOptions};
 use crate::storage::{DatabaseStorage, FileStorage, LocalStorage};
 use crate::store::Store;
 
@@ -57,6 +58,8 @@ pub struct Application {
     port: u16,
     server: Server,
     state: web::Data<AppState>,
+    /// The periodic-report scheduler and its tick, unless turned off.
+    scheduler: Option<(Scheduler, std::time::Duration)>,
 }
 
 impl Application {
@@ -89,6 +92,13 @@ impl Application {
         let reports = Reports::new(store.clone(), storage, shared_engine());
         let sessions = PortalSessions::connect(&settings, &store).await?;
         let cookie_key = session::cookie_key(&store).await?;
+        let scheduler = settings.scheduler_tick.map(|tick| {
+            let options = SchedulerOptions {
+                lease: settings.job_lease,
+                ..SchedulerOptions::default()
+            };
+            (Scheduler::new(store.clone(), options), tick)
+        });
         let state = web::Data::new(AppState {
             reports,
             store,
@@ -103,6 +113,7 @@ impl Application {
             port,
             server,
             state,
+            scheduler,
         })
     }
 
@@ -121,9 +132,16 @@ impl Application {
         self.server.handle()
     }
 
-    /// Serves until the process is asked to stop.
+    /// Serves (and ticks the scheduler) until the process is asked to stop.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let ticking = self
+            .scheduler
+            .map(|(scheduler, every)| tokio::spawn(scheduler.run_forever(every)));
+        let served = self.server.await;
+        if let Some(task) = ticking {
+            task.abort();
+        }
+        served
     }
 }
 

@@ -330,6 +330,73 @@ impl MeasurementUpdate {
     }
 }
 
+/// The few fields of a measurement that periodic reports list, read from its payload once
+/// when it is stored or changed, so that reports over many measurements never parse payloads.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Summary {
+    /// The physician's conclusion (`data.review.label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Symptoms reported with the measurement (`data.context.symptoms`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symptoms: Vec<String>,
+    /// `good`, `fair` or `poor`.
+    pub quality: String,
+}
+
+impl Summary {
+    /// Reads the summary of a payload; `has_heart_rate` tells whether the analysis gave one.
+    pub fn of(data: &Map<String, Value>, has_heart_rate: bool) -> Self {
+        let label = data
+            .get("review")
+            .and_then(|r| r.get("label"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned);
+        let symptoms = data
+            .get("context")
+            .and_then(|c| c.get("symptoms"))
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Summary {
+            label,
+            symptoms,
+            quality: signal_quality(data, has_heart_rate).to_owned(),
+        }
+    }
+}
+
+/// Good with a heart rate and a still phone; fair when the phone moved; poor without a result.
+pub fn signal_quality(data: &Map<String, Value>, has_heart_rate: bool) -> &'static str {
+    if !has_heart_rate {
+        return "poor";
+    }
+    let axis = |name: &str| -> Vec<f64> {
+        data.get("acc")
+            .and_then(|a| a.get(name))
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let (x, y, z) = (axis("x"), axis("y"), axis("z"));
+    let n = x.len().min(y.len()).min(z.len());
+    if n < 2 {
+        return "good";
+    }
+    let magnitudes: Vec<f64> = (0..n)
+        .map(|i| (x[i] * x[i] + y[i] * y[i] + z[i] * z[i]).sqrt())
+        .collect();
+    let mean = magnitudes.iter().sum::<f64>() / n as f64;
+    let deviation = (magnitudes.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+    if deviation > 0.05 { "fair" } else { "good" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! Days are the patient's local calendar days, so a week across a daylight-saving change is
 //! still seven days (of 167 or 169 hours).
 
-use chrono::{DateTime, Days, TimeZone, Utc};
+use chrono::{DateTime, Days, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 
 /// Why a periodic report is made.
@@ -51,6 +51,32 @@ pub struct Period {
     pub end: i64,
 }
 
+/// The longest period a manual report may cover, in days.
+pub const MAX_MANUAL_DAYS: i64 = 366;
+const DAY_MS: i64 = 86_400_000;
+
+/// Checks the period of a manual report: `[start, end)` in epoch ms, after 1970, at most
+/// [`MAX_MANUAL_DAYS`] long. The error names the rule broken.
+pub fn check_manual_period(start: i64, end: i64) -> Result<(), String> {
+    if start < 0 {
+        return Err("period_start_timestamp must be epoch milliseconds after 1970".into());
+    }
+    if end <= start {
+        return Err("period_end_timestamp must be after period_start_timestamp".into());
+    }
+    if end - start > MAX_MANUAL_DAYS * DAY_MS {
+        return Err(format!("a report covers at most {MAX_MANUAL_DAYS} days"));
+    }
+    Ok(())
+}
+
+/// The period of a manual report with defaults: it ends at `end` or now, and starts at
+/// `start` or seven days before its end.
+pub fn manual_period(start: Option<i64>, end: Option<i64>, now: i64) -> (i64, i64) {
+    let end = end.unwrap_or(now);
+    (start.unwrap_or(end - 7 * DAY_MS), end)
+}
+
 /// The instant `days` local calendar days after `start`, at the same local time of day. A
 /// local time that does not exist (skipped by a DST change) moves to the next one that does.
 fn local_days_after(start: DateTime<Tz>, days: u64) -> Option<DateTime<Utc>> {
@@ -68,11 +94,21 @@ fn local_days_after(start: DateTime<Tz>, days: u64) -> Option<DateTime<Utc>> {
 /// Every period of a prescription from `start` to `end` (epoch ms) that has ended by `now`:
 /// each complete 7-day and 30-day period, and the whole prescription once it has ended.
 /// Periods are in the order they end.
+///
+/// A prescription's end is an instant, usually a whole number of 24-hour days after its start.
+/// When a daylight-saving change falls inside it, its last local day is an hour short or long;
+/// a period that would end after the prescription by no more than that change ends with the
+/// prescription instead, so a 30-day prescription across October still has its 30-day report.
 pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
-    let Some(start_local) = zone.timestamp_millis_opt(start).single() else {
+    let (Some(start_local), Some(end_local)) = (
+        zone.timestamp_millis_opt(start).single(),
+        zone.timestamp_millis_opt(end).single(),
+    ) else {
         return Vec::new();
     };
-    let until = end.min(now);
+    let offset = |t: DateTime<Tz>| i64::from(t.offset().fix().local_minus_utc()) * 1000;
+    let shift = (offset(end_local) - offset(start_local)).abs();
+    let ended = end <= now && end > start;
     let mut periods = Vec::new();
     for (trigger, length) in [
         (Trigger::PeriodDaysPassed7, 7u64),
@@ -85,8 +121,11 @@ pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
             ) else {
                 break;
             };
-            let (from, to) = (from.timestamp_millis(), to.timestamp_millis());
-            if to > until {
+            let (from, mut to) = (from.timestamp_millis(), to.timestamp_millis());
+            if to > end && to - end <= shift && from < end {
+                to = end;
+            }
+            if to > end.min(now) {
                 break;
             }
             periods.push(Period {
@@ -94,9 +133,12 @@ pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
                 start: from,
                 end: to,
             });
+            if to == end {
+                break;
+            }
         }
     }
-    if end <= now && end > start {
+    if ended {
         periods.push(Period {
             trigger: Trigger::PrescriptionEnded,
             start,
@@ -197,6 +239,49 @@ mod tests {
             week.end - week.start,
             7 * DAY - 3_600_000,
             "a 167-hour week"
+        );
+    }
+
+    #[test]
+    fn manual_periods_default_to_the_last_week_and_are_bounded() {
+        assert_eq!(manual_period(None, None, 10 * DAY), (3 * DAY, 10 * DAY));
+        assert_eq!(manual_period(Some(DAY), None, 10 * DAY), (DAY, 10 * DAY));
+        assert!(check_manual_period(0, DAY).is_ok());
+        assert!(check_manual_period(DAY, DAY).is_err());
+        assert!(check_manual_period(-1, DAY).is_err());
+        assert!(check_manual_period(0, 366 * DAY).is_ok());
+        assert!(check_manual_period(0, 367 * DAY).is_err());
+    }
+
+    #[test]
+    fn a_prescription_across_a_dst_change_keeps_its_last_period() {
+        let zone: Tz = "Europe/Brussels".parse().unwrap();
+        // 30 days of 24 hours from 22 October: the last local day has 25 hours.
+        let start = at(zone, 2026, 10, 22, 9);
+        let end = start + 30 * DAY;
+        let periods = due_periods(start, end, end + DAY, zone);
+        let count = |t| periods.iter().filter(|p| p.trigger == t).count();
+        assert_eq!(count(Trigger::PeriodDaysPassed7), 4);
+        assert_eq!(count(Trigger::PeriodDaysPassed30), 1);
+        assert_eq!(count(Trigger::PrescriptionEnded), 1);
+        let monthly = periods
+            .iter()
+            .find(|p| p.trigger == Trigger::PeriodDaysPassed30)
+            .unwrap();
+        assert_eq!((monthly.start, monthly.end), (start, end));
+        // Before the end, the shortened month is not due yet.
+        assert!(
+            due_periods(start, end, end - 1, zone)
+                .iter()
+                .all(|p| p.trigger == Trigger::PeriodDaysPassed7)
+        );
+        // A prescription 60 days long has two months, the second ending with it.
+        let long = due_periods(start, start + 60 * DAY, start + 61 * DAY, zone);
+        assert_eq!(
+            long.iter()
+                .filter(|p| p.trigger == Trigger::PeriodDaysPassed30)
+                .count(),
+            2
         );
     }
 

@@ -37,23 +37,34 @@ pub enum Template {
     /// The report of a single measurement: patient, result, review, tachogram
     /// or pulse signal, risk factors.
     Measurement,
+    /// The report of a period: counts per result, heart-rate statistics and
+    /// chart, time of day, symptoms, signal quality and every measurement.
+    Periodic,
 }
+
+/// Modules every template may import: `(path, source)`.
+const MODULES: [(&str, &str); 1] = [(
+    "/common.typ",
+    include_str!("../../templates/pdf/common.typ"),
+)];
 
 impl Template {
     /// Every template, in the order their sources enter [`revision`].
-    const ALL: [Template; 1] = [Template::Measurement];
+    const ALL: [Template; 2] = [Template::Measurement, Template::Periodic];
 
     /// The template's path inside the virtual project, which is also the name
     /// typst diagnostics refer to.
     fn path(self) -> &'static str {
         match self {
             Template::Measurement => "/measurement.typ",
+            Template::Periodic => "/periodic.typ",
         }
     }
 
     fn text(self) -> &'static str {
         match self {
             Template::Measurement => include_str!("../../templates/pdf/measurement.typ"),
+            Template::Periodic => include_str!("../../templates/pdf/periodic.typ"),
         }
     }
 }
@@ -92,6 +103,7 @@ pub struct Engine {
     shared: Shared,
     /// Parsed once, so each render only clones a reference-counted tree.
     sources: Vec<(Template, Source)>,
+    modules: Vec<Source>,
 }
 
 impl Engine {
@@ -107,7 +119,12 @@ impl Engine {
                 (template, Source::new(id, template.text().to_owned()))
             })
             .collect();
+        let modules = MODULES
+            .iter()
+            .map(|(path, text)| Source::new(world::project_file(path), (*text).to_owned()))
+            .collect();
         Engine {
+            modules,
             shared: Shared {
                 library: LazyHash::new(Library::default()),
                 book: LazyHash::new(book),
@@ -160,7 +177,7 @@ impl Engine {
                 };
             }
         };
-        let world = RenderWorld::new(&self.shared, main, data, meta.timestamp);
+        let world = RenderWorld::new(&self.shared, main, &self.modules, data, meta.timestamp);
         let Warned { output, warnings } = typst::compile::<PagedDocument>(&world);
         let output = output
             .map(|mut document| {
@@ -191,14 +208,15 @@ impl fmt::Debug for Engine {
     }
 }
 
-/// The template revision: hex SHA-256 over every template's path and source.
+/// The template revision: hex SHA-256 over every template's and module's path and source.
 /// Part of report cache keys, so a changed template invalidates old PDFs.
 pub fn revision() -> &'static str {
     static REVISION: LazyLock<String> = LazyLock::new(|| {
         let mut hasher = Sha256::new();
-        for template in Template::ALL {
+        let templates = Template::ALL.map(|t| (t.path(), t.text()));
+        for (path, text) in templates.iter().chain(MODULES.iter()) {
             // Length prefixes keep the concatenation unambiguous.
-            for part in [template.path(), template.text()] {
+            for part in [path, text] {
                 hasher.update((part.len() as u64).to_le_bytes());
                 hasher.update(part.as_bytes());
             }

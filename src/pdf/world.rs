@@ -39,6 +39,8 @@ pub(crate) struct Shared {
 pub(crate) struct RenderWorld<'a> {
     shared: &'a Shared,
     main: Source,
+    /// Modules the template may import.
+    modules: &'a [Source],
     data: Bytes,
     now: DateTime<Utc>,
 }
@@ -46,10 +48,17 @@ pub(crate) struct RenderWorld<'a> {
 impl<'a> RenderWorld<'a> {
     /// `main` is the template, `data` the serialised JSON behind
     /// `/data.json`, and `now` the instant `datetime.today()` answers from.
-    pub(crate) fn new(shared: &'a Shared, main: Source, data: Vec<u8>, now: DateTime<Utc>) -> Self {
+    pub(crate) fn new(
+        shared: &'a Shared,
+        main: Source,
+        modules: &'a [Source],
+        data: Vec<u8>,
+        now: DateTime<Utc>,
+    ) -> Self {
         Self {
             shared,
             main,
+            modules,
             data: Bytes::new(data),
             now,
         }
@@ -74,6 +83,8 @@ impl World for RenderWorld<'_> {
             Ok(self.main.clone())
         } else if id == *DATA_ID {
             Err(FileError::NotSource)
+        } else if let Some(module) = self.modules.iter().find(|m| m.id() == id) {
+            Ok(module.clone())
         } else {
             Err(not_found(id))
         }
@@ -84,6 +95,8 @@ impl World for RenderWorld<'_> {
             Ok(self.data.clone())
         } else if id == self.main.id() {
             Ok(Bytes::from_string(self.main.text().to_owned()))
+        } else if let Some(module) = self.modules.iter().find(|m| m.id() == id) {
+            Ok(Bytes::from_string(module.text().to_owned()))
         } else {
             Err(not_found(id))
         }
@@ -134,7 +147,7 @@ mod tests {
         let now = DateTime::parse_from_rfc3339("2026-11-22T23:30:00Z")
             .unwrap()
             .with_timezone(&Utc);
-        RenderWorld::new(shared, main, b"{}".to_vec(), now)
+        RenderWorld::new(shared, main, &[], b"{}".to_vec(), now)
     }
 
     #[test]

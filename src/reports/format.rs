@@ -49,6 +49,17 @@ pub fn long_date(language: Language, instant: DateTime<Tz>) -> String {
     }
 }
 
+/// A day and month in figures for chart ticks, e.g. `14.03` (de), `03-14` (zh).
+pub fn day_month(language: Language, date: NaiveDate) -> String {
+    let pattern = match language {
+        Language::De => "%d.%m",
+        Language::Nl => "%d-%m",
+        Language::Zh => "%m-%d",
+        _ => "%d/%m",
+    };
+    date.format(pattern).to_string()
+}
+
 /// A time of day, 24-hour clock.
 pub fn time(instant: DateTime<Tz>) -> String {
     instant.format("%H:%M").to_string()
@@ -92,6 +103,8 @@ mod tests {
         assert_eq!(short_date(Language::De, date), "14.03.1958");
         assert_eq!(short_date(Language::Zh, date), "1958-03-14");
         assert_eq!(short_date(Language::Fr, date), "14/03/1958");
+        assert_eq!(day_month(Language::De, date), "14.03");
+        assert_eq!(day_month(Language::Zh, date), "03-14");
         let instant = chrono_tz::Asia::Tokyo
             .timestamp_millis_opt(1_795_217_400_000)
             .unwrap();

@@ -2,29 +2,20 @@
 //! formatted in the patient's time zone. The template only lays it out, so the hash of this
 //! data (with the template revision) identifies the PDF exactly.
 
-use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
 use super::format;
+use super::patient::{
+    INDICATORS, QUALITY_COLOURS, colour, indicator, patient_block, risk_block, string_list,
+    translated_or_raw,
+};
 use crate::domain::account::Language;
+use crate::domain::measurement::signal_quality;
 use crate::i18n::Translator;
 use crate::store::entities::{measurement, profile, user};
 
-/// Result classes that have a translation and a colour.
-const INDICATORS: [(&str, &str); 6] = [
-    ("normal", "#2e7d32"),
-    ("irregular", "#c62828"),
-    ("tachycardia", "#ef6c00"),
-    ("bradycardia", "#ef6c00"),
-    ("poor_signal", "#757575"),
-    ("unknown", "#757575"),
-];
-const QUALITY_COLOURS: [(&str, &str); 3] = [
-    ("good", "#2e7d32"),
-    ("fair", "#ef6c00"),
-    ("poor", "#c62828"),
-];
 /// Messages the measurement template prints.
 const LABELS: [&str; 40] = [
     "brand",
@@ -84,31 +75,6 @@ pub struct ReportData {
     pub as_of: DateTime<Utc>,
 }
 
-fn translated_or_raw(tr: &Translator, prefix: &str, value: &str) -> String {
-    tr.try_text(&format!("{prefix}-{value}"))
-        .unwrap_or_else(|| value.to_owned())
-}
-
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn colour(table: &[(&str, &'static str)], key: &str) -> &'static str {
-    table
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, c)| *c)
-        .unwrap_or("#757575")
-}
-
 /// Builds the data of a single-measurement report.
 pub fn build(input: &MeasurementReportInput) -> ReportData {
     let tr = Translator::new(input.language);
@@ -161,35 +127,15 @@ pub fn build(input: &MeasurementReportInput) -> ReportData {
         .into(),
     );
 
-    let birthday = profile
-        .get("birthday")
-        .and_then(Value::as_str)
-        .and_then(|b| NaiveDate::parse_from_str(b, "%Y-%m-%d").ok());
-    let age = birthday.map(|born| {
-        let on = measured.date_naive();
-        let mut years = on.year() - born.year();
-        if (on.month(), on.day()) < (born.month(), born.day()) {
-            years -= 1;
-        }
-        tr.text_with("age-years", &[("years", years.max(0).to_string())])
-    });
-    let patient = json!({
-        "name": format!("{} {}", input.patient.first_name, input.patient.last_name),
-        "birthday": birthday.map(|b| format::short_date(input.language, b)),
-        "age": age,
-        "gender": profile.get("gender").and_then(Value::as_i64).map(|g| translated_or_raw(&tr, "gender", &g.to_string())),
-        "physician": profile.get("physician").and_then(Value::as_str),
-    });
+    let patient = patient_block(
+        &tr,
+        input.language,
+        input.patient,
+        &profile,
+        measured.date_naive(),
+    );
 
-    let indicator_key = m
-        .indicator
-        .as_deref()
-        .filter(|i| INDICATORS.iter().any(|(k, _)| k == i))
-        .unwrap_or("unknown");
-    let indicator_label = match m.indicator.as_deref() {
-        Some(raw) if indicator_key == "unknown" => raw.to_owned(),
-        _ => tr.text(&format!("indicator-{indicator_key}")),
-    };
+    let (indicator_key, indicator_label) = indicator(&tr, m.indicator.as_deref());
     let context = data
         .get("context")
         .and_then(Value::as_object)
@@ -233,13 +179,7 @@ pub fn build(input: &MeasurementReportInput) -> ReportData {
         "quality": {"key": quality, "label": tr.text(&format!("quality-{quality}")), "color": colour(&QUALITY_COLOURS, quality)},
     });
 
-    let risk = json!({
-        "comorbidities": string_list(profile.get("comorbidities")).iter().map(|c| translated_or_raw(&tr, "comorbidity", c)).collect::<Vec<_>>(),
-        "smoker": profile.get("smoker").and_then(Value::as_bool).map(|s| tr.text(if s { "yes" } else { "no" })),
-        "activity": profile.get("activity").and_then(Value::as_str).map(|a| translated_or_raw(&tr, "activity", a)),
-        "weight": profile.get("weight").and_then(Value::as_f64).map(|w| format!("{} {}", format::decimal(input.language, w, 1), tr.text("kg"))),
-        "length": profile.get("length").and_then(Value::as_f64).map(|l| format!("{} {}", format::decimal(input.language, l, 1), tr.text("cm"))),
-    });
+    let risk = risk_block(&tr, input.language, &profile);
 
     let data = json!({
         // The measurement's version: any update makes a new PDF, even of fields not printed.
@@ -253,31 +193,6 @@ pub fn build(input: &MeasurementReportInput) -> ReportData {
         "risk": risk,
     });
     ReportData { data, as_of }
-}
-
-/// Good with a heart rate and a still phone; fair when the phone moved; poor without a result.
-fn signal_quality(data: &Map<String, Value>, has_heart_rate: bool) -> &'static str {
-    if !has_heart_rate {
-        return "poor";
-    }
-    let axis = |name: &str| -> Vec<f64> {
-        data.get("acc")
-            .and_then(|a| a.get(name))
-            .and_then(Value::as_array)
-            .map(|v| v.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default()
-    };
-    let (x, y, z) = (axis("x"), axis("y"), axis("z"));
-    let n = x.len().min(y.len()).min(z.len());
-    if n < 2 {
-        return "good";
-    }
-    let magnitudes: Vec<f64> = (0..n)
-        .map(|i| (x[i] * x[i] + y[i] * y[i] + z[i] * z[i]).sqrt())
-        .collect();
-    let mean = magnitudes.iter().sum::<f64>() / n as f64;
-    let deviation = (magnitudes.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
-    if deviation > 0.05 { "fair" } else { "good" }
 }
 
 fn round2(value: f64) -> f64 {

@@ -7,6 +7,8 @@
 
 pub mod format;
 pub mod measurement;
+pub mod patient;
+pub mod periodic;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,7 +22,7 @@ use crate::domain::account::{Language, TimeZone};
 use crate::domain::measurement::Status;
 use crate::pdf::{Engine, RenderMeta, Template};
 use crate::storage::FileStorage;
-use crate::store::entities::{file, measurement_report};
+use crate::store::entities::{file, measurement_report, report};
 use crate::store::{MeasurementRecord, NewFile, NewMeasurementReport, Store, StoreError};
 
 /// Why a report could not be made.
@@ -130,6 +132,39 @@ impl Reports {
             })
             .await?;
         Ok((report, file))
+    }
+
+    /// The PDF of a periodic report in `language` and `time_zone`, rendered unless a PDF with
+    /// the same content exists.
+    pub async fn periodic_report_pdf(
+        &self,
+        report: &report::Model,
+        language: Language,
+        time_zone: Tz,
+    ) -> Result<file::Model, ReportError> {
+        let patient = self
+            .store
+            .user_by_id(&report.user_id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let profile = self.store.profile_of(&patient.id).await?;
+        let built = periodic::build(&periodic::PeriodicReportInput {
+            report,
+            patient: &patient,
+            profile: profile.as_ref(),
+            language,
+            time_zone,
+        });
+        let key = cache_key(Template::Periodic, &built.data);
+        let name = format!("tacho-report-{}-{}.pdf", report.id, language.code());
+        let meta = RenderMeta {
+            title: format!("Tacho — {} {}", patient.first_name, patient.last_name),
+            ident: key.clone(),
+            timestamp: built.as_of,
+            language: language.code().to_owned(),
+        };
+        self.pdf(&key, &name, Template::Periodic, built.data, meta)
+            .await
     }
 
     /// The stored file for `key`, rendering it first when no process has.

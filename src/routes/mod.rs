@@ -15,7 +15,9 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use api::error::ApiError;
 use api::extract::BodyLimit;
-use api::{auth, files, groups, health, measurement_reports, measurements, profiles, users};
+use api::{
+    auth, files, groups, health, measurement_reports, measurements, profiles, reports, users,
+};
 use web::session::PortalSessions;
 
 /// Every route of the service: the portal (`/`, `/portal`, `/static`) and the JSON API.
@@ -110,6 +112,13 @@ pub fn configure(
         "/data/v1/measurement-reports/documents/{id}",
         routing::get().to(measurement_reports::get),
     )
+    .route("/reports/v1", routing::get().to(reports::list))
+    .route("/reports/v1", routing::post().to(reports::create))
+    .route("/reports/v1/", routing::get().to(reports::list))
+    .route("/reports/v1/", routing::post().to(reports::create))
+    .route("/reports/v1/{id}", routing::get().to(reports::get))
+    .route("/reports/v1/{id}/pdf", routing::get().to(reports::pdf))
+    .route("/reports/v1/{id}/pdf/", routing::get().to(reports::pdf))
     .route("/files/v1/{token}/file", routing::get().to(files::download))
     .route(
         "/files/v1/{token}/file",

@@ -14,7 +14,7 @@ use super::entities::{
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
-use crate::domain::measurement::{NewMeasurement, Status};
+use crate::domain::measurement::{NewMeasurement, Status, Summary};
 
 /// A measurement with its list fields.
 #[derive(Debug, Clone)]
@@ -32,6 +32,10 @@ pub struct MeasurementChange {
     pub status: Status,
     /// New tags, when they changed.
     pub tags: Option<Vec<String>>,
+}
+
+fn summary_text(data: &Map<String, Value>, has_heart_rate: bool) -> String {
+    serde_json::to_string(&Summary::of(data, has_heart_rate)).unwrap_or_default()
 }
 
 async fn replace_tags(
@@ -79,6 +83,7 @@ impl Store {
             id: Set(id.clone()),
             creator_id: Set(creator_id.to_owned()),
             status: Set(new.status.as_str().to_owned()),
+            summary: Set(Some(summary_text(&new.data, new.heartrate.is_some()))),
             data: Set(Value::Object(new.data).to_string()),
             measurement_timestamp: Set(Some(new.measurement_timestamp)),
             heartrate: Set(new.heartrate),
@@ -201,7 +206,9 @@ impl Store {
         let now = self.now().max(current.update_timestamp + 1);
         let txn = self.db.begin().await?;
         let status_changed = change.status.as_str() != current.status;
+        let summary = summary_text(&change.data, current.heartrate.is_some());
         let mut update = measurement::Entity::update_many()
+            .col_expr(measurement::Column::Summary, Expr::value(summary))
             .col_expr(
                 measurement::Column::Data,
                 Expr::value(Value::Object(change.data).to_string()),

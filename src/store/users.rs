@@ -309,6 +309,7 @@ impl Store {
                     group_id: Set(group_id.to_owned()),
                     creation_timestamp: Set(now),
                     expiry_timestamp: Set(expiry),
+                    scheduled_until: Set(None),
                 }
                 .insert(&self.db)
                 .await?;

@@ -280,3 +280,48 @@ async fn measurements_and_reports_follow_the_matrix() {
         assert_eq!(total > 0, visible == 1, "reports as {who}");
     }
 }
+
+#[tokio::test]
+async fn periodic_reports_follow_the_matrix() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = world.patient.id.clone();
+    let made = app
+        .post("/reports/v1", &world.admin.token, json!({"user_id": id}))
+        .await;
+    let report_id = made.assert_ok()["id"].as_str().unwrap().to_owned();
+    let cases = vec![
+        Case {
+            name: "POST periodic report",
+            method: Method::POST,
+            path: "/reports/v1".into(),
+            body: Some(json!({"user_id": id})),
+            expect: [403, 404, 200, 404, 200],
+        },
+        Case {
+            name: "GET periodic report",
+            method: Method::GET,
+            path: format!("/reports/v1/{report_id}"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "GET periodic report PDF",
+            method: Method::GET,
+            path: format!("/reports/v1/{report_id}/pdf"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+    ];
+    for case in &cases {
+        run(&app, &world, case).await;
+    }
+    let expected_visible = [1, 0, 1, 0, 1];
+    for ((who, caller), visible) in callers(&world).into_iter().zip(expected_visible) {
+        let reports = app
+            .get(&format!("/reports/v1?user_id={id}"), &caller.token)
+            .await;
+        let total = reports.assert_ok()["page"]["total"].as_u64().unwrap();
+        assert_eq!(total > 0, visible == 1, "periodic reports as {who}");
+    }
+}

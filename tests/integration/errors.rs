@@ -138,12 +138,16 @@ async fn malformed_ids_answer_12() {
     for path in [
         "/data/v1/measurements/documents/nope",
         "/data/v1/measurement-reports/documents/x1",
+        "/reports/v1/nope",
+        "/reports/v1/nope/pdf",
     ] {
         app.get(path, token).await.assert_error(400, 12);
     }
     for path in [
         "/data/v1/measurements/documents/0123456789abcdef01234567",
         "/data/v1/measurement-reports/documents/0123456789abcdef01234567",
+        "/reports/v1/0123456789abcdef01234567",
+        "/reports/v1/0123456789abcdef01234567/pdf",
     ] {
         app.get(path, token).await.assert_error(404, 16);
     }
@@ -183,6 +187,7 @@ async fn hostile_input_never_yields_a_5xx() {
             "/groups/v1",
             "/data/v1/measurements/documents",
             "/data/v1/measurement-reports/documents",
+            "/reports/v1",
         ] {
             let url = format!("{}{resource}?{query}", app.address);
             let reply = crate::helpers::read(

@@ -43,7 +43,7 @@ pub struct TestUser {
 
 /// Test database URL: a fresh PostgreSQL database when `TEST_DATABASE_URL` is set, else a
 /// fresh SQLite file in `dir`.
-async fn database_url(dir: &std::path::Path) -> String {
+pub async fn database_url(dir: &std::path::Path) -> String {
     match std::env::var("TEST_DATABASE_URL")
         .ok()
         .filter(|v| !v.is_empty())
@@ -96,6 +96,8 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
         "TACHO_WORKERS" => Some("1".into()),
         // Tests log in far more often than people do; one test checks the throttle itself.
         "TACHO_LOGIN_RATE" => Some("100000".into()),
+        // Tests run the scheduler themselves, on their own clock; some turn the tick on.
+        "TACHO_SCHEDULER_TICK" => Some("0".into()),
         _ => None,
     })
     .expect("test settings");
@@ -436,6 +438,24 @@ pub fn pdf_text(pdf: &[u8]) -> String {
     poppler("pdftotext", &[], pdf)
 }
 
+/// Keeps a file a test made (a PDF, a screenshot) under `target/test-artifacts/`, for people
+/// to look at after the run.
+pub fn save_artifact(name: &str, bytes: &[u8]) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = std::fs::write(dir.join(name), bytes);
+    }
+}
+
+/// The number of pages of a PDF, as `pdfinfo` reports it.
+pub fn pdf_pages(pdf: &[u8]) -> usize {
+    poppler("pdfinfo", &[], pdf)
+        .lines()
+        .find_map(|line| line.strip_prefix("Pages:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("pdfinfo prints the page count")
+}
+
 /// The font table of a PDF, as `pdffonts` prints it.
 pub fn pdf_fonts(pdf: &[u8]) -> String {
     poppler("pdffonts", &[], pdf)
@@ -448,6 +468,27 @@ impl TestApp {
             .post("/data/v1/measurements/documents", &user.token, payload)
             .await;
         reply.assert_ok().clone()
+    }
+
+    /// Posts a small analysed measurement taken at `at` (epoch ms) and returns its id.
+    pub async fn measure_at(
+        &self,
+        user: &TestUser,
+        at: i64,
+        heartrate: f64,
+        indicator: &str,
+        symptoms: &[&str],
+    ) -> String {
+        let payload = json!({
+            "measurement_timestamp": at,
+            "heartrate": heartrate,
+            "indicator": indicator,
+            "context": {"symptoms": symptoms, "activity": "resting"},
+        });
+        self.measure(user, payload).await["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned()
     }
 
     /// Posts the fixture `name` as `user`'s measurement and returns its id.

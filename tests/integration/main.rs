@@ -15,5 +15,6 @@ mod measurement_reports;
 mod measurements;
 mod portal;
 mod profiles;
+mod reports;
 mod rql;
 mod users;

@@ -56,6 +56,18 @@ pub async fn download(
     token: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let file = open(&state, &token).await?;
+    // A token names one file forever: its contents never change.
+    serve(&state, &req, &file, "private, max-age=31536000, immutable").await
+}
+
+/// A stored file as the answer: `ETag` (304 when the client has it), `cache_control`, no
+/// referrer, and the contents with their type and name.
+pub async fn serve(
+    state: &AppState,
+    req: &HttpRequest,
+    file: &file::Model,
+    cache_control: &'static str,
+) -> Result<HttpResponse, ApiError> {
     let etag = format!("\"{}\"", file.sha256);
     let matches = req
         .headers()
@@ -72,15 +84,12 @@ pub async fn download(
     };
     response
         .insert_header((header::ETAG, etag.clone()))
-        .insert_header((
-            header::CACHE_CONTROL,
-            "private, max-age=31536000, immutable",
-        ))
+        .insert_header((header::CACHE_CONTROL, cache_control))
         .insert_header((header::REFERRER_POLICY, "no-referrer"));
     if matches {
         return Ok(response.finish());
     }
-    let contents = state.reports.contents(&file).await?.ok_or_else(|| {
+    let contents = state.reports.contents(file).await?.ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("stored file {} has no contents", file.id))
     })?;
     let disposition = format!(

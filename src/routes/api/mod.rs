@@ -1,4 +1,4 @@
-//! The JSON wire API: snake_case for auth, users, profiles and groups; camelCase for `/data/v1`
+//! The JSON wire API: snake_case for auth, users, profiles, groups and reports; camelCase for `/data/v1`
 //! and `/files/v1`.
 
 pub mod auth;
@@ -12,5 +12,6 @@ pub mod measurements;
 pub mod openapi;
 pub mod page;
 pub mod profiles;
+pub mod reports;
 pub mod resources;
 pub mod users;

@@ -4,7 +4,8 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use super::{
-    auth, error, files, groups, health, measurement_reports, measurements, page, profiles, users,
+    auth, error, files, groups, health, measurement_reports, measurements, page, profiles, reports,
+    users,
 };
 
 struct BearerAuth;
@@ -34,6 +35,7 @@ impl Modify for BearerAuth {
         groups::create_group, groups::list_groups, groups::get_group,
         measurements::create, measurements::list, measurements::get, measurements::update,
         measurement_reports::create, measurement_reports::list, measurement_reports::get,
+        reports::list, reports::get, reports::create, reports::pdf,
         files::download, files::details,
         health::live, health::ready,
     ),
@@ -45,6 +47,7 @@ impl Modify for BearerAuth {
         (name = "groups", description = "Care teams"),
         (name = "measurements", description = "Heart-rhythm measurements (camelCase dialect)"),
         (name = "measurement-reports", description = "PDF reports of single measurements"),
+        (name = "reports", description = "Periodic reports: weekly, monthly, end of prescription, manual (snake_case dialect)"),
         (name = "files", description = "Public PDFs behind capability tokens"),
         (name = "health", description = "Probes"),
     )

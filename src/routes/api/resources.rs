@@ -157,3 +157,19 @@ pub const MEASUREMENT_REPORTS: Resource = Resource {
         "data.",
     ],
 };
+
+/// `GET /reports/v1`.
+pub const REPORTS: Resource = Resource {
+    table: "reports",
+    id_column: "id",
+    fields: &[
+        field("id", FieldKind::Id),
+        field("user_id", FieldKind::Id),
+        field("trigger", FieldKind::Text),
+        field("status", FieldKind::Text),
+        field("creation_timestamp", FieldKind::Millis),
+        field("period_start_timestamp", FieldKind::Millis),
+        field("period_end_timestamp", FieldKind::Millis),
+    ],
+    selectable: &["update_timestamp", "data", "data."],
+};

@@ -15,6 +15,9 @@ pub struct Model {
     pub measurement_timestamp: Option<i64>,
     pub heartrate: Option<f64>,
     pub indicator: Option<String>,
+    /// JSON text of [`crate::domain::measurement::Summary`]; none for rows stored before it existed.
+    #[sea_orm(column_type = "Text", nullable)]
+    pub summary: Option<String>,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
     pub status_changed_timestamp: i64,
@@ -32,5 +35,18 @@ impl Model {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         }
+    }
+
+    /// The summary periodic reports list, read from the payload when none is stored.
+    pub fn summary(&self) -> crate::domain::measurement::Summary {
+        self.summary
+            .as_deref()
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_else(|| {
+                crate::domain::measurement::Summary::of(
+                    &self.data_object(),
+                    self.heartrate.is_some(),
+                )
+            })
     }
 }

@@ -14,6 +14,7 @@ pub mod measurement_user;
 pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;
+pub mod report;
 pub mod secret;
 pub mod session;
 pub mod staff_enlistment;

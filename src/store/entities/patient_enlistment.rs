@@ -11,6 +11,8 @@ pub struct Model {
     pub group_id: String,
     pub creation_timestamp: i64,
     pub expiry_timestamp: i64,
+    /// The end of the latest period enqueued for a periodic report; none before the first.
+    pub scheduled_until: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,4 +1,6 @@
-//! The command line: `serve`, `migrate`, `user add`.
+//! The command line: `serve`, `migrate`, `user add`, `reports run-due`, `reports create`.
+
+mod reports;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -43,6 +45,35 @@ enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+    /// Periodic reports.
+    Reports {
+        #[command(subcommand)]
+        command: ReportsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ReportsCommand {
+    /// Make every periodic report that is due (weekly, monthly, end of prescription), with a
+    /// progress bar; safe to run beside `tacho serve` and other runs.
+    RunDue,
+    /// Make a manual report of one patient now.
+    Create(CreateReport),
+}
+
+#[derive(Debug, Args)]
+struct CreateReport {
+    /// The patient: user id or e-mail address.
+    #[arg(long)]
+    user: String,
+    /// First day (YYYY-MM-DD, in the patient's time zone) or an RFC 3339 instant; default
+    /// seven days before the end.
+    #[arg(long)]
+    from: Option<String>,
+    /// Last day, included (YYYY-MM-DD, in the patient's time zone), or an RFC 3339 instant
+    /// (excluded); default now.
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -109,6 +140,20 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::User {
             command: UserCommand::Add(args),
         } => add_user(settings, args).await,
+        Command::Reports {
+            command: ReportsCommand::RunDue,
+        } => reports::run_due(settings).await,
+        Command::Reports {
+            command: ReportsCommand::Create(args),
+        } => {
+            reports::create(
+                settings,
+                &args.user,
+                args.from.as_deref(),
+                args.to.as_deref(),
+            )
+            .await
+        }
         Command::Openapi => {
             println!("{}", crate::routes::api::openapi::document());
             Ok(())

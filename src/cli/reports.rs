@@ -1,0 +1,209 @@
+//! `tacho reports run-due` and `tacho reports create`.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use chrono::{DateTime, NaiveDate, TimeZone as _};
+use chrono_tz::Tz;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::config::Settings;
+use crate::domain::account::TimeZone;
+use crate::domain::clock::{Clock, SystemClock};
+use crate::domain::id::Id;
+use crate::domain::periods::{Trigger, check_manual_period, manual_period};
+use crate::scheduler::{RunSummary, Scheduler, SchedulerOptions};
+use crate::store::{NewReport, Store};
+
+/// Progress on a terminal as a bar, elsewhere (logs, CI) as a plain line every few seconds.
+enum Progress {
+    Bar(ProgressBar),
+    Lines {
+        total: u64,
+        started: Instant,
+        last: Instant,
+    },
+}
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{bar:40}] {pos}/{len} reports · {per_sec} · {eta} left · {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            Progress::Bar(bar)
+        } else {
+            eprintln!("run-due: {total} reports to make");
+            let now = Instant::now();
+            Progress::Lines {
+                total,
+                started: now,
+                last: now,
+            }
+        }
+    }
+
+    fn update(&mut self, summary: &RunSummary) {
+        let done = summary.handled();
+        match self {
+            Progress::Bar(bar) => {
+                if done > bar.length().unwrap_or(0) {
+                    bar.set_length(done);
+                }
+                bar.set_position(done);
+                bar.set_message(format!(
+                    "{} made, {} skipped, {} failed",
+                    summary.made, summary.skipped, summary.failed
+                ));
+            }
+            Progress::Lines {
+                total,
+                started,
+                last,
+            } => {
+                if last.elapsed() >= Duration::from_secs(2) || done == *total {
+                    *last = Instant::now();
+                    let total = (*total).max(done);
+                    eprintln!(
+                        "run-due: {done}/{total} ({}%) after {:.1} s: {} made, {} skipped, {} failed",
+                        done * 100 / total.max(1),
+                        started.elapsed().as_secs_f64(),
+                        summary.made,
+                        summary.skipped,
+                        summary.failed
+                    );
+                }
+            }
+        }
+    }
+
+    fn finish(self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
+    Store::migrate_url(&settings.database_url)
+        .await
+        .context("database migration failed")?;
+    Store::connect(&settings.database_url, Arc::new(SystemClock))
+        .await
+        .context("cannot connect to the database")
+}
+
+/// Makes every due periodic report, showing progress; fails when a report could not be made
+/// (its job is retried by the next run or by `tacho serve`).
+pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
+    let store = open_store(&settings).await?;
+    let scheduler = Scheduler::new(
+        store,
+        SchedulerOptions {
+            lease: settings.job_lease,
+            ..SchedulerOptions::default()
+        },
+    );
+    let started = Instant::now();
+    let periods = scheduler.enqueue_due().await?;
+    let mut progress = Progress::new(scheduler.waiting().await?);
+    let summary = scheduler.run_due(|s| progress.update(s)).await?;
+    progress.finish();
+    println!(
+        "{} reports made, {} skipped, {} failed in {:.1} s ({periods} new periods enqueued)",
+        summary.made,
+        summary.skipped,
+        summary.failed,
+        started.elapsed().as_secs_f64()
+    );
+    if summary.failed > 0 {
+        bail!(
+            "{} reports failed; they are retried later (the jobs table has their errors)",
+            summary.failed
+        );
+    }
+    Ok(())
+}
+
+/// A bound of a manual period: a day in the patient's zone (its start, or for the end the
+/// start of the next day) or an RFC 3339 instant.
+fn parse_bound(text: &str, zone: Tz, end: bool) -> anyhow::Result<i64> {
+    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let day = if end {
+            day.succ_opt().unwrap_or(day)
+        } else {
+            day
+        };
+        let midnight = day.and_hms_opt(0, 0, 0).context("a valid day")?;
+        let at = zone
+            .from_local_datetime(&midnight)
+            .earliest()
+            .with_context(|| format!("{text} has no midnight in {}", zone.name()))?;
+        return Ok(at.timestamp_millis());
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .with_context(|| format!("`{text}` is neither YYYY-MM-DD nor an RFC 3339 instant"))
+}
+
+fn local(zone: Tz, millis: i64) -> String {
+    zone.timestamp_millis_opt(millis)
+        .single()
+        .map(|t| t.format("%Y-%m-%d %H:%M %Z").to_string())
+        .unwrap_or_else(|| millis.to_string())
+}
+
+/// Makes a manual report of one patient.
+pub async fn create(
+    settings: Settings,
+    user: &str,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> anyhow::Result<()> {
+    let store = open_store(&settings).await?;
+    let patient = if user.contains('@') {
+        store.user_by_email(&user.trim().to_lowercase()).await?
+    } else {
+        let id = Id::parse(user).map_err(|e| anyhow::anyhow!("--user: {e}"))?;
+        store.user_by_id(&id.to_string()).await?
+    }
+    .with_context(|| format!("no user {user}"))?;
+    let zone = TimeZone::parse(&patient.time_zone)
+        .map(|z| z.0)
+        .unwrap_or(Tz::UTC);
+    let (start, end) = manual_period(
+        from.map(|f| parse_bound(f, zone, false)).transpose()?,
+        to.map(|t| parse_bound(t, zone, true)).transpose()?,
+        SystemClock.now_millis(),
+    );
+    check_manual_period(start, end).map_err(|e| anyhow::anyhow!(e))?;
+    let report = store
+        .create_report(NewReport {
+            user_id: patient.id.clone(),
+            creator_id: None,
+            trigger: Trigger::Manual,
+            dedupe_key: None,
+            start,
+            end,
+        })
+        .await?
+        .context("the report was not stored")?;
+    let count = crate::reports::periodic::items(&report).len();
+    println!(
+        "created report {} for {} {}: {count} measurements from {} to {}",
+        report.id,
+        patient.first_name,
+        patient.last_name,
+        local(zone, start),
+        local(zone, end),
+    );
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! What every report shows of its patient (header and risk factors), and the result classes
+//! and signal qualities with their colours.
+
+use chrono::{Datelike, NaiveDate};
+use serde_json::{Map, Value, json};
+
+use super::format;
+use crate::domain::account::Language;
+use crate::i18n::Translator;
+use crate::store::entities::user;
+
+/// Result classes that have a translation and a colour, in the order reports list them.
+pub const INDICATORS: [(&str, &str); 6] = [
+    ("normal", "#2e7d32"),
+    ("irregular", "#c62828"),
+    ("tachycardia", "#ef6c00"),
+    ("bradycardia", "#7b1fa2"),
+    ("poor_signal", "#757575"),
+    ("unknown", "#9e9e9e"),
+];
+
+/// Signal qualities and their colours.
+pub const QUALITY_COLOURS: [(&str, &str); 3] = [
+    ("good", "#2e7d32"),
+    ("fair", "#ef6c00"),
+    ("poor", "#c62828"),
+];
+
+/// The translation of `prefix-value`, or the value itself when there is none (a value a
+/// newer app sent that this release does not know).
+pub fn translated_or_raw(tr: &Translator, prefix: &str, value: &str) -> String {
+    tr.try_text(&format!("{prefix}-{value}"))
+        .unwrap_or_else(|| value.to_owned())
+}
+
+/// The strings of a JSON array; empty for anything else.
+pub fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The colour of `key` in `table`; grey for unknown keys.
+pub fn colour(table: &[(&str, &'static str)], key: &str) -> &'static str {
+    table
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, c)| *c)
+        .unwrap_or("#757575")
+}
+
+/// The result class of a stored indicator: a known key, else `unknown`.
+pub fn indicator_class(indicator: Option<&str>) -> &'static str {
+    indicator
+        .and_then(|i| INDICATORS.iter().find(|(k, _)| *k == i))
+        .map(|(k, _)| *k)
+        .unwrap_or("unknown")
+}
+
+/// The result class of a stored indicator (a known key, else `unknown`) and its label; an
+/// unknown indicator is shown as it was stored.
+pub fn indicator(tr: &Translator, indicator: Option<&str>) -> (&'static str, String) {
+    let key = indicator_class(indicator);
+    let label = match indicator {
+        Some(raw) if key == "unknown" => raw.to_owned(),
+        _ => tr.text(&format!("indicator-{key}")),
+    };
+    (key, label)
+}
+
+/// The patient header: name, date of birth, age on `on`, sex and physician.
+pub fn patient_block(
+    tr: &Translator,
+    language: Language,
+    patient: &user::Model,
+    profile: &Map<String, Value>,
+    on: NaiveDate,
+) -> Value {
+    let birthday = profile
+        .get("birthday")
+        .and_then(Value::as_str)
+        .and_then(|b| NaiveDate::parse_from_str(b, "%Y-%m-%d").ok());
+    let age = birthday.map(|born| {
+        let mut years = on.year() - born.year();
+        if (on.month(), on.day()) < (born.month(), born.day()) {
+            years -= 1;
+        }
+        tr.text_with("age-years", &[("years", years.max(0).to_string())])
+    });
+    json!({
+        "name": format!("{} {}", patient.first_name, patient.last_name),
+        "birthday": birthday.map(|b| format::short_date(language, b)),
+        "age": age,
+        "gender": profile.get("gender").and_then(Value::as_i64).map(|g| translated_or_raw(tr, "gender", &g.to_string())),
+        "physician": profile.get("physician").and_then(Value::as_str),
+    })
+}
+
+/// The profile's risk factors: conditions, smoking, activity, weight and height.
+pub fn risk_block(tr: &Translator, language: Language, profile: &Map<String, Value>) -> Value {
+    json!({
+        "comorbidities": string_list(profile.get("comorbidities")).iter().map(|c| translated_or_raw(tr, "comorbidity", c)).collect::<Vec<_>>(),
+        "smoker": profile.get("smoker").and_then(Value::as_bool).map(|s| tr.text(if s { "yes" } else { "no" })),
+        "activity": profile.get("activity").and_then(Value::as_str).map(|a| translated_or_raw(tr, "activity", a)),
+        "weight": profile.get("weight").and_then(Value::as_f64).map(|w| format!("{} {}", format::decimal(language, w, 1), tr.text("kg"))),
+        "length": profile.get("length").and_then(Value::as_f64).map(|l| format!("{} {}", format::decimal(language, l, 1), tr.text("cm"))),
+    })
+}

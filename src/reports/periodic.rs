@@ -1,0 +1,412 @@
+//! The data of a periodic report: everything its PDF shows, translated and formatted in the
+//! chosen language and time zone. As for measurement reports, the template only lays it out,
+//! so the hash of this data (with the template revision) identifies the PDF exactly.
+
+use chrono::{DateTime, Days, TimeZone, Timelike, Utc};
+use chrono_tz::Tz;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::format;
+use super::patient::{
+    INDICATORS, QUALITY_COLOURS, colour, indicator, indicator_class, patient_block, risk_block,
+    translated_or_raw,
+};
+use crate::domain::account::Language;
+use crate::i18n::Translator;
+use crate::store::entities::{profile, report, user};
+
+/// Messages the periodic template prints as they are.
+const LABELS: [&str; 57] = [
+    "brand",
+    "patient",
+    "name",
+    "birthday",
+    "age",
+    "gender",
+    "physician",
+    "not-given",
+    "period",
+    "time-zone",
+    "heart-rate",
+    "bpm",
+    "result",
+    "review",
+    "symptoms",
+    "no-symptoms",
+    "signal-quality",
+    "quality-good",
+    "quality-fair",
+    "quality-poor",
+    "risk-factors",
+    "comorbidities",
+    "no-comorbidities",
+    "smoker",
+    "activity-level",
+    "weight",
+    "length",
+    "disclaimer",
+    "measurement-count",
+    "no-measurements",
+    "results-by-class",
+    "heart-rate-min",
+    "heart-rate-mean",
+    "heart-rate-max",
+    "heart-rate-over-time",
+    "time-of-day",
+    "time-of-day-night",
+    "time-of-day-morning",
+    "time-of-day-afternoon",
+    "time-of-day-evening",
+    "symptoms-and-results",
+    "with-symptoms",
+    "without-symptoms",
+    "signal-quality-share",
+    "all-measurements",
+    "column-date",
+    "column-time",
+    "column-heart-rate",
+    "column-result",
+    "column-review",
+    "column-symptoms",
+    "trigger-MANUAL",
+    "trigger-PERIOD_DAYS_PASSED_7",
+    "trigger-PERIOD_DAYS_PASSED_30",
+    "trigger-PRESCRIPTION_ENDED",
+    "measurement",
+    "measured-at",
+];
+
+/// Time-of-day buckets: label key and first local hour.
+const DAY_PARTS: [(&str, u32); 4] = [
+    ("time-of-day-night", 0),
+    ("time-of-day-morning", 6),
+    ("time-of-day-afternoon", 12),
+    ("time-of-day-evening", 18),
+];
+
+/// One measurement as a report stores it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Item {
+    pub id: String,
+    pub measurement_timestamp: Option<i64>,
+    pub heartrate: Option<f64>,
+    pub status: String,
+    pub indicator: Option<String>,
+    pub label: Option<String>,
+    #[serde(default)]
+    pub symptoms: Vec<String>,
+    #[serde(default)]
+    pub quality: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Stored {
+    #[serde(default)]
+    measurements: Vec<Item>,
+}
+
+/// The measurements a report covers, as stored with it.
+pub fn items(report: &report::Model) -> Vec<Item> {
+    serde_json::from_str::<Stored>(&report.data)
+        .map(|s| s.measurements)
+        .unwrap_or_default()
+}
+
+/// Everything a periodic report is made from.
+pub struct PeriodicReportInput<'a> {
+    pub report: &'a report::Model,
+    pub patient: &'a user::Model,
+    pub profile: Option<&'a profile::Model>,
+    pub language: Language,
+    pub time_zone: Tz,
+}
+
+/// The render data and the instant it reflects.
+pub struct PeriodicData {
+    pub data: Value,
+    pub as_of: DateTime<Utc>,
+}
+
+fn local(zone: Tz, millis: i64) -> DateTime<Tz> {
+    zone.timestamp_millis_opt(millis)
+        .single()
+        .unwrap_or_else(|| zone.timestamp_millis_opt(0).unwrap())
+}
+
+fn date_time(language: Language, at: DateTime<Tz>) -> String {
+    format!(
+        "{} {}",
+        format::short_date(language, at.date_naive()),
+        format::time(at)
+    )
+}
+
+/// Builds the data of a periodic report.
+pub fn build(input: &PeriodicReportInput) -> PeriodicData {
+    let tr = Translator::new(input.language);
+    let language = input.language;
+    let zone = input.time_zone;
+    let report = input.report;
+    let items = items(report);
+    let profile: Map<String, Value> = input
+        .profile
+        .and_then(|p| p.data.as_object().cloned())
+        .unwrap_or_default();
+
+    let as_of_ms = [
+        report.update_timestamp,
+        input.patient.update_timestamp,
+        input.profile.map_or(0, |p| p.update_timestamp),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(report.update_timestamp);
+    let as_of = Utc
+        .timestamp_millis_opt(as_of_ms)
+        .single()
+        .unwrap_or_default();
+
+    let start = local(zone, report.period_start_timestamp);
+    let end = local(zone, report.period_end_timestamp);
+    let mut labels = Map::new();
+    for key in LABELS {
+        labels.insert(key.into(), tr.text(key).into());
+    }
+    labels.insert(
+        "report-title".into(),
+        tr.text("periodic-report-title").into(),
+    );
+    labels.insert(
+        "report-subtitle".into(),
+        translated_or_raw(&tr, "trigger", &report.trigger).into(),
+    );
+    labels.insert(
+        "generated-on".into(),
+        tr.text_with(
+            "generated-on",
+            &[("date", date_time(language, as_of.with_timezone(&zone)))],
+        )
+        .into(),
+    );
+    labels.insert(
+        "page-of".into(),
+        tr.text_with(
+            "page-of",
+            &[("page", "{page}".into()), ("total", "{total}".into())],
+        )
+        .into(),
+    );
+
+    let period = json!({
+        "range": tr.text_with("period-range", &[
+            ("start", date_time(language, start)),
+            ("end", date_time(language, end)),
+        ]),
+        "zone": format::zone(start),
+    });
+
+    let rows: Vec<Value> = items.iter().map(|item| row(&tr, zone, item)).collect();
+    let data = json!({
+        // The report's version: whatever changes it makes a new PDF.
+        "version": report.update_timestamp,
+        "report_id": report.id,
+        "lang": language.code(),
+        "dir": if language == Language::Ar { "rtl" } else { "ltr" },
+        "labels": labels,
+        "period": period,
+        "patient": patient_block(&tr, language, input.patient, &profile, end.date_naive()),
+        "risk": risk_block(&tr, language, &profile),
+        "summary": summary(&tr, &items),
+        "chart": chart(language, zone, report, &items),
+        "time_of_day": time_of_day(&tr, zone, &items),
+        "symptoms": symptoms(&tr, &items),
+        "rows": rows,
+    });
+    PeriodicData { data, as_of }
+}
+
+fn class_of(tr: &Translator, item: &Item) -> (&'static str, String, &'static str) {
+    let (key, label) = indicator(tr, item.indicator.as_deref());
+    (key, label, colour(&INDICATORS, key))
+}
+
+/// Counts per result class (classes present only, in the fixed order), heart-rate statistics
+/// and signal-quality shares.
+fn summary(tr: &Translator, items: &[Item]) -> Value {
+    let classes: Vec<Value> = INDICATORS
+        .iter()
+        .filter_map(|(key, color)| {
+            let count = items
+                .iter()
+                .filter(|i| indicator_class(i.indicator.as_deref()) == *key)
+                .count();
+            (count > 0).then(|| {
+                json!({"key": key, "label": tr.text(&format!("indicator-{key}")), "color": color, "count": count})
+            })
+        })
+        .collect();
+    let rates: Vec<f64> = items.iter().filter_map(|i| i.heartrate).collect();
+    let heart_rate = (!rates.is_empty()).then(|| {
+        let min = rates.iter().cloned().fold(f64::INFINITY, f64::min);
+        let max = rates.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        json!({"min": min.round() as i64, "mean": mean.round() as i64, "max": max.round() as i64})
+    });
+    let quality: Vec<Value> = QUALITY_COLOURS
+        .iter()
+        .map(|(key, color)| {
+            let count = items
+                .iter()
+                .filter(|i| i.quality.as_deref().unwrap_or("poor") == *key)
+                .count();
+            json!({"key": key, "label": tr.text(&format!("quality-{key}")), "color": color, "count": count})
+        })
+        .collect();
+    let good = items
+        .iter()
+        .filter(|i| i.quality.as_deref() == Some("good"))
+        .count();
+    json!({
+        "count": items.len(),
+        "classes": classes,
+        "heart_rate": heart_rate,
+        "quality": quality,
+        "good_share": (!items.is_empty()).then(|| format!("{} %", (good * 100 + items.len() / 2) / items.len())),
+    })
+}
+
+/// Heart rate over the period: one point per measurement at its place in the period,
+/// coloured by its result; ticks at local midnights labelled with the local date.
+fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -> Value {
+    let start = report.period_start_timestamp;
+    let span = (report.period_end_timestamp - start).max(1) as f64;
+    let points: Vec<Value> = items
+        .iter()
+        .filter_map(|item| {
+            let hr = item.heartrate?;
+            let at = item.measurement_timestamp?;
+            let key = indicator_class(item.indicator.as_deref());
+            Some(json!([
+                ((at - start) as f64 / span * 10_000.0).round() / 10_000.0,
+                hr.round(),
+                colour(&INDICATORS, key)
+            ]))
+        })
+        .collect();
+    let rates: Vec<f64> = items.iter().filter_map(|i| i.heartrate).collect();
+    let low = rates.iter().cloned().fold(60.0, f64::min);
+    let high = rates.iter().cloned().fold(100.0, f64::max);
+    let first = local(zone, start);
+    let days = (span / 86_400_000.0).ceil() as u64;
+    let step = match days {
+        0..=10 => 1,
+        11..=20 => 2,
+        21..=45 => 5,
+        46..=120 => 14,
+        _ => 30,
+    };
+    let midnight = first
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .and_then(|t| zone.from_local_datetime(&t).earliest());
+    let ticks: Vec<Value> = (0..=days)
+        .step_by(step as usize)
+        .filter_map(|k| {
+            let day = midnight?.date_naive().checked_add_days(Days::new(k))?;
+            let at = zone
+                .from_local_datetime(&day.and_hms_opt(0, 0, 0)?)
+                .earliest()?;
+            let x = (at.timestamp_millis() - start) as f64 / span;
+            (0.0..=1.0).contains(&x).then(|| {
+                json!([
+                    (x * 10_000.0).round() / 10_000.0,
+                    format::day_month(language, day)
+                ])
+            })
+        })
+        .collect();
+    json!({
+        "points": points,
+        "ticks": ticks,
+        "y_min": ((low - 10.0) / 10.0).floor() * 10.0,
+        "y_max": ((high + 10.0) / 10.0).ceil() * 10.0,
+    })
+}
+
+/// How many measurements fall in each part of the local day.
+fn time_of_day(tr: &Translator, zone: Tz, items: &[Item]) -> Value {
+    let mut counts = [0usize; DAY_PARTS.len()];
+    for item in items {
+        let Some(at) = item.measurement_timestamp else {
+            continue;
+        };
+        let hour = local(zone, at).hour();
+        let part = DAY_PARTS
+            .iter()
+            .rposition(|(_, first)| hour >= *first)
+            .unwrap_or(0);
+        counts[part] += 1;
+    }
+    Value::Array(
+        DAY_PARTS
+            .iter()
+            .zip(counts)
+            .map(|((key, _), count)| json!({"label": tr.text(key), "count": count}))
+            .collect(),
+    )
+}
+
+/// Each symptom reported in the period with how often it came with each result class, then
+/// the measurements without symptoms.
+fn symptoms(tr: &Translator, items: &[Item]) -> Value {
+    let mut names: Vec<&str> = items
+        .iter()
+        .flat_map(|i| i.symptoms.iter().map(String::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let by_class = |subset: Vec<&Item>| -> Vec<Value> {
+        INDICATORS
+            .iter()
+            .filter_map(|(key, color)| {
+                let count = subset
+                    .iter()
+                    .filter(|i| indicator_class(i.indicator.as_deref()) == *key)
+                    .count();
+                (count > 0).then(|| json!({"label": tr.text(&format!("indicator-{key}")), "color": color, "count": count}))
+            })
+            .collect()
+    };
+    let mut rows: Vec<Value> = names
+        .iter()
+        .map(|name| {
+            let with: Vec<&Item> = items
+                .iter()
+                .filter(|i| i.symptoms.iter().any(|s| s == name))
+                .collect();
+            json!({"label": translated_or_raw(tr, "symptom", name), "count": with.len(), "by_class": by_class(with)})
+        })
+        .collect();
+    let without: Vec<&Item> = items.iter().filter(|i| i.symptoms.is_empty()).collect();
+    if !without.is_empty() && !names.is_empty() {
+        rows.push(json!({"label": tr.text("without-symptoms"), "count": without.len(), "by_class": by_class(without), "muted": true}));
+    }
+    Value::Array(rows)
+}
+
+/// One line of the table of measurements.
+fn row(tr: &Translator, zone: Tz, item: &Item) -> Value {
+    let at = item.measurement_timestamp.map(|t| local(zone, t));
+    let (_, label, color) = class_of(tr, item);
+    let language = tr.language();
+    json!({
+        "date": at.map(|t| format::short_date(language, t.date_naive())),
+        "time": at.map(format::time),
+        "heart_rate": item.heartrate.map(|hr| hr.round() as i64),
+        "result": {"label": label, "color": color},
+        "review": translated_or_raw(tr, "status", &item.status),
+        "label": item.label,
+        "symptoms": item.symptoms.iter().map(|s| translated_or_raw(tr, "symptom", s)).collect::<Vec<_>>().join(", "),
+    })
+}

@@ -1,0 +1,201 @@
+//! `/reports/v1`: periodic reports: listing, manual creation and the PDF in any language and
+//! time zone.
+
+use actix_web::web::{Data, Path, Query};
+use actix_web::{HttpRequest, HttpResponse};
+use chrono_tz::Tz;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::page::Page;
+use super::resources::REPORTS;
+use crate::domain::account::{Language, TimeZone};
+use crate::domain::periods::{Trigger, check_manual_period, manual_period};
+use crate::startup::AppState;
+use crate::store::entities::report;
+use crate::store::{MEASUREMENT_ITEM_FIELDS, NewReport};
+
+/// A report as the wire shows it (snake_case, epoch ms).
+pub fn report_body(report: &report::Model) -> Value {
+    let stored: Value = serde_json::from_str(&report.data).unwrap_or(Value::Null);
+    let measurements: Vec<Value> = stored
+        .get("measurements")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|item| {
+                    let fields: Map<String, Value> = MEASUREMENT_ITEM_FIELDS
+                        .iter()
+                        .map(|f| {
+                            (
+                                (*f).to_owned(),
+                                item.get(*f).cloned().unwrap_or(Value::Null),
+                            )
+                        })
+                        .collect();
+                    Value::Object(fields)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "id": report.id,
+        "user_id": report.user_id,
+        "status": report.status,
+        "trigger": report.trigger,
+        "creation_timestamp": report.creation_timestamp,
+        "update_timestamp": report.update_timestamp,
+        "period_start_timestamp": report.period_start_timestamp,
+        "period_end_timestamp": report.period_end_timestamp,
+        "data": { "measurements": measurements },
+    })
+}
+
+/// Periodic reports visible to the caller, e.g. `?sort(-creation_timestamp)&user_id=<id>`.
+#[utoipa::path(get, path = "/reports/v1", tag = "reports", security(("bearer" = [])),
+    params(("rql" = Option<String>, Query, description = "RQL over id, user_id, trigger, status, creation_timestamp, period_start_timestamp, period_end_timestamp")),
+    responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    state: Data<AppState>,
+    caller: Caller,
+    Rql(query): Rql,
+) -> Result<HttpResponse, ApiError> {
+    let spec = REPORTS.translate(&query)?;
+    let (reports, total) = state.store.list_reports(&caller.viewer(), &spec).await?;
+    let items: Vec<Value> = reports.iter().map(report_body).collect();
+    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+}
+
+/// One periodic report.
+#[utoipa::path(get, path = "/reports/v1/{id}", tag = "reports", security(("bearer" = [])),
+    params(("id" = String, Path, description = "report id")),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub async fn get(
+    state: Data<AppState>,
+    caller: Caller,
+    id: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&id)?.to_string();
+    let report = state.store.visible_report(&caller.viewer(), &id).await?;
+    Ok(HttpResponse::Ok().json(report_body(&report)))
+}
+
+/// A manual report to make.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateReportBody {
+    /// The patient.
+    pub user_id: String,
+    /// Start of the period, epoch ms; default: 7 days before its end.
+    pub period_start_timestamp: Option<i64>,
+    /// End of the period (exclusive), epoch ms; default: now.
+    pub period_end_timestamp: Option<i64>,
+}
+
+/// Makes a `MANUAL` report of a patient's measurements in a period (administrators, and staff
+/// of a group the patient is in).
+#[utoipa::path(post, path = "/reports/v1", tag = "reports", security(("bearer" = [])),
+    request_body = CreateReportBody,
+    responses((status = 200, description = "the report", body = Object),
+        (status = 400, description = "bad period (15), malformed id (12)", body = ErrorBody),
+        (status = 403, description = "a patient asking for itself (10)", body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn create(
+    state: Data<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CreateReportBody>,
+) -> Result<HttpResponse, ApiError> {
+    let user_id = parse_id(&body.user_id)?.to_string();
+    // Whom the caller may see is decided in one place; of those, only others are theirs
+    // to report on (a patient sees only itself).
+    let patient = state.store.visible_user(&caller.viewer(), &user_id).await?;
+    if !caller.is_admin() && patient.id == caller.id() {
+        return Err(ApiError::NoPermission(
+            "reports are made by administrators and by the staff of the patient's group".into(),
+        ));
+    }
+    let (start, end) = manual_period(
+        body.period_start_timestamp,
+        body.period_end_timestamp,
+        state.store.clock().now_millis(),
+    );
+    check_manual_period(start, end).map_err(ApiError::FieldFormat)?;
+    let report = state
+        .store
+        .create_report(NewReport {
+            user_id: patient.id,
+            creator_id: Some(caller.id().to_owned()),
+            trigger: Trigger::Manual,
+            dedupe_key: None,
+            start,
+            end,
+        })
+        .await?
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a manual report was not stored")))?;
+    Ok(HttpResponse::Ok().json(report_body(&report)))
+}
+
+/// How to render a report's PDF.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct PdfQuery {
+    /// de, en, es, fr, it, nl, ar or zh in any case; default the patient's language;
+    /// anything else gives English.
+    pub language: Option<String>,
+    /// An IANA time zone; default the patient's.
+    pub time_zone: Option<String>,
+}
+
+/// The PDF of a periodic report, rendered once per distinct content and served from the cache
+/// after that.
+#[utoipa::path(get, path = "/reports/v1/{id}/pdf", tag = "reports", security(("bearer" = [])),
+    params(("id" = String, Path, description = "report id"), PdfQuery),
+    responses((status = 200, description = "the PDF", content_type = "application/pdf"),
+        (status = 304, description = "unchanged (If-None-Match)"),
+        (status = 400, description = "unknown time zone (26), malformed id (12)", body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn pdf(
+    state: Data<AppState>,
+    req: HttpRequest,
+    caller: Caller,
+    id: Path<String>,
+    query: Result<Query<PdfQuery>, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query
+        .map_err(|_| ApiError::IllegalArgument("the query has language and time_zone".into()))?
+        .into_inner();
+    let id = parse_id(&id)?.to_string();
+    let report = state.store.visible_report(&caller.viewer(), &id).await?;
+    let patient = state
+        .store
+        .user_by_id(&report.user_id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let language = Language::or_english(Some(
+        query
+            .language
+            .as_deref()
+            .filter(|l| !l.is_empty())
+            .unwrap_or(&patient.language),
+    ));
+    let zone: Tz = match query.time_zone.as_deref().filter(|z| !z.is_empty()) {
+        Some(name) => TimeZone::parse(name).map(|z| z.0).ok_or_else(|| {
+            ApiError::IllegalArgument(format!(
+                "unknown time zone `{}` (an IANA name such as Europe/Brussels)",
+                name.chars().take(64).collect::<String>()
+            ))
+        })?,
+        None => TimeZone::parse(&patient.time_zone)
+            .map(|z| z.0)
+            .unwrap_or(Tz::UTC),
+    };
+    let file = state
+        .reports
+        .periodic_report_pdf(&report, language, zone)
+        .await?;
+    // The same URL gives a new PDF when the patient's details change: revalidate each time.
+    super::files::serve(&state, &req, &file, "private, no-cache").await
+}

@@ -1,0 +1,267 @@
+//! Periodic reports on schedule. Each tick enqueues every period that has ended since the
+//! last one (once, under a unique key per user, trigger and period start), then works the
+//! queue: claim a batch under a lease, make each report, mark the job done. Several processes
+//! may tick at once; a process that dies leaves its claims to expire and be taken again.
+
+use std::time::Duration;
+
+use chrono_tz::Tz;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::account::TimeZone;
+use crate::domain::periods::{Trigger, due_periods};
+use crate::store::entities::job;
+use crate::store::{NewJob, NewReport, Store, StoreError};
+
+/// The job kind of a scheduled periodic report.
+pub const PERIODIC_REPORT: &str = "periodic_report";
+/// Attempts before a job is marked failed.
+const MAX_ATTEMPTS: i32 = 5;
+
+/// How the scheduler works the queue.
+#[derive(Debug, Clone)]
+pub struct SchedulerOptions {
+    /// How long a claim lasts before another worker may take the job.
+    pub lease: Duration,
+    /// Jobs claimed at once.
+    pub batch: u64,
+    /// Jobs worked on at once.
+    pub concurrency: usize,
+}
+
+impl Default for SchedulerOptions {
+    fn default() -> Self {
+        SchedulerOptions {
+            lease: Duration::from_secs(300),
+            batch: 64,
+            concurrency: 4,
+        }
+    }
+}
+
+/// What a periodic-report job carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportJob {
+    pub user_id: String,
+    pub trigger: String,
+    pub start: i64,
+    pub end: i64,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    /// Reports made.
+    pub made: u64,
+    /// Jobs with nothing to make: the report existed, or the user was deactivated.
+    pub skipped: u64,
+    /// Jobs that failed this time (retried later, or failed for good after the last attempt).
+    pub failed: u64,
+}
+
+impl RunSummary {
+    /// Jobs finished one way or another.
+    pub fn handled(&self) -> u64 {
+        self.made + self.skipped + self.failed
+    }
+}
+
+enum Outcome {
+    Made,
+    Skipped,
+    Failed,
+}
+
+/// Enqueues due periodic reports and makes them.
+#[derive(Clone)]
+pub struct Scheduler {
+    store: Store,
+    worker: String,
+    options: SchedulerOptions,
+}
+
+/// The unique key of a scheduled report: user, trigger and period start.
+pub fn dedupe_key(user_id: &str, trigger: Trigger, start: i64) -> String {
+    format!("report:{user_id}:{}:{start}", trigger.as_str())
+}
+
+impl Scheduler {
+    /// A scheduler working as a worker of its own (a random name, so two processes never
+    /// share one).
+    pub fn new(store: Store, options: SchedulerOptions) -> Self {
+        let worker = format!(
+            "{}-{}",
+            std::process::id(),
+            &uuid::Uuid::new_v4().simple().to_string()[..12]
+        );
+        Scheduler {
+            store,
+            worker,
+            options,
+        }
+    }
+
+    /// This worker's name in the jobs table.
+    pub fn worker(&self) -> &str {
+        &self.worker
+    }
+
+    /// Enqueues every period that ended since the last call, for every prescription of an
+    /// active patient; returns how many periods were new. Periods missed during downtime are
+    /// all caught up, each once.
+    pub async fn enqueue_due(&self) -> Result<usize, StoreError> {
+        let now = self.store.clock().now_millis();
+        let mut enqueued = 0;
+        let mut jobs = Vec::new();
+        let mut marks = Vec::new();
+        for open in self.store.open_prescriptions().await? {
+            let e = &open.enlistment;
+            let zone: Tz = TimeZone::parse(&open.time_zone)
+                .map(|z| z.0)
+                .unwrap_or(Tz::UTC);
+            let after = e.scheduled_until.unwrap_or(i64::MIN);
+            let fresh: Vec<_> = due_periods(e.creation_timestamp, e.expiry_timestamp, now, zone)
+                .into_iter()
+                .filter(|p| p.end > after)
+                .collect();
+            let Some(until) = fresh.iter().map(|p| p.end).max() else {
+                continue;
+            };
+            for period in &fresh {
+                let payload = ReportJob {
+                    user_id: e.user_id.clone(),
+                    trigger: period.trigger.as_str().to_owned(),
+                    start: period.start,
+                    end: period.end,
+                };
+                jobs.push(NewJob {
+                    kind: PERIODIC_REPORT.to_owned(),
+                    dedupe_key: dedupe_key(&e.user_id, period.trigger, period.start),
+                    payload: serde_json::to_string(&payload).unwrap_or_default(),
+                    run_after: now,
+                    max_attempts: MAX_ATTEMPTS,
+                });
+            }
+            enqueued += fresh.len();
+            marks.push((e.id.clone(), until));
+        }
+        // Jobs first: a crash between the two enqueues again, which the unique keys absorb.
+        self.store.enqueue_jobs(jobs).await?;
+        for (id, until) in marks {
+            self.store.mark_scheduled(&id, until).await?;
+        }
+        Ok(enqueued)
+    }
+
+    /// Enqueues what is due and works the queue until nothing is left to claim, calling
+    /// `progress` after every job with the running summary.
+    pub async fn run_due(
+        &self,
+        mut progress: impl FnMut(&RunSummary),
+    ) -> Result<RunSummary, StoreError> {
+        self.enqueue_due().await?;
+        let mut summary = RunSummary::default();
+        let lease_ms = self.options.lease.as_millis() as i64;
+        loop {
+            let claimed = self
+                .store
+                .claim_jobs(&self.worker, self.options.batch, lease_ms)
+                .await?;
+            if claimed.is_empty() {
+                return Ok(summary);
+            }
+            let mut outcomes = futures_util::stream::iter(claimed)
+                .map(|job| self.run_job(job))
+                .buffer_unordered(self.options.concurrency.max(1));
+            while let Some(outcome) = outcomes.next().await {
+                match outcome {
+                    Outcome::Made => summary.made += 1,
+                    Outcome::Skipped => summary.skipped += 1,
+                    Outcome::Failed => summary.failed += 1,
+                }
+                progress(&summary);
+            }
+        }
+    }
+
+    /// How many jobs are waiting to be worked (for progress totals).
+    pub async fn waiting(&self) -> Result<u64, StoreError> {
+        self.store.claimable_jobs().await
+    }
+
+    async fn run_job(&self, job: job::Model) -> Outcome {
+        match self.make_report(&job).await {
+            Ok(made) => {
+                if let Err(err) = self.store.complete_job(&job.id, &self.worker).await {
+                    tracing::warn!(job = %job.id, error = %err, "could not mark a job done");
+                }
+                if made {
+                    Outcome::Made
+                } else {
+                    Outcome::Skipped
+                }
+            }
+            Err(err) => {
+                let backoff = 30_000i64 << job.attempts.clamp(0, 10);
+                let retry_at = self.store.clock().now_millis() + backoff;
+                tracing::warn!(job = %job.id, attempt = job.attempts, error = %err, "periodic report failed");
+                if let Err(err) = self
+                    .store
+                    .fail_job(&job.id, &self.worker, &err.to_string(), retry_at)
+                    .await
+                {
+                    tracing::warn!(job = %job.id, error = %err, "could not record a failed job");
+                }
+                Outcome::Failed
+            }
+        }
+    }
+
+    /// Makes the report a job asks for; false when there is nothing to make.
+    async fn make_report(&self, job: &job::Model) -> anyhow::Result<bool> {
+        anyhow::ensure!(
+            job.kind == PERIODIC_REPORT,
+            "unknown job kind `{}`",
+            job.kind
+        );
+        let payload: ReportJob = serde_json::from_str(&job.payload)?;
+        let trigger = Trigger::parse(&payload.trigger)
+            .ok_or_else(|| anyhow::anyhow!("unknown trigger `{}`", payload.trigger))?;
+        if !self.store.user_is_active(&payload.user_id).await? {
+            return Ok(false);
+        }
+        let made = self
+            .store
+            .create_report(NewReport {
+                user_id: payload.user_id,
+                creator_id: None,
+                trigger,
+                dedupe_key: Some(job.dedupe_key.clone()),
+                start: payload.start,
+                end: payload.end,
+            })
+            .await?;
+        Ok(made.is_some())
+    }
+
+    /// Ticks every `every` until the process stops: each tick enqueues what is due and works
+    /// the queue. Errors are logged and the next tick tries again.
+    pub async fn run_forever(self, every: Duration) {
+        let mut interval = tokio::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            match self.run_due(|_| {}).await {
+                Ok(summary) if summary.handled() > 0 => tracing::info!(
+                    made = summary.made,
+                    skipped = summary.skipped,
+                    failed = summary.failed,
+                    "scheduler tick"
+                ),
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = %err, "scheduler tick failed"),
+            }
+        }
+    }
+}
