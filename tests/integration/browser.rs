@@ -198,6 +198,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .unwrap();
     let message = text_of(&client, "#weight-error").await;
     assert!(!message.is_empty());
+    scroll_to(&client, "weight").await;
     shot(&client, "02-patient-profile-refused").await;
     let weight = client.find(Locator::Id("weight")).await.unwrap();
     weight.clear().await.unwrap();
@@ -215,6 +216,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         "/portal/profile",
         "saved without leaving the page"
     );
+    scroll_to(&client, "profile-saved").await;
     shot(&client, "03-patient-profile-saved").await;
     client.goto(&app.url("/portal/measurements")).await.unwrap();
     client
@@ -301,6 +303,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         "the review makes the old report out of date"
     );
     assert!(client.find(Locator::Id("shared-link")).await.is_err());
+    scroll_to(&client, "review").await;
     shot(&client, "07-physician-review-outdated").await;
     client
         .find(Locator::Id("make-link"))
@@ -317,6 +320,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .expect("a new link");
     let new_link = value_of(&client, "shared-link").await;
     assert_ne!(new_link, old_link);
+    scroll_to(&client, "report").await;
     shot(&client, "08-physician-new-link").await;
     logout(&client).await;
 
@@ -365,10 +369,35 @@ async fn each_role_walks_its_journey_in_chromium() {
         .for_element(Locator::Css(&row))
         .await
         .expect("reactivated");
+    // A periodic report made now, for a patient.
+    let anna = app
+        .state
+        .store
+        .user_by_email("anna@tacho.test")
+        .await
+        .unwrap()
+        .unwrap();
+    client
+        .goto(&app.url(&format!("/portal/patients/{}", anna.id)))
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("make-report"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let reports = text_of(&client, "table.reports").await;
+    assert!(reports.contains("On request"), "{reports}");
+    scroll_to(&client, "reports").await;
+    shot(&client, "10-admin-periodic-report").await;
+    client.goto(&app.url("/portal/admin/jobs")).await.unwrap();
+    shot(&client, "11-admin-scheduler").await;
     client.goto(&app.url("/portal/admin/audit")).await.unwrap();
     let trail = text_of(&client, "table.audit").await;
     assert!(trail.contains("measurement.review") && trail.contains("report.download"));
-    shot(&client, "10-admin-audit").await;
+    shot(&client, "12-admin-audit").await;
     logout(&client).await;
 
     // A patient switches to Arabic: the pages are right to left.
@@ -402,10 +431,21 @@ async fn each_role_walks_its_journey_in_chromium() {
         .await
         .unwrap();
     assert_eq!(direction, json!("rtl ar"));
-    shot(&client, "11-patient-account-arabic").await;
+    shot(&client, "13-patient-account-arabic").await;
     client.goto(&app.url(&measurement_path)).await.unwrap();
-    shot(&client, "12-patient-measurement-arabic").await;
+    shot(&client, "14-patient-measurement-arabic").await;
     client.close().await.unwrap();
+}
+
+/// Scrolls the element `id` into view before a screenshot.
+async fn scroll_to(client: &Client, id: &str) {
+    client
+        .execute(
+            "document.getElementById(arguments[0]).scrollIntoView()",
+            vec![json!(id)],
+        )
+        .await
+        .expect("scrolled");
 }
 
 /// The path of the page once the browser has navigated to one under `prefix`.

@@ -513,6 +513,7 @@ async fn every_page_renders_in_every_language() {
                 "/portal/profile".into(),
                 "/portal/measurements".into(),
                 format!("/portal/measurements/{measurement}"),
+                "/portal/reports".into(),
             ],
         ),
         (
@@ -655,4 +656,60 @@ async fn admins_create_users_groups_and_prescriptions() {
     app.password_grant("nina@tacho.test", "a good password")
         .await
         .assert_ok();
+}
+
+#[tokio::test]
+async fn periodic_reports_are_made_on_request_listed_and_opened() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.measurement_id(&world.patient, "sinus_72").await;
+    let patient_page = format!("/portal/patients/{}", world.patient.id);
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    assert!(
+        physician
+            .get(&patient_page)
+            .await
+            .body
+            .contains("No periodic reports yet.")
+    );
+    let made = physician
+        .post(
+            &patient_page,
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.body);
+    let page = physician.get(&patient_page).await;
+    assert!(page.body.contains("On request"), "{}", page.body);
+    let start = page.body.find("/portal/reports/").expect("a PDF link");
+    let link = page.body[start..].split('"').next().unwrap().to_owned();
+    assert!(link.ends_with("/pdf"), "{link}");
+
+    // The patient sees it in its own list and opens the PDF.
+    let mut patient = logged_in(&app, &world.patient).await;
+    let list = patient.get("/portal/reports").await;
+    assert!(list.body.contains(&link));
+    let pdf = patient.get(&link).await;
+    assert_eq!(pdf.status, 200);
+    assert_eq!(pdf.headers["content-type"], "application/pdf");
+    // A patient cannot order one for itself, and another group's physician sees nothing.
+    let refused = patient
+        .post(
+            "/portal/reports",
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+    let mut stranger = logged_in(&app, &world.staff_b).await;
+    assert_eq!(stranger.get(&link).await.status, 404);
+    let api = app
+        .get(
+            &format!("/reports/v1?user_id={}", world.patient.id),
+            &world.patient.token,
+        )
+        .await;
+    assert_eq!(api.body["page"]["total"], 1);
+    assert_eq!(api.body["data"][0]["trigger"], "MANUAL");
 }

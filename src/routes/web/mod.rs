@@ -11,6 +11,7 @@ pub mod error;
 pub mod measurements;
 pub mod patients;
 pub mod profile;
+pub mod reports;
 pub mod session;
 pub mod view;
 
@@ -96,7 +97,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 "/measurements/{id}/review",
                 web::post().to(measurements::review),
             )
+            .route("/reports", web::get().to(reports::list))
+            .route("/reports/{id}/pdf", web::get().to(reports::pdf))
             .route("/patients", web::get().to(patients::list))
+            .route("/patients/{id}/reports", web::post().to(reports::create))
             .route("/patients/{id}", web::get().to(patients::detail))
             .route("/admin/users", web::get().to(admin::users))
             .route("/admin/users", web::post().to(admin::create_user))

@@ -148,6 +148,8 @@ struct PatientPage {
     email: String,
     profile: Vec<(String, String)>,
     list: MeasurementList,
+    rows: Vec<super::reports::ReportRow>,
+    can_make_report: bool,
 }
 
 #[derive(Template)]
@@ -194,7 +196,10 @@ pub async fn detail(
         .await?
         .and_then(|p| p.data.as_object().cloned())
         .unwrap_or_default();
+    let (rows, _) = super::reports::report_list(&member, &viewer, &id, 0, "").await?;
     html(&PatientPage {
+        rows,
+        can_make_report: member.is_admin() || id != member.id(),
         profile: profile_summary(&member, &document),
         c,
         name: format!("{} {}", patient.first_name, patient.last_name),
