@@ -713,3 +713,84 @@ async fn periodic_reports_are_made_on_request_listed_and_opened() {
     assert_eq!(api.body["page"]["total"], 1);
     assert_eq!(api.body["data"][0]["trigger"], "MANUAL");
 }
+
+/// Logs in on one instance, reads a page on another, logs out there: the first instance no
+/// longer knows the session either.
+async fn sessions_are_shared_by_instances(app: &TestApp) {
+    let user = app.user("roamer").await;
+    let other = app.second_instance().await;
+    let mut here = logged_in(app, &user).await;
+    let mut there = Browser::new(&other);
+    there.cookie = here.cookie.clone();
+    assert_eq!(there.get("/portal/account").await.status, 200);
+    let logout = there.post("/portal/account", "/portal/logout", &[]).await;
+    assert_eq!(logout.status, StatusCode::SEE_OTHER);
+    let page = here.get("/portal/account").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/portal/login");
+}
+
+#[tokio::test]
+async fn database_sessions_are_shared_by_instances() {
+    let app = spawn_app().await;
+    sessions_are_shared_by_instances(&app).await;
+}
+
+/// Runs against the Redis server named by `TEST_REDIS_URL` (`.ci/run` sets it when Redis
+/// answers); without it there is nothing to run against and the test says so.
+#[tokio::test]
+async fn redis_sessions_are_shared_by_instances() {
+    let Some(url) = std::env::var("TEST_REDIS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        eprintln!("TEST_REDIS_URL is not set: Redis sessions not tested");
+        return;
+    };
+    let app = crate::helpers::spawn_app_with(|s| s.redis_url = Some(url)).await;
+    assert!(app.state.sessions.is_redis());
+    sessions_are_shared_by_instances(&app).await;
+}
+
+#[tokio::test]
+async fn the_scheduler_page_shows_queued_and_failed_jobs() {
+    let app = spawn_app().await;
+    let admin = app.admin("ops").await;
+    let now = app.clock_millis();
+    // The second job is not due yet, so the claim takes the first.
+    for (key, attempts, due) in [("report:a", 1, now), ("report:b", 3, now + 60_000)] {
+        app.state
+            .store
+            .enqueue_job(tacho::store::NewJob {
+                kind: "periodic-report".into(),
+                dedupe_key: key.into(),
+                payload: "{}".into(),
+                run_after: due,
+                max_attempts: attempts,
+            })
+            .await
+            .unwrap();
+    }
+    let claimed = app.state.store.claim_jobs("w1", 1, 60_000).await.unwrap();
+    app.state
+        .store
+        .fail_job(
+            &claimed[0].id,
+            "w1",
+            "the renderer ran out of patience",
+            now,
+        )
+        .await
+        .unwrap();
+    let mut browser = logged_in(&app, &admin).await;
+    let page = browser.get("/portal/admin/jobs").await;
+    assert!(
+        page.body.contains("failed: 1") && page.body.contains("queued: 1"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("the renderer ran out of patience"));
+    let failed = browser.get("/portal/admin/jobs?status=failed").await;
+    assert!(failed.body.contains("1/1"));
+    assert!(!failed.body.contains("0/3"));
+}
