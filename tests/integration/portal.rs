@@ -794,3 +794,77 @@ async fn the_scheduler_page_shows_queued_and_failed_jobs() {
     assert!(failed.body.contains("1/1"));
     assert!(!failed.body.contains("0/3"));
 }
+
+#[tokio::test]
+async fn a_password_is_changed_after_checking_the_current_one() {
+    let app = spawn_app().await;
+    let user = app.user("keys").await;
+    let mut browser = logged_in(&app, &user).await;
+    let fields = |current: &'static str, new: &'static str, confirm: &'static str| {
+        [("current", current), ("new", new), ("confirm", confirm)]
+    };
+    let wrong = browser
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &fields("not it", "a new secret", "a new secret"),
+        )
+        .await;
+    assert!(wrong.body.contains("The current password is wrong."));
+    let mismatch = browser
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &fields(PASSWORD, "a new secret", "another one"),
+        )
+        .await;
+    assert!(mismatch.body.contains("The two new passwords differ."));
+    let changed = browser
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &fields(PASSWORD, "a new secret", "a new secret"),
+        )
+        .await;
+    assert!(changed.body.contains("Your password was changed."));
+    let old = app.password_grant(&user.email, PASSWORD).await;
+    assert_eq!(old.status, 400);
+    assert_eq!(old.body["exh_error"]["code"], 106);
+    app.password_grant(&user.email, "a new secret")
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn measurement_lists_filter_by_result_and_day_and_page() {
+    let app = spawn_app().await;
+    let user = app.user("filters").await;
+    let mut normal = crate::helpers::fixture("sinus_72");
+    normal["indicator"] = json!("normal");
+    let normal = app.measure(&user, normal).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut irregular = crate::helpers::fixture("irregular_af");
+    irregular["indicator"] = json!("irregular");
+    let irregular = app.measure(&user, irregular).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut browser = logged_in(&app, &user).await;
+    let all = browser.get("/portal/measurements").await;
+    assert!(all.body.contains(&normal) && all.body.contains(&irregular));
+    // Newest first: the AF fixture was measured after the sinus one.
+    assert!(all.body.find(&irregular) < all.body.find(&normal));
+    let only = browser.get("/portal/measurements?result=irregular").await;
+    assert!(only.body.contains(&irregular) && !only.body.contains(&normal));
+    let none = browser
+        .get("/portal/measurements?from=2099-01-01&to=2099-12-31")
+        .await;
+    assert!(none.body.contains("No measurements."));
+    let bad = browser
+        .get("/portal/measurements?result=drop%20table&from=yesterday")
+        .await;
+    assert_eq!(bad.status, 200, "unknown filters are ignored");
+    assert!(bad.body.contains(&normal));
+}
