@@ -656,6 +656,43 @@ async fn admins_create_users_groups_and_prescriptions() {
     app.password_grant("nina@tacho.test", "a good password")
         .await
         .assert_ok();
+
+    // Roles change in place: htmx gets the user's row back.
+    let nina = app
+        .state
+        .store
+        .user_by_email("nina@tacho.test")
+        .await
+        .unwrap()
+        .unwrap();
+    let token = browser.get("/portal/admin/users").await.csrf();
+    browser.headers.push(("HX-Request", "true".to_owned()));
+    browser.headers.push(("X-CSRF-Token", token));
+    let row = browser
+        .post_raw(
+            &format!("/portal/admin/users/{}/admin", nina.id),
+            &[("value", "on")],
+        )
+        .await;
+    assert_eq!(row.status, 200);
+    assert!(
+        row.body
+            .starts_with(&format!("<tr id=\"user-{}\">", nina.id))
+    );
+    assert!(row.body.contains("Administrator"));
+    let me = app
+        .get(&format!("/users/v1/{}", nina.id), &admin.token)
+        .await;
+    assert_eq!(me.body["roles"], json!(["admin"]));
+    // Nobody deactivates or demotes themselves.
+    let own = browser
+        .post_raw(
+            &format!("/portal/admin/users/{}/activation", admin.id),
+            &[("value", "off")],
+        )
+        .await;
+    assert_eq!(own.status, 400);
+    assert!(own.body.contains("class=\"toast\""));
 }
 
 #[tokio::test]

@@ -33,6 +33,8 @@ pub struct UserRow {
     pub lock: &'static str,
     pub lock_label: String,
     pub failed_count: i32,
+    /// The administrator's own row: no deactivating or demoting oneself.
+    pub own: bool,
 }
 
 fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
@@ -51,6 +53,7 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
         lock,
         lock_label: visitor.tr.text(&format!("lock-{lock}")),
         failed_count: u.failed_count,
+        own: visitor.user.as_ref().is_some_and(|me| me.user.id == u.id),
     }
 }
 
