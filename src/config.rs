@@ -1,5 +1,6 @@
 //! Configuration from `TACHO_*` environment variables, each with a default that runs locally.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,7 +31,8 @@ pub struct Settings {
     pub database_url: String,
     /// `TACHO_DATA_DIR`: where the SQLite database and files live; default `./data`.
     pub data_dir: PathBuf,
-    /// `TACHO_ADDR`: the address to listen on; default `127.0.0.1:8080`.
+    /// `TACHO_ADDR`: the addresses to listen on, comma-separated `host:port` entries (see
+    /// [`ListenAddr`]); default `127.0.0.1:8080`.
     pub addr: String,
     /// `TACHO_BASE_URL`: the public address, used in links; default `http://` + the address.
     pub base_url: String,
@@ -68,7 +70,69 @@ pub struct Settings {
     pub job_lease: Duration,
 }
 
+/// One entry of `TACHO_ADDR`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenAddr {
+    /// The entry as written, e.g. `localhost:8080`.
+    pub text: String,
+    /// The sockets to bind for it. `localhost` names both loopback addresses, 127.0.0.1 and
+    /// ::1, because clients resolve it to either (Node, for one, may pick ::1).
+    pub sockets: Vec<SocketAddr>,
+    /// Whether the entry stands for more than one socket and each may be skipped when the
+    /// machine lacks that address family (an IPv4-only host has no ::1).
+    pub best_effort: bool,
+}
+
+impl ListenAddr {
+    /// Parses a comma-separated list of `host:port` entries (`[::1]:8080` for IPv6 literals).
+    pub fn parse_list(text: &str) -> anyhow::Result<Vec<ListenAddr>> {
+        let entries: Vec<ListenAddr> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(ListenAddr::parse)
+            .collect::<anyhow::Result<_>>()?;
+        if entries.is_empty() {
+            bail!("TACHO_ADDR names no address");
+        }
+        Ok(entries)
+    }
+
+    fn parse(entry: &str) -> anyhow::Result<ListenAddr> {
+        let (host, port) = entry
+            .rsplit_once(':')
+            .with_context(|| format!("TACHO_ADDR entry `{entry}` must be host:port"))?;
+        let port: u16 = port
+            .parse()
+            .with_context(|| format!("TACHO_ADDR entry `{entry}` has no valid port"))?;
+        let (sockets, best_effort) = if host.eq_ignore_ascii_case("localhost") {
+            let v4 = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port);
+            let v6 = SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), port);
+            (vec![v4, v6], true)
+        } else {
+            let resolved: Vec<SocketAddr> = entry
+                .to_socket_addrs()
+                .with_context(|| format!("TACHO_ADDR entry `{entry}` does not resolve"))?
+                .collect();
+            let first = *resolved
+                .first()
+                .with_context(|| format!("TACHO_ADDR entry `{entry}` does not resolve"))?;
+            (vec![first], false)
+        };
+        Ok(ListenAddr {
+            text: entry.to_owned(),
+            sockets,
+            best_effort,
+        })
+    }
+}
+
 impl Settings {
+    /// The sockets `TACHO_ADDR` names, in order.
+    pub fn listen_addrs(&self) -> anyhow::Result<Vec<ListenAddr>> {
+        ListenAddr::parse_list(&self.addr)
+    }
+
     /// Reads the process environment.
     pub fn from_env() -> anyhow::Result<Self> {
         Self::from_lookup(|key| std::env::var(key).ok())
@@ -97,8 +161,9 @@ impl Settings {
             format!("sqlite://{}?mode=rwc", data_dir.join("tacho.db").display())
         });
         let addr = get("TACHO_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
+        let listen = ListenAddr::parse_list(&addr)?;
         let base_url = get("TACHO_BASE_URL")
-            .unwrap_or_else(|| format!("http://{addr}"))
+            .unwrap_or_else(|| format!("http://{}", listen[0].text))
             .trim_end_matches('/')
             .to_owned();
         let log_format = match get("TACHO_LOG_FORMAT")
@@ -208,6 +273,29 @@ mod tests {
         assert_eq!(s.log_format, LogFormat::Pretty);
         assert_eq!(s.scheduler_tick, Some(Duration::from_secs(60)));
         assert_eq!(s.job_lease, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn listen_addresses_are_a_list_and_localhost_is_both_loopbacks() {
+        let s = Settings::from_lookup(|k| (k == "TACHO_ADDR").then(|| "localhost:8080".into()))
+            .unwrap();
+        assert_eq!(s.base_url, "http://localhost:8080");
+        let listen = s.listen_addrs().unwrap();
+        assert_eq!(
+            listen[0].sockets,
+            vec![
+                "127.0.0.1:8080".parse::<SocketAddr>().unwrap(),
+                "[::1]:8080".parse().unwrap()
+            ]
+        );
+        let list = ListenAddr::parse_list("127.0.0.1:0, [::1]:9000").unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1].sockets, vec!["[::1]:9000".parse().unwrap()]);
+        assert!(!list[1].best_effort);
+        for bad in ["", "localhost", "127.0.0.1:http", "localhost:70000"] {
+            assert!(ListenAddr::parse_list(bad).is_err(), "{bad}");
+        }
+        assert!(Settings::from_lookup(|k| (k == "TACHO_ADDR").then(|| "nowhere".into())).is_err());
     }
 
     #[test]

@@ -35,7 +35,8 @@ impl Default for SchedulerOptions {
         SchedulerOptions {
             lease: Duration::from_secs(300),
             batch: 64,
-            concurrency: 4,
+            // Reports wait on the database far more than on the CPU.
+            concurrency: 8,
         }
     }
 }
@@ -158,9 +159,17 @@ impl Scheduler {
     /// `progress` after every job with the running summary.
     pub async fn run_due(
         &self,
-        mut progress: impl FnMut(&RunSummary),
+        progress: impl FnMut(&RunSummary),
     ) -> Result<RunSummary, StoreError> {
         self.enqueue_due().await?;
+        self.work(progress).await
+    }
+
+    /// Works the queue until nothing is left to claim, calling `progress` after every job.
+    pub async fn work(
+        &self,
+        mut progress: impl FnMut(&RunSummary),
+    ) -> Result<RunSummary, StoreError> {
         let mut summary = RunSummary::default();
         let lease_ms = self.options.lease.as_millis() as i64;
         loop {
@@ -172,16 +181,26 @@ impl Scheduler {
                 return Ok(summary);
             }
             let mut outcomes = futures_util::stream::iter(claimed)
-                .map(|job| self.run_job(job))
+                .map(|job| async move {
+                    let outcome = self.run_job(&job).await;
+                    (job.id, outcome)
+                })
                 .buffer_unordered(self.options.concurrency.max(1));
-            while let Some(outcome) = outcomes.next().await {
+            let mut done = Vec::new();
+            while let Some((id, outcome)) = outcomes.next().await {
                 match outcome {
                     Outcome::Made => summary.made += 1,
                     Outcome::Skipped => summary.skipped += 1,
                     Outcome::Failed => summary.failed += 1,
                 }
+                if !matches!(outcome, Outcome::Failed) {
+                    done.push(id);
+                }
                 progress(&summary);
             }
+            // A crash before this line leaves the batch to be retaken when its lease runs
+            // out; the reports' unique keys make the second pass skip what was made.
+            self.store.complete_jobs(&done, &self.worker).await?;
         }
     }
 
@@ -190,18 +209,11 @@ impl Scheduler {
         self.store.claimable_jobs().await
     }
 
-    async fn run_job(&self, job: job::Model) -> Outcome {
-        match self.make_report(&job).await {
-            Ok(made) => {
-                if let Err(err) = self.store.complete_job(&job.id, &self.worker).await {
-                    tracing::warn!(job = %job.id, error = %err, "could not mark a job done");
-                }
-                if made {
-                    Outcome::Made
-                } else {
-                    Outcome::Skipped
-                }
-            }
+    /// Makes a job's report; done jobs are marked by the caller, a batch at a time.
+    async fn run_job(&self, job: &job::Model) -> Outcome {
+        match self.make_report(job).await {
+            Ok(true) => Outcome::Made,
+            Ok(false) => Outcome::Skipped,
             Err(err) => {
                 let backoff = 30_000i64 << job.attempts.clamp(0, 10);
                 let retry_at = self.store.clock().now_millis() + backoff;

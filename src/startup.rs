@@ -12,7 +12,7 @@ use anyhow::Context;
 use crate::auth::Authenticator;
 use crate::auth::password::PasswordHasher;
 use crate::auth::throttle::LoginThrottle;
-use crate::config::{FileStorageKind, Settings};
+use crate::config::{FileStorageKind, ListenAddr, Settings};
 use crate::domain::clock::{Clock, SystemClock};
 use crate::pdf::Engine;
 use crate::reports::Reports;
@@ -75,9 +75,9 @@ impl Application {
             .await
             .context("cannot connect to the database")?
             .with_cache_ttl(settings.cache_ttl);
-        let listener = TcpListener::bind(&settings.addr)
+        let listeners = bind(&settings.listen_addrs()?)
             .with_context(|| format!("cannot listen on {}", settings.addr))?;
-        let port = listener.local_addr()?.port();
+        let port = listeners[0].local_addr()?.port();
         let auth = Authenticator::new(
             store.clone(),
             PasswordHasher::default(),
@@ -108,7 +108,7 @@ impl Application {
             sessions,
             cookie_key,
         });
-        let server = serve(listener, state.clone())?;
+        let server = serve(listeners, state.clone())?;
         Ok(Application {
             port,
             server,
@@ -117,7 +117,8 @@ impl Application {
         })
     }
 
-    /// The port the server listens on.
+    /// The port the server listens on (the first address's, which a port-0 address shares
+    /// with the addresses after it).
     pub fn port(&self) -> u16 {
         self.port
     }
@@ -151,7 +152,62 @@ pub fn shared_engine() -> Arc<Engine> {
     ENGINE.get_or_init(|| Arc::new(Engine::new())).clone()
 }
 
-fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
+/// Binds every socket of `addrs`. Port 0 takes a free port on the first socket and the same
+/// port on the others, so `localhost:0` answers on one port on both loopback addresses; when
+/// another program holds that port on a later address, it starts over with a new port.
+fn bind(addrs: &[ListenAddr]) -> std::io::Result<Vec<TcpListener>> {
+    const ATTEMPTS: usize = 8;
+    let mut last_error = None;
+    for _ in 0..ATTEMPTS {
+        match bind_once(addrs) {
+            Ok(listeners) => return Ok(listeners),
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => last_error = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_error.expect("at least one attempt"))
+}
+
+fn bind_once(addrs: &[ListenAddr]) -> std::io::Result<Vec<TcpListener>> {
+    let mut listeners: Vec<TcpListener> = Vec::new();
+    let mut chosen_port = None;
+    for entry in addrs {
+        for socket in &entry.sockets {
+            let mut socket = *socket;
+            if socket.port() == 0
+                && let Some(port) = chosen_port
+            {
+                socket.set_port(port);
+            }
+            match TcpListener::bind(socket) {
+                Ok(listener) => {
+                    chosen_port.get_or_insert(listener.local_addr()?.port());
+                    listeners.push(listener);
+                }
+                // An IPv4-only machine has no ::1: `localhost` then means 127.0.0.1 alone.
+                Err(e)
+                    if entry.best_effort
+                        && matches!(
+                            e.kind(),
+                            std::io::ErrorKind::AddrNotAvailable | std::io::ErrorKind::Unsupported
+                        ) =>
+                {
+                    tracing::warn!(%socket, error = %e, "skipping an address of {}", entry.text);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    if listeners.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AddrNotAvailable,
+            "no address could be bound",
+        ));
+    }
+    Ok(listeners)
+}
+
+fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let body_limit = BodyLimit(state.settings.max_body_bytes);
     let measurement_limit = BodyLimit(state.settings.max_measurement_bytes);
     let workers = state.settings.workers;
@@ -171,8 +227,10 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
                 routes::configure(cfg, measurement_limit, sessions)
             })
     })
-    .workers(workers)
-    .listen(listener)?
-    .run();
+    .workers(workers);
+    let server = listeners
+        .into_iter()
+        .try_fold(server, |server, listener| server.listen(listener))?
+        .run();
     Ok(server)
 }

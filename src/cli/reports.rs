@@ -115,7 +115,7 @@ pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
     let started = Instant::now();
     let periods = scheduler.enqueue_due().await?;
     let mut progress = Progress::new(scheduler.waiting().await?);
-    let summary = scheduler.run_due(|s| progress.update(s)).await?;
+    let summary = scheduler.work(|s| progress.update(s)).await?;
     progress.finish();
     println!(
         "{} reports made, {} skipped, {} failed in {:.1} s ({periods} new periods enqueued)",

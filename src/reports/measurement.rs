@@ -6,52 +6,26 @@ use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
-use super::format;
-use super::patient::{
-    INDICATORS, QUALITY_COLOURS, colour, indicator, patient_block, risk_block, string_list,
-    translated_or_raw,
+use super::common::{
+    INDICATORS, QUALITY_COLOURS, as_of, colour, indicator, labels, patient_block, risk_block,
+    string_list, translated_or_raw,
 };
+use super::format;
 use crate::domain::account::Language;
 use crate::domain::measurement::signal_quality;
 use crate::i18n::Translator;
 use crate::store::entities::{measurement, profile, user};
 
-/// Messages the measurement template prints.
-const LABELS: [&str; 40] = [
-    "brand",
+/// Messages only the measurement template prints.
+const LABELS: [&str; 14] = [
     "report-title",
     "report-subtitle",
-    "patient",
-    "name",
-    "birthday",
-    "age",
-    "gender",
-    "physician",
-    "not-given",
-    "measurement",
-    "measured-at",
-    "time-zone",
-    "heart-rate",
-    "bpm",
-    "result",
-    "review",
     "reviewer-note",
     "diagnosis-label",
-    "symptoms",
-    "no-symptoms",
     "symptom-severity",
     "context-activity",
-    "signal-quality",
     "duration",
     "beats",
-    "risk-factors",
-    "comorbidities",
-    "no-comorbidities",
-    "smoker",
-    "activity-level",
-    "weight",
-    "length",
-    "disclaimer",
     "tachogram",
     "ppg-signal",
     "axis-time-s",
@@ -91,41 +65,12 @@ pub fn build(input: &MeasurementReportInput) -> ReportData {
         .timestamp_millis_opt(measured_ms)
         .single()
         .unwrap_or_else(|| zone.timestamp_millis_opt(0).unwrap());
-    let as_of_ms = [
+    let as_of = as_of(&[
         m.update_timestamp,
         input.patient.update_timestamp,
         input.profile.map_or(0, |p| p.update_timestamp),
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(m.update_timestamp);
-    let as_of = Utc
-        .timestamp_millis_opt(as_of_ms)
-        .single()
-        .unwrap_or_default();
-    let as_of_local = as_of.with_timezone(&zone);
-
-    let mut labels = Map::new();
-    for key in LABELS {
-        labels.insert(key.into(), tr.text(key).into());
-    }
-    let generated = format!(
-        "{} {}",
-        format::short_date(input.language, as_of_local.date_naive()),
-        format::time(as_of_local)
-    );
-    labels.insert(
-        "generated-on".into(),
-        tr.text_with("generated-on", &[("date", generated)]).into(),
-    );
-    labels.insert(
-        "page-of".into(),
-        tr.text_with(
-            "page-of",
-            &[("page", "{page}".into()), ("total", "{total}".into())],
-        )
-        .into(),
-    );
+    ]);
+    let labels = labels(&tr, &LABELS, as_of, zone);
 
     let patient = patient_block(
         &tr,

@@ -5,9 +5,9 @@
 //! concurrent first requests share one render (single-flight in the process, and a unique
 //! `cache_key` row across processes).
 
+pub mod common;
 pub mod format;
 pub mod measurement;
-pub mod patient;
 pub mod periodic;
 
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ use crate::domain::account::{Language, TimeZone};
 use crate::domain::measurement::Status;
 use crate::pdf::{Engine, RenderMeta, Template};
 use crate::storage::FileStorage;
-use crate::store::entities::{file, measurement_report, report};
+use crate::store::entities::{file, measurement_report, report, user};
 use crate::store::{MeasurementRecord, NewFile, NewMeasurementReport, Store, StoreError};
 
 /// Why a report could not be made.
@@ -134,23 +134,19 @@ impl Reports {
         Ok((report, file))
     }
 
-    /// The PDF of a periodic report in `language` and `time_zone`, rendered unless a PDF with
-    /// the same content exists.
+    /// The PDF of a periodic report about `patient` in `language` and `time_zone`, rendered
+    /// unless a PDF with the same content exists.
     pub async fn periodic_report_pdf(
         &self,
         report: &report::Model,
+        patient: &user::Model,
         language: Language,
         time_zone: Tz,
     ) -> Result<file::Model, ReportError> {
-        let patient = self
-            .store
-            .user_by_id(&report.user_id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
         let profile = self.store.profile_of(&patient.id).await?;
         let built = periodic::build(&periodic::PeriodicReportInput {
             report,
-            patient: &patient,
+            patient,
             profile: profile.as_ref(),
             language,
             time_zone,

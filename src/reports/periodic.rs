@@ -7,45 +7,21 @@ use chrono_tz::Tz;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::format;
-use super::patient::{
-    INDICATORS, QUALITY_COLOURS, colour, indicator, indicator_class, patient_block, risk_block,
-    translated_or_raw,
+use super::common::{
+    INDICATORS, QUALITY_COLOURS, as_of, colour, indicator, indicator_class, labels, patient_block,
+    risk_block, translated_or_raw,
 };
+use super::format;
 use crate::domain::account::Language;
 use crate::i18n::Translator;
 use crate::store::entities::{profile, report, user};
 
-/// Messages the periodic template prints as they are.
-const LABELS: [&str; 57] = [
-    "brand",
-    "patient",
-    "name",
-    "birthday",
-    "age",
-    "gender",
-    "physician",
-    "not-given",
+/// Messages only the periodic template prints as they are.
+const LABELS: [&str; 27] = [
     "period",
-    "time-zone",
-    "heart-rate",
-    "bpm",
-    "result",
-    "review",
-    "symptoms",
-    "no-symptoms",
-    "signal-quality",
     "quality-good",
     "quality-fair",
     "quality-poor",
-    "risk-factors",
-    "comorbidities",
-    "no-comorbidities",
-    "smoker",
-    "activity-level",
-    "weight",
-    "length",
-    "disclaimer",
     "measurement-count",
     "no-measurements",
     "results-by-class",
@@ -69,12 +45,6 @@ const LABELS: [&str; 57] = [
     "column-result",
     "column-review",
     "column-symptoms",
-    "trigger-MANUAL",
-    "trigger-PERIOD_DAYS_PASSED_7",
-    "trigger-PERIOD_DAYS_PASSED_30",
-    "trigger-PRESCRIPTION_ENDED",
-    "measurement",
-    "measured-at",
 ];
 
 /// Time-of-day buckets: label key and first local hour.
@@ -154,25 +124,14 @@ pub fn build(input: &PeriodicReportInput) -> PeriodicData {
         .and_then(|p| p.data.as_object().cloned())
         .unwrap_or_default();
 
-    let as_of_ms = [
+    let as_of = as_of(&[
         report.update_timestamp,
         input.patient.update_timestamp,
         input.profile.map_or(0, |p| p.update_timestamp),
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(report.update_timestamp);
-    let as_of = Utc
-        .timestamp_millis_opt(as_of_ms)
-        .single()
-        .unwrap_or_default();
-
+    ]);
     let start = local(zone, report.period_start_timestamp);
     let end = local(zone, report.period_end_timestamp);
-    let mut labels = Map::new();
-    for key in LABELS {
-        labels.insert(key.into(), tr.text(key).into());
-    }
+    let mut labels = labels(&tr, &LABELS, as_of, zone);
     labels.insert(
         "report-title".into(),
         tr.text("periodic-report-title").into(),
@@ -180,22 +139,6 @@ pub fn build(input: &PeriodicReportInput) -> PeriodicData {
     labels.insert(
         "report-subtitle".into(),
         translated_or_raw(&tr, "trigger", &report.trigger).into(),
-    );
-    labels.insert(
-        "generated-on".into(),
-        tr.text_with(
-            "generated-on",
-            &[("date", date_time(language, as_of.with_timezone(&zone)))],
-        )
-        .into(),
-    );
-    labels.insert(
-        "page-of".into(),
-        tr.text_with(
-            "page-of",
-            &[("page", "{page}".into()), ("total", "{total}".into())],
-        )
-        .into(),
     );
 
     let period = json!({

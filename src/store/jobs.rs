@@ -142,16 +142,25 @@ impl Store {
     /// Marks a job done; false when `worker` no longer holds it (its lease ran out and another
     /// worker claimed it).
     pub async fn complete_job(&self, id: &str, worker: &str) -> StoreResult<bool> {
+        Ok(self.complete_jobs(&[id.to_owned()], worker).await? == 1)
+    }
+
+    /// Marks the jobs `ids` done in one statement (one commit for a whole batch); returns how
+    /// many `worker` still held.
+    pub async fn complete_jobs(&self, ids: &[String], worker: &str) -> StoreResult<u64> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
         let result = job::Entity::update_many()
             .col_expr(job::Column::Status, Expr::value("done"))
             .col_expr(job::Column::LeaseUntil, Expr::value(Option::<i64>::None))
             .col_expr(job::Column::UpdateTimestamp, Expr::value(self.now()))
-            .filter(job::Column::Id.eq(id))
+            .filter(job::Column::Id.is_in(ids.iter().cloned()))
             .filter(job::Column::ClaimedBy.eq(worker))
             .filter(job::Column::Status.eq("running"))
             .exec(&self.db)
             .await?;
-        Ok(result.rows_affected == 1)
+        Ok(result.rows_affected)
     }
 
     /// Records a failed attempt: the job is queued again at `retry_at` while attempts remain,

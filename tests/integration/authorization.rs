@@ -218,7 +218,7 @@ async fn measurements_and_reports_follow_the_matrix() {
     let measurement = app
         .measure(&world.patient, crate::helpers::fixture("sinus_72"))
         .await;
-    let id = measurement["id"].as_str().unwrap().to_owned();
+    let id = measurement.id;
     let report = app.report(&world.patient, &id, None).await.body;
     let report_id = report["id"].as_str().unwrap().to_owned();
     let cases = vec![

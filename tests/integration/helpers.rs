@@ -33,12 +33,14 @@ impl Drop for TestApp {
     }
 }
 
-/// A user created for a test.
+/// A user created for a test, signed in through the client SDK.
 #[derive(Debug, Clone)]
 pub struct TestUser {
     pub id: String,
     pub email: String,
+    /// The access token of `client`'s login, for the tests that speak raw HTTP.
     pub token: String,
+    pub client: tacho_client::Client,
 }
 
 /// Test database URL: a fresh PostgreSQL database when `TEST_DATABASE_URL` is set, else a
@@ -118,6 +120,9 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        // Below the server's 5 s keep-alive: a connection the server is closing is never reused
+        // (that race answers IncompleteMessage when this client idles while the SDK works).
+        .pool_idle_timeout(std::time::Duration::from_secs(3))
         .build()
         .unwrap();
     TestApp {
@@ -265,13 +270,16 @@ impl TestApp {
             .await
     }
 
+    /// Logs in through the client SDK.
+    pub async fn sign_in(&self, email: &str) -> tacho_client::Client {
+        tacho_client::Client::login(&self.address, email, PASSWORD)
+            .await
+            .expect("login")
+    }
+
     /// Logs in and returns the access token.
     pub async fn login(&self, email: &str) -> String {
-        let reply = self.password_grant(email, PASSWORD).await;
-        reply.assert_ok()["access_token"]
-            .as_str()
-            .expect("access token")
-            .to_owned()
+        self.sign_in(email).await.tokens().access_token
     }
 
     /// Creates a user directly in the store (registration itself is tested separately) and
@@ -306,11 +314,13 @@ impl TestApp {
             })
             .await
             .expect("user created");
-        let token = self.login(&email).await;
+        let client = self.sign_in(&email).await;
+        assert_eq!(client.user_id(), user.id);
         TestUser {
             id: user.id,
             email,
-            token,
+            token: client.tokens().access_token,
+            client,
         }
     }
 
@@ -463,11 +473,11 @@ pub fn pdf_fonts(pdf: &[u8]) -> String {
 
 impl TestApp {
     /// Posts a measurement payload as `user`.
-    pub async fn measure(&self, user: &TestUser, payload: Value) -> Value {
-        let reply = self
-            .post("/data/v1/measurements/documents", &user.token, payload)
-            .await;
-        reply.assert_ok().clone()
+    pub async fn measure(&self, user: &TestUser, payload: Value) -> tacho_client::Measurement {
+        user.client
+            .post_measurement(&payload)
+            .await
+            .expect("measurement stored")
     }
 
     /// Posts a small analysed measurement taken at `at` (epoch ms) and returns its id.
@@ -485,18 +495,12 @@ impl TestApp {
             "indicator": indicator,
             "context": {"symptoms": symptoms, "activity": "resting"},
         });
-        self.measure(user, payload).await["id"]
-            .as_str()
-            .expect("an id")
-            .to_owned()
+        self.measure(user, payload).await.id
     }
 
     /// Posts the fixture `name` as `user`'s measurement and returns its id.
     pub async fn measurement_id(&self, user: &TestUser, name: &str) -> String {
-        self.measure(user, fixture(name)).await["id"]
-            .as_str()
-            .expect("an id")
-            .to_owned()
+        self.measure(user, fixture(name)).await.id
     }
 
     /// Asks for a report of a measurement.
@@ -556,4 +560,20 @@ impl TestApp {
 /// The text layer of a PDF with its layout kept (`pdftotext -layout`).
 pub fn pdf_layout_text(pdf: &[u8]) -> String {
     poppler("pdftotext", &["-layout"], pdf)
+}
+
+/// Asserts that the server refused a call with `status` and `code`.
+#[track_caller]
+pub fn assert_refused<T: std::fmt::Debug>(
+    result: Result<T, tacho_client::Error>,
+    status: u16,
+    code: i64,
+) {
+    match result {
+        Err(tacho_client::Error::Api(refused)) => {
+            assert_eq!((refused.status, refused.code), (status, code), "{refused}");
+            assert!(!refused.name.is_empty() && !refused.message.is_empty());
+        }
+        other => panic!("expected HTTP {status} code {code}, got {other:?}"),
+    }
 }

@@ -21,19 +21,20 @@ async fn a_report_is_rendered_then_found_as_the_latest_document() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let measurement = app.measure(&world.patient, fixture("sinus_72")).await;
-    let id = measurement["id"].as_str().unwrap();
+    let id = measurement.id.as_str();
     let (document, pdf) = app.report_pdf(&world.patient, id, Some("en")).await;
     assert_eq!(document["status"], "rendered");
     assert_eq!(document["data"]["measurementId"], id);
     assert_eq!(document["data"]["language"], "en");
     assert_eq!(document["data"]["timeZone"], "Europe/Brussels");
-    let updated_ms =
-        chrono::DateTime::parse_from_rfc3339(measurement["updateTimestamp"].as_str().unwrap())
-            .unwrap()
-            .timestamp_millis();
     assert_eq!(
-        document["data"]["forMeasurementUpdatedTimestamp"], updated_ms,
+        document["data"]["forMeasurementUpdatedTimestamp"],
+        measurement.update_timestamp.timestamp_millis(),
         "epoch ms, a number"
+    );
+    assert_eq!(
+        document["data"]["status"], "rendered",
+        "interface.md 2.1 names data.status"
     );
     assert!(pdf.starts_with(b"%PDF"));
     let text = pdf_text(&pdf);
@@ -209,19 +210,19 @@ async fn repeats_reuse_the_pdf_and_changes_make_a_new_one() {
 
     // Rule 3.1: a measurement update makes the latest report out of date.
     app.clock.advance(chrono::Duration::seconds(1));
-    let path = format!("/data/v1/measurements/documents/{id}");
-    app.put(
-        &path,
-        &world.staff_a.token,
-        json!({"diagnosis": "Sinus rhythm, no pauses", "label": "normal"}),
-    )
-    .await
-    .assert_ok();
-    let measurement = app.get(&path, &world.patient.token).await.body;
-    let updated_ms =
-        chrono::DateTime::parse_from_rfc3339(measurement["updateTimestamp"].as_str().unwrap())
-            .unwrap()
-            .timestamp_millis();
+    let review = tacho_client::MeasurementUpdate {
+        diagnosis: Some("Sinus rhythm, no pauses".into()),
+        label: Some("normal".into()),
+        ..Default::default()
+    };
+    world
+        .staff_a
+        .client
+        .update_measurement(&id, &review)
+        .await
+        .unwrap();
+    let measurement = world.patient.client.get_measurement(&id).await.unwrap();
+    let updated_ms = measurement.update_timestamp.timestamp_millis();
     assert!(
         updated_ms
             > first["data"]["forMeasurementUpdatedTimestamp"]
@@ -279,11 +280,11 @@ async fn reports_need_results_and_visibility() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
-    app.report(&world.patient, failed["id"].as_str().unwrap(), None)
+    app.report(&world.patient, &failed.id, None)
         .await
         .assert_error(400, 27);
     let theirs = app.measure(&world.patient_b, fixture("sinus_72")).await;
-    let their_id = theirs["id"].as_str().unwrap();
+    let their_id = theirs.id.as_str();
     app.report(&world.patient, their_id, None)
         .await
         .assert_error(404, 16);

@@ -2,7 +2,9 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{World, fixture, spawn_app, spawn_app_with};
+use tacho_client::{MeasurementStatus, MeasurementUpdate};
+
+use crate::helpers::{World, assert_refused, fixture, spawn_app, spawn_app_with};
 
 fn is_rfc3339_millis(value: &Value) -> bool {
     value.as_str().is_some_and(|s| {
@@ -15,7 +17,16 @@ async fn measurements_are_stored_verbatim_with_a_server_envelope() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let payload = fixture("sinus_72");
-    let document = app.measure(&world.patient, payload.clone()).await;
+    // Raw HTTP here: this test is about the bytes on the wire.
+    let document = app
+        .post(
+            "/data/v1/measurements/documents",
+            &world.patient.token,
+            payload.clone(),
+        )
+        .await
+        .assert_ok()
+        .clone();
     assert_eq!(document["data"], payload, "data comes back as sent");
     assert_eq!(
         serde_json::to_string(&document["data"]).unwrap(),
@@ -38,15 +49,11 @@ async fn measurements_are_stored_verbatim_with_a_server_envelope() {
         );
     }
     let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
-    assert_eq!(failed["status"], "analysis_failed");
+    assert_eq!(failed.status, MeasurementStatus::AnalysisFailed);
     let id = document["id"].as_str().unwrap();
-    let fetched = app
-        .get(
-            &format!("/data/v1/measurements/documents/{id}"),
-            &world.staff_a.token,
-        )
-        .await;
-    assert_eq!(fetched.assert_ok()["data"]["heartrate"], 72);
+    let fetched = world.staff_a.client.get_measurement(id).await.unwrap();
+    assert_eq!(fetched.data["heartrate"], 72);
+    assert_eq!(fetched.creator_id, world.patient.id);
 }
 
 #[tokio::test]
@@ -77,6 +84,45 @@ async fn bad_payloads_answer_their_codes() {
     raw.assert_error(400, 22);
 }
 
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[tokio::test]
+async fn gzipped_uploads_are_read_and_limited_by_their_unpacked_size() {
+    // The platform's SDK gzips large documents (`Content-Encoding: gzip`).
+    let app = spawn_app_with(|s| s.max_measurement_bytes = 1_000_000).await;
+    let user = app.user("ann").await;
+    let payload = fixture("sinus_72");
+    let plain = serde_json::to_vec(&payload).unwrap();
+    let send = |body: Vec<u8>| {
+        app.client
+            .post(app.url("/data/v1/measurements/documents"))
+            .bearer_auth(&user.token)
+            .header("Content-Type", "application/json")
+            .header("Content-Encoding", "gzip")
+            .body(body)
+            .send()
+    };
+    let stored = crate::helpers::read(send(gzip(&plain)).await.unwrap()).await;
+    assert_eq!(stored.assert_ok()["data"], payload);
+
+    // Two megabytes of spaces pack into a few kilobytes: the limit holds for the unpacked body.
+    let mut bomb = b"{\"measurement_timestamp\": 1".to_vec();
+    bomb.extend(std::iter::repeat_n(b' ', 2_000_000));
+    bomb.push(b'}');
+    let packed = gzip(&bomb);
+    assert!(packed.len() < 10_000);
+    crate::helpers::read(send(packed).await.unwrap())
+        .await
+        .assert_error(413, 413);
+    let garbage = crate::helpers::read(send(b"not gzip at all".to_vec()).await.unwrap()).await;
+    garbage.assert_error(400, 22);
+}
+
 #[tokio::test]
 async fn measurements_are_queried_with_rql_on_indexed_fields() {
     let app = spawn_app().await;
@@ -90,7 +136,7 @@ async fn measurements_are_queried_with_rql_on_indexed_fields() {
         "no_heartrate",
     ] {
         let document = app.measure(&world.patient, fixture(name)).await;
-        ids.insert(name, document["id"].as_str().unwrap().to_owned());
+        ids.insert(name, document.id);
     }
     app.measure(&world.patient_b, fixture("sinus_72")).await;
     let (app_ref, token) = (&app, world.patient.token.clone());
@@ -180,68 +226,60 @@ async fn measurements_are_queried_with_rql_on_indexed_fields() {
 async fn patients_annotate_and_staff_review() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
+    let (patient, staff) = (&world.patient.client, &world.staff_a.client);
     let document = app.measure(&world.patient, fixture("sinus_72")).await;
-    let id = document["id"].as_str().unwrap();
-    let path = format!("/data/v1/measurements/documents/{id}");
+    let id = document.id.as_str();
     app.clock.advance(chrono::Duration::seconds(5));
-    let changed = app
-        .put(
-            &path,
-            &world.patient.token,
-            json!({"tags": ["after coffee"], "review_requested": true}),
-        )
-        .await;
-    assert_eq!(changed.assert_ok(), &json!({"affectedRecords": 1}));
-    let after = app.get(&path, &world.patient.token).await.body;
-    assert_eq!(after["status"], "pending_review");
-    assert_eq!(after["data"]["tags"], json!(["after coffee"]));
-    assert!(after["updateTimestamp"].as_str() > document["updateTimestamp"].as_str());
-    app.put(
-        &path,
-        &world.patient.token,
-        json!({"diagnosis": "all fine"}),
-    )
-    .await
-    .assert_error(403, 10);
-    app.put(&path, &world.patient.token, json!({"heartrate": 50}))
-        .await
-        .assert_error(400, 15);
-    app.put(&path, &world.other_patient.token, json!({"tags": []}))
-        .await
-        .assert_error(404, 16);
-    app.put(&path, &world.staff_b.token, json!({"label": "x"}))
-        .await
-        .assert_error(404, 16);
-
-    let reviewed = app
-        .put(
-            &path,
-            &world.staff_a.token,
-            json!({"diagnosis": "Sinus rhythm", "label": "normal"}),
-        )
-        .await;
-    reviewed.assert_ok();
-    let after = app.get(&path, &world.patient.token).await.body;
-    assert_eq!(after["status"], "reviewed");
-    assert_eq!(after["data"]["review"]["diagnosis"], "Sinus rhythm");
+    let ask_review = MeasurementUpdate {
+        tags: Some(vec!["after coffee".into()]),
+        review_requested: Some(true),
+        ..MeasurementUpdate::default()
+    };
     assert_eq!(
-        after["data"]["review"]["reviewer_id"],
+        patient.update_measurement(id, &ask_review).await.unwrap(),
+        1
+    );
+    let after = patient.get_measurement(id).await.unwrap();
+    assert_eq!(after.status, MeasurementStatus::PendingReview);
+    assert_eq!(after.data["tags"], json!(["after coffee"]));
+    assert!(after.update_timestamp > document.update_timestamp);
+
+    let diagnosis = MeasurementUpdate {
+        diagnosis: Some("all fine".into()),
+        ..MeasurementUpdate::default()
+    };
+    assert_refused(patient.update_measurement(id, &diagnosis).await, 403, 10);
+    let mut heartrate = MeasurementUpdate::default();
+    heartrate.other.insert("heartrate".into(), json!(50));
+    assert_refused(patient.update_measurement(id, &heartrate).await, 400, 15);
+    let tags = MeasurementUpdate {
+        tags: Some(Vec::new()),
+        ..MeasurementUpdate::default()
+    };
+    let other_patient = &world.other_patient.client;
+    assert_refused(other_patient.update_measurement(id, &tags).await, 404, 16);
+    let label = MeasurementUpdate {
+        label: Some("x".into()),
+        ..MeasurementUpdate::default()
+    };
+    let staff_b = &world.staff_b.client;
+    assert_refused(staff_b.update_measurement(id, &label).await, 404, 16);
+
+    let review = MeasurementUpdate {
+        diagnosis: Some("Sinus rhythm".into()),
+        label: Some("normal".into()),
+        ..MeasurementUpdate::default()
+    };
+    assert_eq!(staff.update_measurement(id, &review).await.unwrap(), 1);
+    let after = patient.get_measurement(id).await.unwrap();
+    assert_eq!(after.status, MeasurementStatus::Reviewed);
+    assert_eq!(after.data["review"]["diagnosis"], "Sinus rhythm");
+    assert_eq!(
+        after.data["review"]["reviewer_id"],
         world.staff_a.id.as_str()
     );
 
     let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
-    let failed_path = format!(
-        "/data/v1/measurements/documents/{}",
-        failed["id"].as_str().unwrap()
-    );
-    app.put(&failed_path, &world.staff_a.token, json!({"label": "x"}))
-        .await
-        .assert_error(400, 27);
-    app.put(
-        "/data/v1/measurements/documents/nope",
-        &world.staff_a.token,
-        json!({"label": "x"}),
-    )
-    .await
-    .assert_error(400, 12);
+    assert_refused(staff.update_measurement(&failed.id, &label).await, 400, 27);
+    assert_refused(staff.update_measurement("nope", &label).await, 400, 12);
 }

@@ -878,16 +878,10 @@ async fn measurement_lists_filter_by_result_and_day_and_page() {
     let user = app.user("filters").await;
     let mut normal = crate::helpers::fixture("sinus_72");
     normal["indicator"] = json!("normal");
-    let normal = app.measure(&user, normal).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let normal = app.measure(&user, normal).await.id;
     let mut irregular = crate::helpers::fixture("irregular_af");
     irregular["indicator"] = json!("irregular");
-    let irregular = app.measure(&user, irregular).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let irregular = app.measure(&user, irregular).await.id;
     let mut browser = logged_in(&app, &user).await;
     let all = browser.get("/portal/measurements").await;
     assert!(all.body.contains(&normal) && all.body.contains(&irregular));

@@ -2,23 +2,54 @@
 
 use serde_json::json;
 
+use tacho_client::{
+    Activity, AppInfo, Birthday, Comorbidity, DeviceInfo, DeviceType, Gender, Impediment, Profile,
+    ServiceInfo,
+};
+
 use crate::helpers::{World, spawn_app};
 
 #[tokio::test]
 async fn partial_profiles_merge_into_the_stored_one() {
     let app = spawn_app().await;
     let user = app.user("ann").await;
-    let path = format!("/profiles/v1?id={}", user.id);
-    let first = json!({
-        "country": "be", "city": "Gent", "weight": 68.5, "length": 165, "birthday": {"year": 1958, "month": 3, "day": 14},
-        "gender": 2, "comorbidities": ["HEART_FAILURE", "DIABETES"], "smoker": false, "activity": "NOT_ACTIVE",
-        "impediments": ["TREMOR"], "physician": "Dr. Peeters",
-        "service_info": {"app": {"version": "3.4.1"}, "device": {"os": "17.2", "type": "ios", "model": "iPhone 13"}},
-        "custom_fields": {"ward": "3B", "bed": "12"}
-    });
-    let reply = app.put(&path, &user.token, first).await;
-    assert_eq!(reply.assert_ok(), &json!({"records_affected": 1}));
+    let first = Profile {
+        country: Some("be".into()),
+        city: Some("Gent".into()),
+        weight: Some(68.5),
+        length: Some(165.0),
+        birthday: Some(Birthday {
+            year: 1958,
+            month: 3,
+            day: 14,
+        }),
+        gender: Some(Gender::Female),
+        comorbidities: Some(vec![Comorbidity::HeartFailure, Comorbidity::Diabetes]),
+        smoker: Some(false),
+        activity: Some(Activity::NotActive),
+        impediments: Some(vec![Impediment::Tremor]),
+        physician: Some("Dr. Peeters".into()),
+        service_info: Some(ServiceInfo {
+            app: Some(AppInfo {
+                version: Some("3.4.1".into()),
+            }),
+            device: Some(DeviceInfo {
+                os: Some("17.2".into()),
+                device_type: Some(DeviceType::Ios),
+                model: Some("iPhone 13".into()),
+                manufacturer: None,
+            }),
+        }),
+        custom_fields: Some(
+            [("ward", "3B"), ("bed", "12")]
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .into(),
+        ),
+        ..Profile::default()
+    };
+    assert_eq!(user.client.update_profile(&first).await.unwrap(), 1);
 
+    // Clearing needs `null`, which a typed partial leaves out: that part speaks raw JSON.
     let second = json!({
         "comorbidities": ["COPD"], "smoker": null, "service_info": {"device": {"os": "18.0"}},
         "custom_fields": {"bed": null, "diet": "low salt"}
@@ -31,27 +62,45 @@ async fn partial_profiles_merge_into_the_stored_one() {
     .await
     .assert_ok();
 
-    let profile = app
+    let stored = user.client.profile().await.unwrap();
+    assert_eq!(stored.id, user.id);
+    let p = stored.profile;
+    assert_eq!(
+        p.country.as_deref(),
+        Some("BE"),
+        "country codes are stored upper-case"
+    );
+    assert_eq!(
+        p.comorbidities,
+        Some(vec![Comorbidity::Copd]),
+        "arrays replace"
+    );
+    assert_eq!(p.smoker, None, "null clears");
+    assert_eq!(p.gender, Some(Gender::Female));
+    let device = p.service_info.as_ref().unwrap().device.as_ref().unwrap();
+    assert_eq!(
+        (device.os.as_deref(), device.model.as_deref()),
+        (Some("18.0"), Some("iPhone 13")),
+        "objects merge key by key"
+    );
+    assert_eq!(
+        p.custom_fields,
+        Some(
+            [("ward", "3B"), ("diet", "low salt")]
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .into()
+        )
+    );
+    assert_eq!(p.weight, Some(68.5));
+    assert!(stored.update_timestamp >= stored.creation_timestamp);
+    let raw = app
         .get(&format!("/profiles/v1/{}", user.id), &user.token)
         .await;
-    let p = profile.assert_ok();
-    assert_eq!(p["country"], "BE", "country codes are stored upper-case");
     assert_eq!(
-        p["birthday"], "1958-03-14",
+        raw.assert_ok()["birthday"],
+        "1958-03-14",
         "birthdays are stored as YYYY-MM-DD"
     );
-    assert_eq!(p["comorbidities"], json!(["COPD"]), "arrays replace");
-    assert!(p.get("smoker").is_none(), "null clears");
-    assert_eq!(
-        p["service_info"],
-        json!({"app": {"version": "3.4.1"}, "device": {"os": "18.0", "type": "ios", "model": "iPhone 13"}})
-    );
-    assert_eq!(
-        p["custom_fields"],
-        json!({"ward": "3B", "diet": "low salt"})
-    );
-    assert_eq!(p["weight"], 68.5);
-    assert!(p["update_timestamp"].as_i64() >= p["creation_timestamp"].as_i64());
 
     let listed = app
         .get(&format!("/profiles/v1?id={}", user.id), &user.token)

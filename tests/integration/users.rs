@@ -93,20 +93,25 @@ async fn register_rejects_used_emails_and_bad_fields() {
 async fn me_returns_the_record_with_enlistments() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let me = app.get("/users/v1/me", &world.patient.token).await;
-    let me = me.assert_ok();
-    assert_eq!(me["id"], world.patient.id.as_str());
-    assert_eq!(me["language"], "EN");
-    let enlistment = &me["patient_enlistments"][0];
-    assert_eq!(enlistment["group_id"], world.group_a.as_str());
-    assert_eq!(enlistment["expired"], false);
-    assert!(enlistment["expiry_timestamp"].as_i64().unwrap() > app.clock_millis());
-    let staff = app.get("/users/v1/me", &world.staff_a.token).await;
-    let staff_enlistment = &staff.body["staff_enlistments"][0];
-    assert_eq!(staff_enlistment["group_id"], world.group_a.as_str());
-    assert_eq!(staff_enlistment["roles"], json!(["physician"]));
-    let admin = app.get("/users/v1/me", &world.admin.token).await;
-    assert_eq!(admin.body["roles"], json!(["admin"]));
+    let me = world.patient.client.me().await.unwrap();
+    assert_eq!(me.id, world.patient.id);
+    assert_eq!(me.email, world.patient.email);
+    assert_eq!(
+        (me.language.as_str(), me.report_language()),
+        ("EN", "en".into())
+    );
+    assert_eq!(me.time_zone, "Europe/Brussels");
+    assert!(me.activation && me.roles.is_empty());
+    let enlistment = &me.patient_enlistments[0];
+    assert_eq!(enlistment.group_id, world.group_a);
+    assert!(!enlistment.expired);
+    assert!(enlistment.expiry_timestamp.timestamp_millis() > app.clock_millis());
+    let staff = world.staff_a.client.me().await.unwrap();
+    let staff_enlistment = &staff.staff_enlistments[0];
+    assert_eq!(staff_enlistment.group_id, world.group_a);
+    assert_eq!(staff_enlistment.roles, vec!["physician".to_owned()]);
+    let admin = world.admin.client.me().await.unwrap();
+    assert_eq!(admin.roles, vec!["admin".to_owned()]);
 }
 
 #[tokio::test]

@@ -245,7 +245,7 @@ fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, OAuth
 pub async fn token(
     state: Data<AppState>,
     req: HttpRequest,
-    mut payload: actix_web::web::Payload,
+    payload: actix_web::web::Payload,
 ) -> Result<HttpResponse, OAuthError> {
     let throttled = req.peer_addr().and_then(|address| {
         state
@@ -267,7 +267,7 @@ pub async fn token(
         });
     }
     check_basic_client(&req)?;
-    let body = read_body(&req, &mut payload, 16 * 1024).await?;
+    let body = read_body(&req, payload, 16 * 1024).await?;
     let request = parse_request(&req, &body)?;
     let issued = match required(&request.grant_type, "grant_type")? {
         "password" => {

@@ -98,15 +98,13 @@ pub struct BodyLimit(pub usize);
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
 
-/// Reads a request body of at most `limit` bytes.
-pub async fn read_body<S, E>(
-    req: &HttpRequest,
-    payload: &mut S,
-    limit: usize,
-) -> Result<BytesMut, ApiError>
+/// Reads a request body of at most `limit` bytes (after decompression: the platform's SDK
+/// gzips large uploads with `Content-Encoding: gzip`, and the limit must hold for what is
+/// parsed, not for what travelled).
+pub async fn read_body<S>(req: &HttpRequest, payload: S, limit: usize) -> Result<BytesMut, ApiError>
 where
-    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    S: futures_util::Stream<Item = Result<actix_web::web::Bytes, actix_web::error::PayloadError>>
+        + Unpin,
 {
     let declared = req
         .headers()
@@ -117,6 +115,10 @@ where
         return Err(ApiError::BodyTooLarge { limit });
     }
     let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(limit));
+    let mut payload = std::pin::pin!(actix_web::dev::Decompress::from_headers(
+        payload,
+        req.headers()
+    ));
     while let Some(chunk) = payload.next().await {
         let chunk =
             chunk.map_err(|e| ApiError::BodyFormat(format!("the body could not be read: {e}")))?;
@@ -216,7 +218,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let req = req.clone();
-        let mut payload = payload.take();
+        let payload = payload.take();
         Box::pin(async move {
             if !is_json(&req) {
                 return Err(ApiError::BodyFormat(
@@ -227,7 +229,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
                 .app_data::<BodyLimit>()
                 .map(|l| l.0)
                 .unwrap_or(64 * 1024);
-            let body = read_body(&req, &mut payload, limit).await?;
+            let body = read_body(&req, payload, limit).await?;
             parse_json(&body).map(ApiJson)
         })
     }

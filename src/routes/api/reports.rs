@@ -194,7 +194,7 @@ pub async fn pdf(
     };
     let file = state
         .reports
-        .periodic_report_pdf(&report, language, zone)
+        .periodic_report_pdf(&report, &patient, language, zone)
         .await?;
     // The same URL gives a new PDF when the patient's details change: revalidate each time.
     super::files::serve(&state, &req, &file, "private, no-cache").await

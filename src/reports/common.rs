@@ -1,13 +1,82 @@
-//! What every report shows of its patient (header and risk factors), and the result classes
-//! and signal qualities with their colours.
+//! What every report shares: the page's labels, the patient header and risk factors, and the
+//! result classes and signal qualities with their colours (as `templates/pdf/common.typ`
+//! shares the layout).
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
 use super::format;
 use crate::domain::account::Language;
 use crate::i18n::Translator;
 use crate::store::entities::user;
+
+/// Messages every report prints: page, patient header, risk factors, disclaimer.
+const SHARED_LABELS: [&str; 26] = [
+    "brand",
+    "patient",
+    "name",
+    "birthday",
+    "age",
+    "gender",
+    "physician",
+    "not-given",
+    "measurement",
+    "measured-at",
+    "time-zone",
+    "heart-rate",
+    "bpm",
+    "result",
+    "review",
+    "symptoms",
+    "no-symptoms",
+    "signal-quality",
+    "risk-factors",
+    "comorbidities",
+    "no-comorbidities",
+    "smoker",
+    "activity-level",
+    "weight",
+    "length",
+    "disclaimer",
+];
+
+/// The instant a report reflects: the latest change of anything it shows. Printed as its
+/// "generated on" time, so that rendering again gives the same PDF.
+pub fn as_of(changes: &[i64]) -> DateTime<Utc> {
+    let latest = changes.iter().copied().max().unwrap_or(0);
+    Utc.timestamp_millis_opt(latest)
+        .single()
+        .unwrap_or_default()
+}
+
+/// The labels of a report: the shared ones, `own`, and the footer's "generated on" (at
+/// `as_of` in `zone`) and "page x of y" (with `{page}` and `{total}` for the template).
+pub fn labels(tr: &Translator, own: &[&str], as_of: DateTime<Utc>, zone: Tz) -> Map<String, Value> {
+    let mut labels = Map::new();
+    for key in SHARED_LABELS.iter().chain(own) {
+        labels.insert((*key).into(), tr.text(key).into());
+    }
+    let local = as_of.with_timezone(&zone);
+    let generated = format!(
+        "{} {}",
+        format::short_date(tr.language(), local.date_naive()),
+        format::time(local)
+    );
+    labels.insert(
+        "generated-on".into(),
+        tr.text_with("generated-on", &[("date", generated)]).into(),
+    );
+    labels.insert(
+        "page-of".into(),
+        tr.text_with(
+            "page-of",
+            &[("page", "{page}".into()), ("total", "{total}".into())],
+        )
+        .into(),
+    );
+    labels
+}
 
 /// Result classes that have a translation and a colour, in the order reports list them.
 pub const INDICATORS: [(&str, &str); 6] = [
