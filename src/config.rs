@@ -57,6 +57,11 @@ pub struct Settings {
     /// `TACHO_CACHE_TTL_MS`: how long token and user lookups may be served from memory; 0 turns
     /// the cache off; default 2000.
     pub cache_ttl: Duration,
+    /// `TACHO_REDIS_URL`: keep portal sessions in Redis (shared by every instance) instead of
+    /// the database; default unset (the database).
+    pub redis_url: Option<String>,
+    /// `TACHO_SESSION_TTL`: how long a portal session lasts after login, in seconds; default 12 hours.
+    pub session_ttl: Duration,
     /// `TACHO_SCHEDULER_TICK`: seconds between scheduler ticks in `serve` (periodic reports);
     /// `0` turns the scheduler off in this process; default 60.
     pub scheduler_tick: Option<Duration>,
@@ -248,6 +253,8 @@ impl Settings {
             log_format,
             log_filter: get("TACHO_LOG").unwrap_or_else(|| "info".into()),
             max_body_bytes,
+            redis_url: get("TACHO_REDIS_URL").map(|v| v.trim().to_owned()),
+            session_ttl: seconds("TACHO_SESSION_TTL", 12 * 3600)?,
         })
     }
 }

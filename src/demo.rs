@@ -1,11 +1,13 @@
 //! The demo world of `tacho serve --demo`: an administrator, two groups with a physician each,
-//! and four patients with profiles and running prescriptions. Seeding twice changes nothing.
+//! and four patients with profiles, running prescriptions and a few measurements each (the
+//! test fixtures). Seeding twice changes nothing.
 
 use chrono::Duration;
 use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait};
 use serde_json::json;
 
 use crate::auth::password::PasswordHasher;
+use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
 use crate::store::{NewGroup, NewUser, Store, StoreResult, Viewer};
 
@@ -180,6 +182,9 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
             let patch = ProfilePatch::parse(person.profile, today)
                 .map_err(|e| anyhow::anyhow!("demo profile: {e}"))?;
             update_one_profile(store, &admin, &user.id, &patch).await?;
+            if person.role == "patient" {
+                seed_measurements(store, &user.id, logins.len()).await?;
+            }
         }
         logins.push(DemoLogin {
             role: person.role,
@@ -188,6 +193,36 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
         });
     }
     Ok(logins)
+}
+
+/// Payloads of the demo measurements (the test fixtures) with the result each shows.
+const MEASUREMENTS: [(&str, &str); 3] = [
+    (include_str!("../tests/fixtures/sinus_72.json"), "normal"),
+    (
+        include_str!("../tests/fixtures/irregular_af.json"),
+        "irregular",
+    ),
+    (
+        include_str!("../tests/fixtures/bradycardia_48.json"),
+        "bradycardia",
+    ),
+];
+
+/// Four measurements over the last days for a new demo patient (the `n`th person, so that
+/// patients differ), with sinus rhythm most often.
+async fn seed_measurements(store: &Store, user_id: &str, n: usize) -> anyhow::Result<()> {
+    let now = store.clock().now();
+    for (k, which) in [0, 1, 0, 2].into_iter().enumerate() {
+        let (payload, indicator) = MEASUREMENTS[(which + n) % MEASUREMENTS.len()];
+        let mut data: serde_json::Value = serde_json::from_str(payload)?;
+        let at = now - Duration::hours(7 + 29 * k as i64 + 3 * n as i64);
+        data["measurement_timestamp"] = json!(at.timestamp_millis());
+        data["indicator"] = json!(indicator);
+        let new =
+            NewMeasurement::parse(data).map_err(|e| anyhow::anyhow!("demo measurement: {e}"))?;
+        store.create_measurement(user_id, new).await?;
+    }
+    Ok(())
 }
 
 async fn update_one_profile(

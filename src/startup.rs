@@ -3,6 +3,7 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
+use actix_web::cookie::Key;
 use actix_web::dev::Server;
 use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
@@ -17,6 +18,7 @@ use crate::pdf::Engine;
 use crate::reports::Reports;
 use crate::routes;
 use crate::routes::api::extract::BodyLimit;
+use crate::routes::web::session::{self, PortalSessions};
 use crate::scheduler::{Scheduler, SchedulerOptions};
 use crate::storage::{DatabaseStorage, FileStorage, LocalStorage};
 use crate::store::Store;
@@ -28,6 +30,10 @@ pub struct AppState {
     pub auth: Authenticator,
     pub login_throttle: LoginThrottle,
     pub settings: Arc<Settings>,
+    /// Where portal sessions live.
+    pub sessions: PortalSessions,
+    /// The key signing portal session cookies (shared by instances through the database).
+    pub cookie_key: Key,
 }
 
 /// How to build the application beyond its settings.
@@ -84,6 +90,8 @@ impl Application {
             FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
         };
         let reports = Reports::new(store.clone(), storage, shared_engine());
+        let sessions = PortalSessions::connect(&settings, &store).await?;
+        let cookie_key = session::cookie_key(&store).await?;
         let scheduler = settings.scheduler_tick.map(|tick| {
             let options = SchedulerOptions {
                 lease: settings.job_lease,
@@ -97,6 +105,8 @@ impl Application {
             auth,
             login_throttle,
             settings: Arc::new(settings),
+            sessions,
+            cookie_key,
         });
         let server = serve(listeners, state.clone())?;
         Ok(Application {
@@ -208,7 +218,14 @@ fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Res
             .wrap(routes::error_envelopes())
             .wrap(DefaultHeaders::new().add(("X-Content-Type-Options", "nosniff")))
             .wrap(from_fn(routes::request_log::log_requests))
-            .configure(|cfg| routes::configure(cfg, measurement_limit))
+            .configure(|cfg| {
+                let sessions = session::middleware(
+                    state.sessions.clone(),
+                    state.cookie_key.clone(),
+                    &state.settings,
+                );
+                routes::configure(cfg, measurement_limit, sessions)
+            })
     })
     .workers(workers);
     let server = listeners

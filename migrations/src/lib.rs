@@ -10,6 +10,8 @@ mod m20261122_000001_accounts;
 mod m20261122_000002_measurements;
 mod m20261122_000003_jobs;
 mod m20261122_000004_reports;
+mod m20261122_000010_sessions;
+mod m20261122_000011_audit;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -22,6 +24,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000002_measurements::Migration),
             Box::new(m20261122_000003_jobs::Migration),
             Box::new(m20261122_000004_reports::Migration),
+            Box::new(m20261122_000010_sessions::Migration),
+            Box::new(m20261122_000011_audit::Migration),
         ]
     }
 }

@@ -277,6 +277,33 @@ impl MeasurementUpdate {
         Ok(update)
     }
 
+    /// Writes the update into a measurement's `data`: `context` and `tags` replace the old
+    /// values; a review is merged into `review` with the reviewer and the time (epoch ms).
+    pub fn apply_to(&self, data: &mut Map<String, Value>, reviewer_id: &str, now: i64) {
+        if let Some(context) = &self.context {
+            data.insert("context".into(), context.clone());
+        }
+        if let Some(tags) = &self.tags {
+            data.insert("tags".into(), Value::from(tags.clone()));
+        }
+        if let Some(review) = &self.review {
+            let mut stored = data
+                .get("review")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(diagnosis) = &review.diagnosis {
+                stored.insert("diagnosis".into(), Value::from(diagnosis.clone()));
+            }
+            if let Some(label) = &review.label {
+                stored.insert("label".into(), Value::from(label.clone()));
+            }
+            stored.insert("reviewer_id".into(), Value::from(reviewer_id));
+            stored.insert("review_timestamp".into(), Value::from(now));
+            data.insert("review".into(), Value::Object(stored));
+        }
+    }
+
     /// The status after this update, or why it is not allowed from `current`.
     pub fn next_status(&self, current: Status) -> Result<Status, String> {
         if self.review.is_some() {

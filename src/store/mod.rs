@@ -1,6 +1,7 @@
 //! Persistence: the only module that talks to the database. Every query lives here, and so does
 //! every visibility rule, so the JSON API and the portal cannot disagree on who sees what.
 
+mod audit;
 mod cache;
 pub mod entities;
 mod files;
@@ -8,9 +9,11 @@ mod groups;
 mod jobs;
 mod measurement_reports;
 mod measurements;
+mod portal;
 mod profiles;
 pub mod query;
 mod reports;
+mod sessions;
 mod tokens;
 mod users;
 pub mod visibility;
@@ -22,11 +25,13 @@ use migration::MigratorTrait;
 use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
 
+pub use audit::AuditEntry;
 pub use files::NewFile;
 pub use groups::NewGroup;
 pub use jobs::NewJob;
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{MeasurementChange, MeasurementRecord};
+pub use portal::{EnlistmentSummary, PatientSummary};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};

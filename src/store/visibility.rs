@@ -32,6 +32,11 @@ pub fn patients_of_staff(user_id: &str) -> SelectStatement {
         .to_owned()
 }
 
+/// Only the user `user_id` (for lists keyed by a user id in `table.column`).
+pub fn only_user(table: &str, column: &str, user_id: &str) -> Condition {
+    Condition::all().add(col(table, column).eq(user_id))
+}
+
 impl Viewer {
     /// Users (or anything keyed by a user id in `table.column`) this viewer may see.
     pub fn users(&self, table: &str, column: &str) -> Condition {

@@ -3,6 +3,7 @@
 
 mod auth;
 mod authorization;
+mod browser;
 mod cli;
 mod client;
 mod errors;
@@ -14,6 +15,7 @@ mod jobs;
 mod js_sdk;
 mod measurement_reports;
 mod measurements;
+mod portal;
 mod profiles;
 mod reports;
 mod rql;

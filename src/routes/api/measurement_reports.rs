@@ -14,7 +14,7 @@ use crate::domain::account::Language;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
 use crate::startup::AppState;
-use crate::store::ReportRecord;
+use crate::store::{AuditEntry, ReportRecord};
 
 impl From<ReportError> for ApiError {
     fn from(err: ReportError) -> Self {
@@ -89,6 +89,17 @@ pub async fn create(
     let (report, file) = state
         .reports
         .create_measurement_report(caller.id(), &record, language)
+        .await?;
+    state
+        .store
+        .audit(AuditEntry {
+            actor_id: caller.id().to_owned(),
+            action: "report.create",
+            patient_id: Some(record.measurement.creator_id.clone()),
+            object_kind: "measurement",
+            object_id: Some(record.measurement.id.clone()),
+            detail: format!("api, report {}", report.id),
+        })
         .await?;
     let group_ids = record.group_ids;
     Ok(HttpResponse::Ok().json(report_body(ReportRecord {

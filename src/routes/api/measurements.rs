@@ -11,7 +11,7 @@ use super::resources::MEASUREMENTS;
 use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
 use crate::domain::time::rfc3339_millis;
 use crate::startup::AppState;
-use crate::store::{MeasurementChange, MeasurementRecord, StoreError};
+use crate::store::{AuditEntry, MeasurementChange, MeasurementRecord, StoreError};
 
 impl From<DataError> for ApiError {
     fn from(err: DataError) -> Self {
@@ -85,6 +85,17 @@ pub async fn get(
         .store
         .visible_measurement(&caller.viewer(), &id.to_string())
         .await?;
+    state
+        .store
+        .audit(AuditEntry {
+            actor_id: caller.id().to_owned(),
+            action: "measurement.view",
+            patient_id: Some(record.measurement.creator_id.clone()),
+            object_kind: "measurement",
+            object_id: Some(record.measurement.id.clone()),
+            detail: "api".into(),
+        })
+        .await?;
     Ok(HttpResponse::Ok().json(measurement_body(record)))
 }
 
@@ -112,31 +123,7 @@ pub async fn update(
     let status = Status::parse(&current.status).unwrap_or(Status::Measured);
     let next = update.next_status(status).map_err(ApiError::IllegalState)?;
     let mut data: Map<String, Value> = current.data_object();
-    if let Some(context) = &update.context {
-        data.insert("context".into(), context.clone());
-    }
-    if let Some(tags) = &update.tags {
-        data.insert("tags".into(), json!(tags));
-    }
-    if let Some(review) = &update.review {
-        let mut stored = data
-            .get("review")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        if let Some(diagnosis) = &review.diagnosis {
-            stored.insert("diagnosis".into(), json!(diagnosis));
-        }
-        if let Some(label) = &review.label {
-            stored.insert("label".into(), json!(label));
-        }
-        stored.insert("reviewer_id".into(), json!(caller.id()));
-        stored.insert(
-            "review_timestamp".into(),
-            json!(state.store.clock().now_millis()),
-        );
-        data.insert("review".into(), Value::Object(stored));
-    }
+    update.apply_to(&mut data, caller.id(), state.store.clock().now_millis());
     let change = MeasurementChange {
         data,
         status: next,

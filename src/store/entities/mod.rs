@@ -1,6 +1,7 @@
 //! sea-orm entities, one module per table. Only the store uses them.
 
 pub mod access_token;
+pub mod audit_event;
 pub mod file;
 pub mod file_blob;
 pub mod group;
@@ -14,5 +15,7 @@ pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;
 pub mod report;
+pub mod secret;
+pub mod session;
 pub mod staff_enlistment;
 pub mod user;

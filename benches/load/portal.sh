@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Latency of portal pages: the release server with the demo data on SQLite, logged in through
+# the login form (session cookie), each page for DURATION seconds with wrk (2 threads).
+# CONNECTIONS=1 measures one user's latency (p50 of a page alone); more measure under load.
+# Usage: benches/load/portal.sh [DURATION] [CONNECTIONS]   (needs wrk: apt-get install wrk)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+duration="${1:-10}"
+connections="${2:-1}"
+threads=$(( connections < 2 ? 1 : 2 ))
+cargo build --release -q
+bin=target/release/tacho
+work=$(mktemp -d)
+port=18182
+base="http://127.0.0.1:$port"
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+TACHO_DATA_DIR="$work" TACHO_ADDR="127.0.0.1:$port" TACHO_LOG="${BENCH_LOG:-warn}" \
+  "$bin" serve --demo >"$work/server.log" 2>&1 &
+for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
+
+login() {
+  local jar="$work/$1.jar" token
+  token=$(curl -s -c "$jar" -b "$jar" "$base/portal/login" | grep -o 'name="csrf" value="[0-9a-f]*"' | head -1 | sed 's/.*value="//; s/"//')
+  curl -s -c "$jar" -b "$jar" -o /dev/null -d "csrf=$token&email=$1&password=tacho-demo" "$base/portal/login"
+  awk '$6 == "tacho_session" { print "tacho_session=" $7 }' "$jar"
+}
+
+page() {
+  local cookie="$1" path="$2"
+  echo "== GET $path, $connections connection(s), ${duration}s"
+  wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -H "Cookie: $cookie" "$base$path" |
+    grep -E 'Requests/sec|50%|99%|Non-2xx'
+}
+
+patient=$(login anna@tacho.test)
+physician=$(login dr.peeters@tacho.test)
+admin=$(login admin@tacho.test)
+measurement=$(curl -s -H "Cookie: $patient" "$base/portal/measurements" | grep -o '/portal/measurements/[0-9a-f]\{24\}' | head -1)
+anna=$(curl -s -H "Cookie: $physician" "$base/portal/patients" | grep -o '/portal/patients/[0-9a-f]\{24\}' | head -1)
+
+page "$patient" /portal/measurements
+page "$patient" "$measurement"
+page "$patient" /portal/profile
+page "$patient" /portal/account
+page "$patient" /portal/reports
+page "$physician" /portal/patients
+page "$physician" "$anna"
+page "$admin" /portal/admin/users
+page "$admin" /portal/admin/audit

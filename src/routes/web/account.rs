@@ -1,0 +1,230 @@
+//! The user's own record (interface.md 2.4), language and time zone, and password.
+
+use actix_web::HttpResponse;
+use askama::Template;
+use serde::Deserialize;
+
+use super::chrome::{Chrome, html, see_other};
+use super::context::{CsrfForm, Member};
+use super::error::WebError;
+use crate::auth::LoginError;
+use crate::domain::account::{Language, NewPassword, TimeZone};
+use crate::store::{AuditEntry, UserChanges};
+
+/// A language as the picker shows it: in its own name.
+pub struct LanguageChoice {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub selected: bool,
+}
+
+/// The eight languages, each named in itself.
+pub fn language_choices(current: Language) -> Vec<LanguageChoice> {
+    Language::ALL
+        .into_iter()
+        .map(|l| LanguageChoice {
+            code: l.code(),
+            name: match l {
+                Language::De => "Deutsch",
+                Language::En => "English",
+                Language::Es => "Español",
+                Language::Fr => "Français",
+                Language::It => "Italiano",
+                Language::Nl => "Nederlands",
+                Language::Ar => "العربية",
+                Language::Zh => "中文",
+            },
+            selected: l == current,
+        })
+        .collect()
+}
+
+/// One row of an enlistment table.
+pub struct EnlistmentRow {
+    pub group: String,
+    pub since: String,
+    pub until: String,
+    pub expired: bool,
+    pub roles: String,
+}
+
+#[derive(Template)]
+#[template(path = "web/account.html")]
+struct AccountPage {
+    c: Chrome,
+    m: Member,
+    languages: Vec<LanguageChoice>,
+    zones: Vec<&'static str>,
+    patient_rows: Vec<EnlistmentRow>,
+    staff_rows: Vec<EnlistmentRow>,
+    created: String,
+    updated: String,
+    roles: String,
+    notice: Option<String>,
+    error: Option<String>,
+}
+
+async fn page(
+    member: Member,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    let store = &member.state.store;
+    let record = &member.record;
+    let mut group_ids: Vec<String> = record
+        .patient_enlistments
+        .iter()
+        .map(|e| e.group_id.clone())
+        .chain(record.staff_enlistments.iter().map(|e| e.group_id.clone()))
+        .collect();
+    group_ids.dedup();
+    let names = store.group_names(&group_ids).await?;
+    let now = store.clock().now_millis();
+    let name = |id: &String| names.get(id).cloned().unwrap_or_else(|| id.clone());
+    let patient_rows = record
+        .patient_enlistments
+        .iter()
+        .map(|e| EnlistmentRow {
+            group: name(&e.group_id),
+            since: member.date(e.creation_timestamp),
+            until: member.date(e.expiry_timestamp),
+            expired: e.expiry_timestamp <= now,
+            roles: String::new(),
+        })
+        .collect();
+    let staff_rows = record
+        .staff_enlistments
+        .iter()
+        .map(|e| EnlistmentRow {
+            group: name(&e.group_id),
+            since: member.date(e.creation_timestamp),
+            until: String::new(),
+            expired: false,
+            roles: serde_json::from_value::<Vec<String>>(e.roles.clone())
+                .unwrap_or_default()
+                .join(", "),
+        })
+        .collect();
+    let mut zones: Vec<&'static str> = chrono_tz::TZ_VARIANTS.iter().map(|z| z.name()).collect();
+    zones.sort_unstable();
+    html(&AccountPage {
+        c: Chrome::new(&member, "account", "account-title"),
+        languages: language_choices(member.tr.language()),
+        zones,
+        patient_rows,
+        staff_rows,
+        created: member.datetime(record.user.creation_timestamp),
+        updated: member.datetime(record.user.update_timestamp),
+        roles: record.user.role_names().join(", "),
+        notice: notice.map(|k| member.tr.text(k)),
+        error: error.map(|k| member.tr.text(k)),
+        m: member,
+    })
+}
+
+/// The account page (`?saved=1` after a settings change).
+pub async fn show(member: Member, req: actix_web::HttpRequest) -> Result<HttpResponse, WebError> {
+    let saved = req.query_string().split('&').any(|p| p == "saved=1");
+    page(member, saved.then_some("account-saved"), None).await
+}
+
+/// Language and time zone.
+#[derive(Debug, Deserialize)]
+pub struct SettingsForm {
+    pub language: String,
+    pub time_zone: String,
+}
+
+/// Changes language and time zone; the next page is in the new language.
+pub async fn save_settings(
+    member: Member,
+    CsrfForm(form): CsrfForm<SettingsForm>,
+) -> Result<HttpResponse, WebError> {
+    let (Ok(language), Ok(zone)) = (
+        Language::parse_field(&form.language),
+        TimeZone::parse_field(&form.time_zone),
+    ) else {
+        return page(member, None, Some("account-settings-invalid")).await;
+    };
+    let store = &member.state.store;
+    store
+        .update_user(
+            member.id(),
+            UserChanges {
+                language: Some(language.upper()),
+                time_zone: Some(zone.name().to_owned()),
+                ..UserChanges::default()
+            },
+        )
+        .await?;
+    store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "account.update",
+            patient_id: None,
+            object_kind: "user",
+            object_id: Some(member.id().to_owned()),
+            detail: format!("language {}, time zone {}", language.upper(), zone.name()),
+        })
+        .await?;
+    Ok(see_other("/portal/account?saved=1"))
+}
+
+/// A password change.
+#[derive(Debug, Deserialize)]
+pub struct PasswordForm {
+    pub current: String,
+    pub new: String,
+    pub confirm: String,
+}
+
+/// Changes the password after checking the current one (under the login lockout rules).
+pub async fn change_password(
+    member: Member,
+    CsrfForm(form): CsrfForm<PasswordForm>,
+) -> Result<HttpResponse, WebError> {
+    let state = member.state.clone();
+    match state
+        .auth
+        .verify_login(&member.user().email, &form.current)
+        .await
+    {
+        Ok(_) => {}
+        Err(LoginError::Internal(e)) => return Err(WebError::Internal(e)),
+        Err(_) => return page(member, None, Some("password-current-wrong")).await,
+    }
+    if form.new != form.confirm {
+        return page(member, None, Some("password-mismatch")).await;
+    }
+    let Ok(password) = NewPassword::parse(&form.new) else {
+        return page(member, None, Some("password-too-short")).await;
+    };
+    let hash = state
+        .auth
+        .hasher()
+        .hash(password.expose().to_owned())
+        .await
+        .map_err(WebError::Internal)?;
+    state
+        .store
+        .update_user(
+            member.id(),
+            UserChanges {
+                password_hash: Some(hash),
+                ..UserChanges::default()
+            },
+        )
+        .await?;
+    state
+        .store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "account.password",
+            patient_id: None,
+            object_kind: "user",
+            object_id: Some(member.id().to_owned()),
+            detail: "password changed".into(),
+        })
+        .await?;
+    page(member, Some("password-changed"), None).await
+}

@@ -1,0 +1,578 @@
+//! Administration: users (create, activate or deactivate, unblock after lockout, the admin
+//! role), groups and prescriptions (enlistments with their end date), the scheduler's job
+//! queue and the audit trail. Every handler starts with `require_admin`.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Path, Query};
+use askama::Template;
+use chrono::{NaiveDate, TimeZone as _};
+use serde::Deserialize;
+
+use super::account::{LanguageChoice, language_choices};
+use super::chrome::{Chrome, html, see_other};
+use super::context::{CsrfForm, Member, Visitor};
+use super::error::WebError;
+use super::patients::PageQuery;
+use super::view::{self, PAGE_SIZE, Pager};
+use crate::auth::lockout::{self, LockState};
+use crate::domain::account::{Email, Language, NewPassword, PersonName, TimeZone};
+use crate::domain::id::Id;
+use crate::routes::api::resources::USERS;
+use crate::store::entities::{group, user};
+use crate::store::{AuditEntry, NewGroup, NewUser};
+
+/// A user in the administrators' list.
+pub struct UserRow {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub language: String,
+    pub active: bool,
+    pub admin: bool,
+    /// `open`, `frozen` or `blocked`.
+    pub lock: &'static str,
+    pub lock_label: String,
+    pub failed_count: i32,
+    /// The administrator's own row: no deactivating or demoting oneself.
+    pub own: bool,
+}
+
+fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
+    let lock = match lockout::state(u.failed_count, u.last_failed_timestamp, now) {
+        LockState::Open => "open",
+        LockState::Frozen { .. } => "frozen",
+        LockState::Blocked => "blocked",
+    };
+    UserRow {
+        id: u.id.clone(),
+        name: format!("{} {}", u.first_name, u.last_name),
+        email: u.email.clone(),
+        language: u.language.clone(),
+        active: u.activation,
+        admin: u.is_admin(),
+        lock,
+        lock_label: visitor.tr.text(&format!("lock-{lock}")),
+        failed_count: u.failed_count,
+        own: visitor.user.as_ref().is_some_and(|me| me.user.id == u.id),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_users.html")]
+struct UsersPage {
+    c: Chrome,
+    rows: Vec<UserRow>,
+    pager: Pager,
+    languages: Vec<LanguageChoice>,
+    notice: Option<String>,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_user_row.html")]
+struct UserRowFragment {
+    c: Chrome,
+    row: UserRow,
+}
+
+async fn users_page(
+    member: &Member,
+    page: u64,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    let spec = view::list_spec(
+        &USERS,
+        &format!(
+            "sort(last_name,first_name)&limit({PAGE_SIZE},{})",
+            page * PAGE_SIZE
+        ),
+    )?;
+    let store = &member.state.store;
+    let (records, total) = store.list_users(&member.viewer(), &spec).await?;
+    let now = store.clock().now_millis();
+    let mut response = html(&UsersPage {
+        c: Chrome::new(member, "admin", "admin-users-title"),
+        rows: records
+            .iter()
+            .map(|r| user_row(member, &r.user, now))
+            .collect(),
+        pager: Pager::new(page, total.unwrap_or(0), ""),
+        languages: language_choices(Language::En),
+        notice: notice.map(|k| member.tr.text(k)),
+        error: error.map(|k| member.tr.text(k)),
+    })?;
+    if error.is_some() {
+        *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
+    }
+    Ok(response)
+}
+
+/// Every user, paged, with the form to create one.
+pub async fn users(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    users_page(&member, query.page.unwrap_or(0).min(10_000), None, None).await
+}
+
+/// A new account.
+#[derive(Debug, Deserialize)]
+pub struct NewUserForm {
+    pub first_name: String,
+    pub last_name: String,
+    pub email: String,
+    pub password: String,
+    pub language: String,
+    pub time_zone: String,
+    #[serde(default)]
+    pub admin: Option<String>,
+}
+
+/// Creates an account (with its empty profile).
+pub async fn create_user(
+    member: Member,
+    CsrfForm(form): CsrfForm<NewUserForm>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let parsed = (
+        PersonName::parse("first_name", &form.first_name),
+        PersonName::parse("last_name", &form.last_name),
+        Email::parse(&form.email),
+        NewPassword::parse(&form.password),
+        Language::parse_field(&form.language),
+        TimeZone::parse_field(&form.time_zone),
+    );
+    let (Ok(first), Ok(last), Ok(email), Ok(password), Ok(language), Ok(zone)) = parsed else {
+        return users_page(&member, 0, None, Some("admin-user-invalid")).await;
+    };
+    let state = member.state.clone();
+    if state.store.user_by_email(email.as_str()).await?.is_some() {
+        return users_page(&member, 0, None, Some("error-email-used")).await;
+    }
+    let password_hash = state
+        .auth
+        .hasher()
+        .hash(password.expose().to_owned())
+        .await?;
+    let created = state
+        .store
+        .create_user(NewUser {
+            email: email.as_str().to_owned(),
+            password_hash,
+            first_name: first.as_str().to_owned(),
+            last_name: last.as_str().to_owned(),
+            phone_number: None,
+            language: language.upper(),
+            time_zone: zone.name().to_owned(),
+            roles: if form.admin.is_some() {
+                vec!["admin".into()]
+            } else {
+                Vec::new()
+            },
+        })
+        .await?;
+    audit(&member, "user.create", &created.id, created.email.clone()).await?;
+    users_page(&member, 0, Some("admin-user-created"), None).await
+}
+
+async fn audit(
+    member: &Member,
+    action: &'static str,
+    user_id: &str,
+    detail: String,
+) -> Result<(), WebError> {
+    member
+        .state
+        .store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action,
+            patient_id: None,
+            object_kind: "user",
+            object_id: Some(user_id.to_owned()),
+            detail,
+        })
+        .await?;
+    Ok(())
+}
+
+/// After a change to one user: its row for htmx, else back to the list.
+async fn row_or_list(member: &Member, user_id: &str) -> Result<HttpResponse, WebError> {
+    if !member.htmx {
+        return Ok(see_other("/portal/admin/users"));
+    }
+    let store = &member.state.store;
+    let user = store.user_by_id(user_id).await?.ok_or(WebError::NotFound)?;
+    html(&UserRowFragment {
+        c: Chrome::new(member, "admin", "admin-users-title"),
+        row: user_row(member, &user, store.clock().now_millis()),
+    })
+}
+
+/// `on` or anything else.
+#[derive(Debug, Deserialize)]
+pub struct Toggle {
+    pub value: String,
+}
+
+/// Activates or deactivates a user. Deactivation revokes its tokens and ends its sessions.
+pub async fn set_activation(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<Toggle>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let id = Id::parse(&id)?.to_string();
+    let active = form.value == "on";
+    if !active && id == member.id() {
+        return Err(WebError::BadRequest("admin-not-yourself"));
+    }
+    let store = &member.state.store;
+    store.set_activation(&id, active).await?;
+    if !active {
+        store.delete_sessions_of(&id).await?;
+    }
+    let action = if active {
+        "user.activate"
+    } else {
+        "user.deactivate"
+    };
+    audit(&member, action, &id, String::new()).await?;
+    row_or_list(&member, &id).await
+}
+
+/// Lifts a lockout after failed logins (the failure count starts again at zero).
+pub async fn unblock(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let id = Id::parse(&id)?.to_string();
+    let store = &member.state.store;
+    let user = store.user_by_id(&id).await?.ok_or(WebError::NotFound)?;
+    store.reset_failed_logins(&id).await?;
+    audit(
+        &member,
+        "user.unblock",
+        &id,
+        format!("after {} failed logins", user.failed_count),
+    )
+    .await?;
+    row_or_list(&member, &id).await
+}
+
+/// Grants or revokes the administrator role.
+pub async fn set_admin(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<Toggle>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let id = Id::parse(&id)?.to_string();
+    let grant = form.value == "on";
+    if !grant && id == member.id() {
+        return Err(WebError::BadRequest("admin-not-yourself"));
+    }
+    let store = &member.state.store;
+    let user = store.user_by_id(&id).await?.ok_or(WebError::NotFound)?;
+    let mut roles: Vec<String> = user
+        .role_names()
+        .into_iter()
+        .filter(|r| r != "admin")
+        .collect();
+    if grant {
+        roles.push("admin".into());
+    }
+    store.set_roles(&id, roles.clone()).await?;
+    audit(&member, "user.roles", &id, roles.join(",")).await?;
+    row_or_list(&member, &id).await
+}
+
+/// A prescription in the administrators' list.
+pub struct EnlistmentRow {
+    pub patient_id: String,
+    pub patient: String,
+    pub group: String,
+    pub since: String,
+    pub until: String,
+    pub expired: bool,
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_groups.html")]
+struct GroupsPage {
+    c: Chrome,
+    groups: Vec<group::Model>,
+    enlistments: Vec<EnlistmentRow>,
+    notice: Option<String>,
+    error: Option<String>,
+}
+
+async fn groups_page(
+    member: &Member,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    let store = &member.state.store;
+    let spec = view::list_spec(
+        &crate::routes::api::resources::GROUPS,
+        "sort(name)&limit(50)",
+    )?;
+    let (groups, _) = store.list_groups(&member.viewer(), &spec).await?;
+    let now = store.clock().now_millis();
+    let enlistments = store
+        .recent_enlistments(50)
+        .await?
+        .into_iter()
+        .map(|e| EnlistmentRow {
+            patient_id: e.enlistment.user_id.clone(),
+            patient: e
+                .patient
+                .map(|p| format!("{} {} ({})", p.first_name, p.last_name, p.email))
+                .unwrap_or_default(),
+            group: e.group_name,
+            since: member.date(e.enlistment.creation_timestamp),
+            until: member.date(e.enlistment.expiry_timestamp),
+            expired: e.enlistment.expiry_timestamp <= now,
+        })
+        .collect();
+    let mut response = html(&GroupsPage {
+        c: Chrome::new(member, "admin", "admin-groups-title"),
+        groups,
+        enlistments,
+        notice: notice.map(|k| member.tr.text(k)),
+        error: error.map(|k| member.tr.text(k)),
+    })?;
+    if error.is_some() {
+        *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
+    }
+    Ok(response)
+}
+
+/// Groups and prescriptions.
+pub async fn groups(member: Member) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    groups_page(&member, None, None).await
+}
+
+/// A new group.
+#[derive(Debug, Deserialize)]
+pub struct NewGroupForm {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// Creates a group.
+pub async fn create_group(
+    member: Member,
+    CsrfForm(form): CsrfForm<NewGroupForm>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let name = form.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return groups_page(&member, None, Some("admin-group-invalid")).await;
+    }
+    let description = form.description.trim();
+    let created = member
+        .state
+        .store
+        .create_group(NewGroup {
+            name: name.to_owned(),
+            description: (!description.is_empty())
+                .then(|| description.chars().take(1000).collect()),
+        })
+        .await?;
+    member
+        .state
+        .store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "group.create",
+            patient_id: None,
+            object_kind: "group",
+            object_id: Some(created.id),
+            detail: created.name,
+        })
+        .await?;
+    groups_page(&member, Some("admin-group-created"), None).await
+}
+
+/// An enlistment: a patient's prescription until a date, or a physician joining a group.
+#[derive(Debug, Deserialize)]
+pub struct EnlistForm {
+    pub email: String,
+    pub group_id: String,
+    /// `patient` or `staff`.
+    pub kind: String,
+    /// Last day of the prescription (`YYYY-MM-DD`, in the administrator's zone).
+    #[serde(default)]
+    pub until: String,
+}
+
+/// Enlists a user in a group.
+pub async fn enlist(
+    member: Member,
+    CsrfForm(form): CsrfForm<EnlistForm>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let store = member.state.store.clone();
+    let user = match Email::parse(&form.email) {
+        Ok(email) => store.user_by_email(email.as_str()).await?,
+        Err(_) => None,
+    };
+    let Some(user) = user else {
+        return groups_page(&member, None, Some("admin-enlist-no-user")).await;
+    };
+    let Ok(group_id) = Id::parse(&form.group_id).map(|id| id.to_string()) else {
+        return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+    };
+    store.visible_group(&member.viewer(), &group_id).await?;
+    let (action, detail) = if form.kind == "staff" {
+        store
+            .enlist_staff(&user.id, &group_id, vec!["physician".into()])
+            .await?;
+        ("enlistment.staff", format!("group {group_id}"))
+    } else {
+        // The prescription runs to the end of its last day in the administrator's zone.
+        let end = NaiveDate::parse_from_str(form.until.trim(), "%Y-%m-%d")
+            .ok()
+            .and_then(|d| d.succ_opt())
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .and_then(|d| member.zone.from_local_datetime(&d).earliest())
+            .map(|d| d.timestamp_millis());
+        let Some(end) = end.filter(|e| *e > store.clock().now_millis()) else {
+            return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+        };
+        store.enlist_patient(&user.id, &group_id, end).await?;
+        (
+            "enlistment.patient",
+            format!("group {group_id} until {}", form.until.trim()),
+        )
+    };
+    store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action,
+            patient_id: (form.kind != "staff").then(|| user.id.clone()),
+            object_kind: "user",
+            object_id: Some(user.id.clone()),
+            detail,
+        })
+        .await?;
+    groups_page(&member, Some("admin-enlisted"), None).await
+}
+
+/// A job as administrators see it.
+pub struct JobRow {
+    pub kind: String,
+    pub status: String,
+    pub attempts: String,
+    pub run_after: String,
+    pub updated: String,
+    pub error: String,
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_jobs.html")]
+struct JobsPage {
+    c: Chrome,
+    counts: Vec<(String, i64)>,
+    rows: Vec<JobRow>,
+    pager: Pager,
+    status: String,
+}
+
+/// Which jobs to list.
+#[derive(Debug, Default, Deserialize)]
+pub struct JobQuery {
+    pub status: Option<String>,
+    pub page: Option<u64>,
+}
+
+/// The scheduler's queue: counts by status, and the jobs (failed ones with their error).
+pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let status = query
+        .status
+        .as_deref()
+        .filter(|s| ["queued", "running", "done", "failed"].contains(s));
+    let page = query.page.unwrap_or(0).min(10_000);
+    let store = &member.state.store;
+    let (jobs, total) = store.jobs_page(status, page * PAGE_SIZE, PAGE_SIZE).await?;
+    let rows = jobs
+        .iter()
+        .map(|j| JobRow {
+            kind: j.kind.clone(),
+            status: j.status.clone(),
+            attempts: format!("{}/{}", j.attempts, j.max_attempts),
+            run_after: member.datetime(j.run_after),
+            updated: member.datetime(j.update_timestamp),
+            error: j.last_error.clone().unwrap_or_default(),
+        })
+        .collect();
+    html(&JobsPage {
+        c: Chrome::new(&member, "admin", "admin-jobs-title"),
+        counts: store.job_counts().await?,
+        rows,
+        pager: Pager::new(
+            page,
+            total,
+            &status.map(|s| format!("status={s}")).unwrap_or_default(),
+        ),
+        status: status.unwrap_or("").to_owned(),
+    })
+}
+
+/// An entry of the audit trail as shown.
+pub struct AuditRow {
+    pub when: String,
+    pub actor: String,
+    pub action: String,
+    pub patient: String,
+    pub object: String,
+    pub detail: String,
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_audit.html")]
+struct AuditPage {
+    c: Chrome,
+    rows: Vec<AuditRow>,
+    pager: Pager,
+}
+
+/// The audit trail, newest first.
+pub async fn audit_trail(
+    member: Member,
+    query: Query<PageQuery>,
+) -> Result<HttpResponse, WebError> {
+    member.require_admin()?;
+    let page = query.page.unwrap_or(0).min(10_000);
+    let store = &member.state.store;
+    let (events, total) = store.audit_page(page * PAGE_SIZE, PAGE_SIZE).await?;
+    let mut ids: Vec<String> = events.iter().map(|e| e.actor_id.clone()).collect();
+    ids.extend(events.iter().filter_map(|e| e.patient_id.clone()));
+    let names = store.user_names(&ids).await?;
+    let name = |id: &str| names.get(id).cloned().unwrap_or_else(|| id.to_owned());
+    let rows = events
+        .iter()
+        .map(|e| AuditRow {
+            when: member.datetime(e.creation_timestamp),
+            actor: name(&e.actor_id),
+            action: e.action.clone(),
+            patient: e.patient_id.as_deref().map(name).unwrap_or_default(),
+            object: format!(
+                "{} {}",
+                e.object_kind,
+                e.object_id.as_deref().unwrap_or_default()
+            ),
+            detail: e.detail.clone(),
+        })
+        .collect();
+    html(&AuditPage {
+        c: Chrome::new(&member, "admin", "admin-audit-title"),
+        rows,
+        pager: Pager::new(page, total, ""),
+    })
+}

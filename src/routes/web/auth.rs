@@ -1,0 +1,110 @@
+//! Login and logout. The password check is the token endpoint's (`Authenticator::verify_login`:
+//! lockout and freezes) behind the same per-address throttle.
+
+use std::time::Instant;
+
+use actix_web::{HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use super::chrome::{Chrome, html, see_other};
+use super::context::{CsrfForm, Member, Visitor};
+use super::error::WebError;
+use super::session::{CSRF_KEY, USER_KEY};
+use crate::auth::LoginError;
+use crate::store::AuditEntry;
+
+#[derive(Template)]
+#[template(path = "web/login.html")]
+struct LoginPage {
+    c: Chrome,
+    email: String,
+    error: Option<String>,
+}
+
+/// The login form.
+pub async fn login_form(visitor: Visitor) -> Result<HttpResponse, WebError> {
+    if visitor.user.is_some() {
+        return Ok(see_other("/portal/"));
+    }
+    html(&LoginPage {
+        c: Chrome::new(&visitor, "login", "login-title"),
+        email: String::new(),
+        error: None,
+    })
+}
+
+/// What the login form posts.
+#[derive(Debug, Deserialize)]
+pub struct LoginForm {
+    pub email: String,
+    pub password: String,
+}
+
+/// Checks the credentials; on success the session gets a new key (no fixation), the user and
+/// a new CSRF token.
+pub async fn login(
+    req: HttpRequest,
+    visitor: Visitor,
+    CsrfForm(form): CsrfForm<LoginForm>,
+) -> Result<HttpResponse, WebError> {
+    let state = visitor.state.clone();
+    if let Some(ip) = req.peer_addr().map(|a| a.ip())
+        && state.login_throttle.check(ip, Instant::now()).is_err()
+    {
+        return Err(WebError::TooManyRequests);
+    }
+    let refused = |key: &str| -> Result<HttpResponse, WebError> {
+        let mut response = html(&LoginPage {
+            c: Chrome::new(&visitor, "login", "login-title"),
+            email: form.email.clone(),
+            error: Some(visitor.tr.text(key)),
+        })?;
+        *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
+        Ok(response)
+    };
+    let user = match state.auth.verify_login(&form.email, &form.password).await {
+        Ok(user) => user,
+        Err(LoginError::InvalidCredentials) => return refused("login-invalid"),
+        Err(LoginError::Deactivated) => return refused("login-deactivated"),
+        Err(LoginError::Frozen { .. } | LoginError::FreezeStarted { .. }) => {
+            return refused("login-frozen");
+        }
+        Err(LoginError::Blocked) => return refused("login-blocked"),
+        Err(other) => return Err(WebError::Internal(other.into())),
+    };
+    let session = &visitor.session;
+    session.renew();
+    session.insert(USER_KEY, &user.id)?;
+    let mut bytes = [0u8; 32];
+    rand::fill(&mut bytes);
+    session.insert(CSRF_KEY, hex::encode(bytes))?;
+    state
+        .store
+        .audit(AuditEntry {
+            actor_id: user.id.clone(),
+            action: "session.login",
+            patient_id: None,
+            object_kind: "user",
+            object_id: Some(user.id.clone()),
+            detail: "portal login".into(),
+        })
+        .await?;
+    Ok(see_other("/portal/"))
+}
+
+/// Ends the session: its server-side state is deleted, so the old cookie opens nothing.
+pub async fn logout(member: Member, CsrfForm(_): CsrfForm<Vec<(String, String)>>) -> HttpResponse {
+    member.session.purge();
+    see_other("/portal/login")
+}
+
+/// The start page: where each role works.
+pub async fn home(visitor: Visitor) -> HttpResponse {
+    match &visitor.user {
+        None => see_other("/portal/login"),
+        Some(record) if record.user.is_admin() => see_other("/portal/admin/users"),
+        Some(record) if !record.staff_enlistments.is_empty() => see_other("/portal/patients"),
+        Some(_) => see_other("/portal/measurements"),
+    }
+}

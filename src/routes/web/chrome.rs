@@ -1,0 +1,199 @@
+//! What every portal page shares: the layout data (`Chrome`), rendering a template into a
+//! response, security headers, and turning `WebError`s into translated pages or toasts.
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpResponse};
+use askama::Template;
+
+use super::context::{Visitor, accepted_language};
+use super::error::{ErrorPage, WebError};
+use crate::domain::account::Language;
+use crate::i18n::Translator;
+
+/// Scripts only from this origin (no inline script), no framing, no plug-ins.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+     object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// Layout data of every page.
+pub struct Chrome {
+    pub tr: Translator,
+    pub lang: &'static str,
+    pub dir: &'static str,
+    pub csrf: String,
+    pub user_name: Option<String>,
+    pub admin: bool,
+    pub staff: bool,
+    /// The navigation entry to highlight.
+    pub section: &'static str,
+    /// The page title's message key.
+    pub title_key: &'static str,
+}
+
+impl Chrome {
+    /// The chrome of a page in `section` titled by message `title_key`.
+    pub fn new(visitor: &Visitor, section: &'static str, title_key: &'static str) -> Self {
+        let user = visitor.user.as_ref();
+        Chrome {
+            tr: visitor.tr.clone(),
+            lang: visitor.tr.language().code(),
+            dir: direction(visitor.tr.language()),
+            csrf: visitor.csrf.clone(),
+            user_name: user.map(|r| format!("{} {}", r.user.first_name, r.user.last_name)),
+            admin: user.is_some_and(|r| r.user.is_admin()),
+            staff: user.is_some_and(|r| !r.staff_enlistments.is_empty()),
+            section,
+            title_key,
+        }
+    }
+
+    /// The message `key` in the page's language.
+    pub fn t(&self, key: &str) -> String {
+        self.tr.text(key)
+    }
+
+    /// The message `key` with one placeable filled.
+    pub fn t1(&self, key: &str, name: &'static str, value: &str) -> String {
+        self.tr.text_with(key, &[(name, value.to_owned())])
+    }
+
+    /// "Page 2 of 5 (93)" in the page's language.
+    pub fn position(&self, pager: &super::view::Pager) -> String {
+        self.tr.text_with(
+            "pager-position",
+            &[
+                ("page", pager.page.to_string()),
+                ("pages", pager.pages.to_string()),
+                ("total", pager.total.to_string()),
+            ],
+        )
+    }
+
+    /// `current` when `section` is this page's, for `aria-current`.
+    pub fn current(&self, section: &str) -> &'static str {
+        if self.section == section {
+            "page"
+        } else {
+            "false"
+        }
+    }
+}
+
+/// `rtl` for Arabic, else `ltr`.
+pub fn direction(language: Language) -> &'static str {
+    if language == Language::Ar {
+        "rtl"
+    } else {
+        "ltr"
+    }
+}
+
+/// A rendered template as an HTML response.
+pub fn html(template: &impl Template) -> Result<HttpResponse, WebError> {
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(template.render()?))
+}
+
+/// A redirect after a form post (303, so the browser follows with GET).
+pub fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, location.to_owned()))
+        .finish()
+}
+
+#[derive(Template)]
+#[template(path = "web/error.html")]
+struct ErrorTemplate {
+    c: Chrome,
+    status: u16,
+    message: String,
+}
+
+#[derive(Template)]
+#[template(path = "web/toast.html")]
+struct ToastTemplate {
+    message: String,
+}
+
+/// Wraps every portal request: security headers on every answer, and error markers rendered
+/// as a translated page (or a toast for htmx, retargeted to the page's toast area).
+pub async fn portal_middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let htmx = req.headers().contains_key("HX-Request");
+    let res = next.call(req).await?.map_into_boxed_body();
+    let marker = res.response().extensions().get::<ErrorPage>().copied();
+    let mut res = match marker {
+        Some(page) => {
+            let status = res.status();
+            let tr = res
+                .request()
+                .extensions()
+                .get::<Translator>()
+                .cloned()
+                .unwrap_or_else(|| Translator::new(accepted_language(res.request())));
+            let message = tr.text(page.message_key);
+            let body = if htmx {
+                ToastTemplate { message }.render()
+            } else {
+                ErrorTemplate {
+                    c: Chrome {
+                        lang: tr.language().code(),
+                        dir: direction(tr.language()),
+                        tr,
+                        csrf: String::new(),
+                        user_name: None,
+                        admin: false,
+                        staff: false,
+                        section: "",
+                        title_key: "error-title",
+                    },
+                    status: status.as_u16(),
+                    message,
+                }
+                .render()
+            }
+            .map_err(|e| WebError::Internal(anyhow::anyhow!("template: {e}")))?;
+            let mut response = HttpResponse::build(status)
+                .content_type("text/html; charset=utf-8")
+                .body(body);
+            if htmx {
+                response.headers_mut().insert(
+                    header::HeaderName::from_static("hx-retarget"),
+                    HeaderValue::from_static("#toast"),
+                );
+                response.headers_mut().insert(
+                    header::HeaderName::from_static("hx-reswap"),
+                    HeaderValue::from_static("innerHTML"),
+                );
+            }
+            res.into_response(response)
+        }
+        None => res,
+    };
+    let headers = res.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    // Pages show personal data: never keep them in shared or back-button caches.
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::VARY,
+        HeaderValue::from_static("HX-Request, Cookie, Accept-Language"),
+    );
+    Ok(res)
+}

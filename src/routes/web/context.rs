@@ -1,0 +1,348 @@
+//! Who is asking and in which language: the `Visitor` (maybe anonymous) and `Member` (logged
+//! in) extractors, the CSRF token of the session, and `CsrfForm`, the only way a portal
+//! handler reads a state-changing request.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_session::{Session, SessionExt};
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::web::Data;
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use chrono::TimeZone as _;
+use chrono_tz::Tz;
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+
+use super::error::WebError;
+use super::session::{CSRF_KEY, USER_KEY};
+use crate::domain::account::{Language, TimeZone};
+use crate::i18n::Translator;
+use crate::reports::format;
+use crate::startup::AppState;
+use crate::store::entities::user;
+use crate::store::{UserRecord, Viewer};
+
+/// Largest form body the portal reads.
+const FORM_LIMIT: usize = 64 * 1024;
+/// Header htmx sends the CSRF token in (set once on `<body hx-headers>`).
+pub const CSRF_HEADER: &str = "X-CSRF-Token";
+
+/// The language of a request before login: the first supported one of `Accept-Language`.
+pub fn accepted_language(req: &HttpRequest) -> Language {
+    let header = req
+        .headers()
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let mut ranked: Vec<(f32, Language)> = header
+        .split(',')
+        .enumerate()
+        .filter_map(|(i, part)| {
+            let mut pieces = part.trim().split(';');
+            let tag = pieces.next()?.trim();
+            let primary = tag.split(['-', '_']).next()?;
+            let language = Language::parse(primary)?;
+            let quality = pieces
+                .find_map(|p| p.trim().strip_prefix("q="))
+                .and_then(|q| q.parse::<f32>().ok())
+                .unwrap_or(1.0);
+            // Earlier entries win ties, as the header's order expresses preference too.
+            Some((quality - i as f32 * 1e-4, language))
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    ranked.first().map(|(_, l)| *l).unwrap_or(Language::En)
+}
+
+/// A new CSRF token: 32 random bytes in hex.
+fn new_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::fill(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// Compares without stopping at the first difference.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Anyone asking for a portal page.
+#[derive(Clone)]
+pub struct Visitor {
+    pub session: Session,
+    pub user: Option<UserRecord>,
+    pub tr: Translator,
+    pub zone: Tz,
+    /// Whether htmx made the request (`HX-Request`): answer with a fragment.
+    pub htmx: bool,
+    pub csrf: String,
+    pub state: Data<AppState>,
+}
+
+impl Visitor {
+    async fn extract(req: HttpRequest) -> Result<Self, WebError> {
+        let state = req
+            .app_data::<Data<AppState>>()
+            .cloned()
+            .ok_or_else(|| WebError::Internal(anyhow::anyhow!("application state missing")))?;
+        let session = req.get_session();
+        let mut user = None;
+        if let Some(id) = session.get::<String>(USER_KEY)? {
+            match state.store.user_by_id(&id).await? {
+                // A deactivated user's session ends at its next request, whatever the store.
+                Some(found) if found.activation => {
+                    user = Some(state.store.user_record(found).await?);
+                }
+                _ => session.purge(),
+            }
+        }
+        let language = match &user {
+            Some(record) => Language::or_english(Some(&record.user.language)),
+            None => accepted_language(&req),
+        };
+        let zone = user
+            .as_ref()
+            .and_then(|r| TimeZone::parse(&r.user.time_zone))
+            .map(|z| z.0)
+            .unwrap_or(Tz::UTC);
+        let csrf = match session.get::<String>(CSRF_KEY)? {
+            Some(token) => token,
+            None => {
+                let token = new_token();
+                session.insert(CSRF_KEY, &token)?;
+                token
+            }
+        };
+        let tr = Translator::new(language);
+        req.extensions_mut().insert(tr.clone());
+        Ok(Visitor {
+            session,
+            user,
+            tr,
+            zone,
+            htmx: req.headers().contains_key("HX-Request"),
+            csrf,
+            state,
+        })
+    }
+
+    /// A date and time in the visitor's zone and language.
+    pub fn datetime(&self, millis: i64) -> String {
+        match self.zone.timestamp_millis_opt(millis).single() {
+            Some(at) => format!(
+                "{} {}",
+                format::short_date(self.tr.language(), at.date_naive()),
+                format::time(at)
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// A calendar date in the visitor's zone and language.
+    pub fn date(&self, millis: i64) -> String {
+        match self.zone.timestamp_millis_opt(millis).single() {
+            Some(at) => format::short_date(self.tr.language(), at.date_naive()),
+            None => String::new(),
+        }
+    }
+}
+
+impl FromRequest for Visitor {
+    type Error = WebError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, WebError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        Box::pin(Visitor::extract(req.clone()))
+    }
+}
+
+/// A logged-in visitor.
+#[derive(Clone)]
+pub struct Member {
+    pub visitor: Visitor,
+    pub record: UserRecord,
+}
+
+impl Member {
+    /// The account.
+    pub fn user(&self) -> &user::Model {
+        &self.record.user
+    }
+
+    /// The user's id.
+    pub fn id(&self) -> &str {
+        &self.record.user.id
+    }
+
+    /// Whether the user is an administrator.
+    pub fn is_admin(&self) -> bool {
+        self.record.user.is_admin()
+    }
+
+    /// Whether the user is staff of any group.
+    pub fn is_staff(&self) -> bool {
+        !self.record.staff_enlistments.is_empty()
+    }
+
+    /// The member as a viewer for the store's visibility rules.
+    pub fn viewer(&self) -> Viewer {
+        Viewer {
+            user_id: self.id().to_owned(),
+            admin: self.is_admin(),
+        }
+    }
+
+    /// Fails with 403 unless the member is an administrator.
+    pub fn require_admin(&self) -> Result<(), WebError> {
+        if self.is_admin() {
+            Ok(())
+        } else {
+            Err(WebError::Forbidden)
+        }
+    }
+}
+
+impl std::ops::Deref for Member {
+    type Target = Visitor;
+
+    fn deref(&self) -> &Visitor {
+        &self.visitor
+    }
+}
+
+impl FromRequest for Member {
+    type Error = WebError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, WebError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let visitor = Visitor::extract(req).await?;
+            let record = visitor.user.clone().ok_or(WebError::LoginRequired)?;
+            Ok(Member { visitor, record })
+        })
+    }
+}
+
+/// Whether the request comes from this site: `Origin` (or, without it, `Referer`) must name
+/// this server when present. Browsers send `Origin` with every cross-site form post.
+fn same_origin(req: &HttpRequest, base_url: &str) -> bool {
+    let info = req.connection_info();
+    let here = format!("{}://{}", info.scheme(), info.host());
+    let matches = |claimed: &str| {
+        let claimed = claimed.trim_end_matches('/');
+        claimed.eq_ignore_ascii_case(&here) || claimed.eq_ignore_ascii_case(base_url)
+    };
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        return origin.to_str().is_ok_and(matches);
+    }
+    if let Some(referer) = req.headers().get(header::REFERER) {
+        let Ok(referer) = referer.to_str() else {
+            return false;
+        };
+        let origin: String = match url_origin(referer) {
+            Some(origin) => origin,
+            None => return false,
+        };
+        return matches(&origin);
+    }
+    true
+}
+
+/// `scheme://host[:port]` of an absolute URL.
+fn url_origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    Some(format!("{scheme}://{host}"))
+}
+
+/// A form posted from a portal page: same origin, carrying the session's CSRF token (form
+/// field `csrf` or header `X-CSRF-Token`), then parsed into `T`.
+pub struct CsrfForm<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for CsrfForm<T> {
+    type Error = WebError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, WebError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let base_url = req
+                .app_data::<Data<AppState>>()
+                .map(|s| s.settings.base_url.clone())
+                .unwrap_or_default();
+            if !same_origin(&req, &base_url) {
+                return Err(WebError::Csrf);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk.map_err(|_| WebError::BadRequest("error-bad-form"))?;
+                if body.len() + chunk.len() > FORM_LIMIT {
+                    return Err(WebError::BadRequest("error-bad-form"));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(&body)
+                .map_err(|_| WebError::BadRequest("error-bad-form"))?;
+            let sent = req
+                .headers()
+                .get(CSRF_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+                .or_else(|| {
+                    pairs
+                        .iter()
+                        .find(|(k, _)| k == "csrf")
+                        .map(|(_, v)| v.clone())
+                });
+            let expected = req.get_session().get::<String>(CSRF_KEY)?;
+            match (sent, expected) {
+                (Some(sent), Some(expected)) if same(&sent, &expected) => {}
+                _ => return Err(WebError::Csrf),
+            }
+            let value = serde_urlencoded::from_bytes(&body)
+                .map_err(|_| WebError::BadRequest("error-bad-form"))?;
+            Ok(CsrfForm(value))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::TestRequest;
+
+    use super::*;
+
+    #[test]
+    fn accept_language_picks_the_best_supported_language() {
+        let pick = |header: &str| {
+            accepted_language(
+                &TestRequest::default()
+                    .insert_header((header::ACCEPT_LANGUAGE, header))
+                    .to_http_request(),
+            )
+        };
+        assert_eq!(pick("ar-AE,ar;q=0.9,en;q=0.5"), Language::Ar);
+        assert_eq!(pick("pt-BR, de;q=0.8, fr;q=0.9"), Language::Fr);
+        assert_eq!(pick("xx, zh-CN"), Language::Zh);
+        assert_eq!(pick(""), Language::En);
+        assert_eq!(pick("pt"), Language::En);
+    }
+
+    #[test]
+    fn origins_are_compared_by_scheme_and_host() {
+        assert_eq!(
+            url_origin("https://tacho.example/portal/x?y").as_deref(),
+            Some("https://tacho.example")
+        );
+        assert!(url_origin("not a url").is_none());
+        assert!(same("abc", "abc") && !same("abc", "abd") && !same("a", "ab"));
+    }
+}

@@ -1,0 +1,141 @@
+//! The portal's error type. Handlers return `Result<_, WebError>` and use `?`; the response
+//! carries only a status and an [`ErrorPage`] marker, and the portal middleware
+//! (`chrome::portal_middleware`) renders it in the visitor's language: a full page, or a toast
+//! fragment when htmx asked (`HX-Request`).
+
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpResponse, ResponseError};
+
+use crate::reports::ReportError;
+use crate::store::StoreError;
+
+/// Every way a portal request can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    /// Nothing there, or nothing this user may see.
+    #[error("not found")]
+    NotFound,
+    /// Seen, but not for this user to change.
+    #[error("forbidden")]
+    Forbidden,
+    /// The page needs a logged-in user.
+    #[error("login required")]
+    LoginRequired,
+    /// A state-changing request without a valid CSRF token or from another origin.
+    #[error("cross-site request refused")]
+    Csrf,
+    /// Input the page cannot act on; the message key says why.
+    #[error("bad request: {0}")]
+    BadRequest(&'static str),
+    /// Too many login attempts from this address.
+    #[error("too many requests")]
+    TooManyRequests,
+    /// A fault of the service; logged with its cause, shown generically.
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+/// Marks an error response for the portal middleware to render: the status's message key.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorPage {
+    pub message_key: &'static str,
+}
+
+impl WebError {
+    /// The translation key of the message shown.
+    pub fn message_key(&self) -> &'static str {
+        match self {
+            WebError::NotFound => "error-not-found",
+            WebError::Forbidden => "error-forbidden",
+            WebError::LoginRequired => "error-login-required",
+            WebError::Csrf => "error-csrf",
+            WebError::BadRequest(key) => key,
+            WebError::TooManyRequests => "error-too-many",
+            WebError::Internal(_) => "error-internal",
+        }
+    }
+}
+
+impl ResponseError for WebError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            WebError::NotFound => StatusCode::NOT_FOUND,
+            WebError::Forbidden | WebError::Csrf => StatusCode::FORBIDDEN,
+            WebError::LoginRequired => StatusCode::SEE_OTHER,
+            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let WebError::Internal(cause) = self {
+            tracing::error!(error = format!("{cause:#}"), "portal request failed");
+        }
+        if let WebError::LoginRequired = self {
+            return HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, "/portal/login"))
+                .insert_header(("HX-Redirect", "/portal/login"))
+                .finish();
+        }
+        let mut response = HttpResponse::build(self.status_code())
+            .content_type("text/html; charset=utf-8")
+            .body(self.message_key());
+        response.extensions_mut().insert(ErrorPage {
+            message_key: self.message_key(),
+        });
+        response
+    }
+}
+
+impl From<StoreError> for WebError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::NotFound => WebError::NotFound,
+            StoreError::EmailUsed => WebError::BadRequest("error-email-used"),
+            other => WebError::Internal(other.into()),
+        }
+    }
+}
+
+impl From<ReportError> for WebError {
+    fn from(err: ReportError) -> Self {
+        match err {
+            ReportError::NotReady(_) => WebError::BadRequest("error-no-results"),
+            ReportError::Store(err) => err.into(),
+            ReportError::Internal(err) => WebError::Internal(err),
+        }
+    }
+}
+
+impl From<askama::Error> for WebError {
+    fn from(err: askama::Error) -> Self {
+        WebError::Internal(anyhow::anyhow!("template: {err}"))
+    }
+}
+
+impl From<anyhow::Error> for WebError {
+    fn from(err: anyhow::Error) -> Self {
+        WebError::Internal(err)
+    }
+}
+
+impl From<actix_session::SessionInsertError> for WebError {
+    fn from(err: actix_session::SessionInsertError) -> Self {
+        WebError::Internal(anyhow::anyhow!("session: {err}"))
+    }
+}
+
+impl From<actix_session::SessionGetError> for WebError {
+    fn from(err: actix_session::SessionGetError) -> Self {
+        WebError::Internal(anyhow::anyhow!("session: {err}"))
+    }
+}
+
+impl From<crate::domain::id::IdFormatError> for WebError {
+    fn from(_: crate::domain::id::IdFormatError) -> Self {
+        // A malformed id names nothing that exists.
+        WebError::NotFound
+    }
+}

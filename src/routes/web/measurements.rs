@@ -1,0 +1,497 @@
+//! Measurements: the list (newest first, paged, filtered by result and date), the detail with
+//! its chart and results, the report PDF (created or reused exactly as the SDK's
+//! `getMeasurementReportUrl` would) and a physician's review.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Path, Query};
+use askama::Template;
+use chrono::{NaiveDate, TimeZone as _};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::chrome::{Chrome, html, see_other};
+use super::context::{CsrfForm, Member, Visitor};
+use super::error::WebError;
+use super::view::{self, Chart, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
+use crate::domain::account::Language;
+use crate::domain::id::Id;
+use crate::domain::measurement::{MeasurementUpdate, Status};
+use crate::routes::api::measurement_reports::file_token;
+use crate::routes::api::resources::{MEASUREMENT_REPORTS, MEASUREMENTS};
+use crate::store::entities::file;
+use crate::store::{AuditEntry, MeasurementChange, MeasurementRecord, ReportRecord, Viewer};
+
+/// The filters of a measurement list.
+#[derive(Debug, Default, Deserialize)]
+pub struct Filters {
+    pub result: Option<String>,
+    /// First day shown, `YYYY-MM-DD` in the viewer's zone.
+    pub from: Option<String>,
+    /// Last day shown, `YYYY-MM-DD` in the viewer's zone.
+    pub to: Option<String>,
+    pub page: Option<u64>,
+}
+
+/// A filter choice.
+pub struct Choice {
+    pub value: String,
+    pub label: String,
+    pub selected: bool,
+}
+
+/// One page of a patient's measurements, ready for the list fragment.
+pub struct MeasurementList {
+    pub rows: Vec<MeasurementRow>,
+    pub pager: Pager,
+    pub results: Vec<Choice>,
+    pub from: String,
+    pub to: String,
+    /// Where the filter form sends its query.
+    pub action: String,
+}
+
+fn local_midnight(visitor: &Visitor, date: &str, days_later: i64) -> Option<i64> {
+    let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d").ok()?;
+    let day = day.checked_add_signed(chrono::Duration::days(days_later))?;
+    let naive = day.and_hms_opt(0, 0, 0)?;
+    let local = visitor.zone.from_local_datetime(&naive).earliest()?;
+    Some(local.timestamp_millis())
+}
+
+/// A page of `patient_id`'s measurements as `viewer` may see them, filtered.
+pub async fn measurement_list(
+    visitor: &Visitor,
+    viewer: &Viewer,
+    patient_id: &str,
+    filters: &Filters,
+    action: String,
+) -> Result<MeasurementList, WebError> {
+    let mut conditions = vec![format!("eq(creatorId,{patient_id})")];
+    let result = filters
+        .result
+        .as_deref()
+        .filter(|r| RESULTS.contains(r) && *r != "unknown");
+    if let Some(result) = result {
+        conditions.push(format!("eq(data.indicator,{result})"));
+    }
+    let from = filters.from.as_deref().unwrap_or("").trim();
+    let to = filters.to.as_deref().unwrap_or("").trim();
+    if let Some(start) = local_midnight(visitor, from, 0) {
+        conditions.push(format!("ge(data.measurement_timestamp,epoch:{start})"));
+    }
+    if let Some(end) = local_midnight(visitor, to, 1) {
+        conditions.push(format!("lt(data.measurement_timestamp,epoch:{end})"));
+    }
+    let page = filters.page.unwrap_or(0).min(10_000);
+    let rql = format!(
+        "and({})&sort(-data.measurement_timestamp)&limit({PAGE_SIZE},{})",
+        conditions.join(","),
+        page * PAGE_SIZE
+    );
+    let spec = view::list_spec(&MEASUREMENTS, &rql)?;
+    let (records, total) = visitor.state.store.list_measurements(viewer, &spec).await?;
+    let mut base = Vec::new();
+    if let Some(result) = result {
+        base.push(format!("result={result}"));
+    }
+    if NaiveDate::parse_from_str(from, "%Y-%m-%d").is_ok() {
+        base.push(format!("from={from}"));
+    }
+    if NaiveDate::parse_from_str(to, "%Y-%m-%d").is_ok() {
+        base.push(format!("to={to}"));
+    }
+    let results = RESULTS
+        .iter()
+        .filter(|r| **r != "unknown")
+        .map(|r| Choice {
+            value: (*r).to_owned(),
+            label: visitor.tr.text(&format!("indicator-{r}")),
+            selected: Some(*r) == result,
+        })
+        .collect();
+    Ok(MeasurementList {
+        rows: records
+            .iter()
+            .map(|r| view::measurement_row(visitor, &r.measurement))
+            .collect(),
+        pager: Pager::new(page, total.unwrap_or(0), &base.join("&")),
+        results,
+        from: if base.iter().any(|b| b.starts_with("from=")) {
+            from.to_owned()
+        } else {
+            String::new()
+        },
+        to: if base.iter().any(|b| b.starts_with("to=")) {
+            to.to_owned()
+        } else {
+            String::new()
+        },
+        action,
+    })
+}
+
+#[derive(Template)]
+#[template(path = "web/measurements.html")]
+struct ListPage {
+    c: Chrome,
+    list: MeasurementList,
+}
+
+#[derive(Template)]
+#[template(path = "web/measurement_list.html")]
+struct ListFragment {
+    c: Chrome,
+    list: MeasurementList,
+}
+
+/// The member's own measurements; htmx asks for the list fragment only.
+pub async fn list(member: Member, filters: Query<Filters>) -> Result<HttpResponse, WebError> {
+    let list = measurement_list(
+        &member,
+        &member.viewer(),
+        member.id(),
+        &filters,
+        "/portal/measurements".into(),
+    )
+    .await?;
+    let c = Chrome::new(&member, "measurements", "measurements-title");
+    if member.htmx {
+        html(&ListFragment { c, list })
+    } else {
+        html(&ListPage { c, list })
+    }
+}
+
+/// The state of a measurement's latest report.
+pub struct ReportState {
+    /// `none`, `current` or `outdated`.
+    pub key: &'static str,
+    pub label: String,
+    pub created: String,
+    /// The public PDF address, shown to staff to pass on.
+    pub shared_link: Option<String>,
+}
+
+/// A physician's review as shown.
+pub struct ReviewView {
+    pub label: String,
+    pub note: String,
+    pub reviewer: String,
+    pub when: String,
+}
+
+#[derive(Template)]
+#[template(path = "web/measurement.html")]
+struct DetailPage {
+    c: Chrome,
+    row: MeasurementRow,
+    patient: Option<(String, String)>,
+    chart: Option<Chart>,
+    details: Vec<(String, String)>,
+    review: Option<ReviewView>,
+    report: ReportState,
+    can_report: bool,
+    can_review: bool,
+}
+
+/// The latest report document of a measurement, as `viewer` sees it
+/// (`limit(1)&sort(-id)&eq(data.measurementId,<id>)`).
+async fn latest_report(
+    visitor: &Visitor,
+    viewer: &Viewer,
+    measurement_id: &str,
+) -> Result<Option<ReportRecord>, WebError> {
+    let spec = view::list_spec(
+        &MEASUREMENT_REPORTS,
+        &format!("limit(1)&sort(-id)&eq(data.measurementId,{measurement_id})&skipCount()"),
+    )?;
+    let (mut reports, _) = visitor
+        .state
+        .store
+        .list_measurement_reports(viewer, &spec)
+        .await?;
+    Ok(reports.pop())
+}
+
+/// The file of the latest report when it can be reused: rendered and not older than the
+/// measurement's last update (interface.md 3, rule 1).
+fn reusable(latest: &Option<ReportRecord>, m: &MeasurementRecord) -> Option<file::Model> {
+    let latest = latest.as_ref()?;
+    let current = latest.report.status == "rendered"
+        && latest.report.for_measurement_updated_timestamp >= m.measurement.update_timestamp;
+    current.then(|| latest.file.clone()).flatten()
+}
+
+fn shared_link(visitor: &Visitor, file: &file::Model) -> String {
+    format!(
+        "{}/files/v1/{}/file",
+        visitor.state.settings.base_url,
+        file_token(file)
+    )
+}
+
+fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, String)> {
+    let tr = &visitor.tr;
+    let mut details = Vec::new();
+    let context = data.get("context").and_then(Value::as_object);
+    let symptoms: Vec<String> = context
+        .and_then(|c| c.get("symptoms"))
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| {
+                    tr.try_text(&format!("symptom-{s}"))
+                        .unwrap_or_else(|| s.to_owned())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    details.push((
+        tr.text("symptoms"),
+        if symptoms.is_empty() {
+            tr.text("no-symptoms")
+        } else {
+            symptoms.join(", ")
+        },
+    ));
+    if let Some(activity) = context
+        .and_then(|c| c.get("activity"))
+        .and_then(Value::as_str)
+    {
+        details.push((
+            tr.text("context-activity"),
+            tr.try_text(&format!("context-{activity}"))
+                .unwrap_or_else(|| activity.to_owned()),
+        ));
+    }
+    if let Some(rr) = data.get("rr_intervals").and_then(Value::as_array) {
+        details.push((tr.text("beats"), (rr.len() + 1).to_string()));
+    }
+    if let Some(ms) = data
+        .get("technical_details")
+        .and_then(|t| t.get("duration_ms"))
+        .and_then(Value::as_f64)
+    {
+        details.push((
+            tr.text("duration"),
+            tr.text_with(
+                "duration-seconds",
+                &[("seconds", format!("{:.0}", ms / 1000.0))],
+            ),
+        ));
+    }
+    let tags: Vec<&str> = data
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|t| t.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !tags.is_empty() {
+        details.push((tr.text("tags"), tags.join(", ")));
+    }
+    details
+}
+
+/// One measurement with its chart, results, review and report state.
+pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?.to_string();
+    let viewer = member.viewer();
+    let store = &member.state.store;
+    let record = store.visible_measurement(&viewer, &id).await?;
+    let m = &record.measurement;
+    let own = m.creator_id == member.id();
+    store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "measurement.view",
+            patient_id: Some(m.creator_id.clone()),
+            object_kind: "measurement",
+            object_id: Some(m.id.clone()),
+            detail: "portal".into(),
+        })
+        .await?;
+    let patient = if own {
+        None
+    } else {
+        store
+            .user_by_id(&m.creator_id)
+            .await?
+            .map(|u| (u.id.clone(), format!("{} {}", u.first_name, u.last_name)))
+    };
+    let data = m.data_object();
+    let review = match data.get("review").and_then(Value::as_object) {
+        Some(review) => {
+            let reviewer = match review.get("reviewer_id").and_then(Value::as_str) {
+                Some(rid) => store
+                    .user_by_id(rid)
+                    .await?
+                    .map(|u| format!("{} {}", u.first_name, u.last_name))
+                    .unwrap_or_default(),
+                None => String::new(),
+            };
+            Some(ReviewView {
+                label: review
+                    .get("label")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                note: review
+                    .get("diagnosis")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                reviewer,
+                when: review
+                    .get("review_timestamp")
+                    .and_then(Value::as_i64)
+                    .map(|t| member.datetime(t))
+                    .unwrap_or_default(),
+            })
+        }
+        None => None,
+    };
+    let latest = latest_report(&member, &viewer, &m.id).await?;
+    let report = match (&latest, reusable(&latest, &record)) {
+        (None, _) => ReportState {
+            key: "none",
+            label: member.tr.text("report-none"),
+            created: String::new(),
+            shared_link: None,
+        },
+        (Some(found), Some(file)) => ReportState {
+            key: "current",
+            label: member.tr.text("report-current"),
+            created: member.datetime(found.report.creation_timestamp),
+            shared_link: (!own).then(|| shared_link(&member, &file)),
+        },
+        (Some(found), None) => ReportState {
+            key: "outdated",
+            label: member.tr.text("report-outdated"),
+            created: member.datetime(found.report.creation_timestamp),
+            shared_link: None,
+        },
+    };
+    let can_report = view::has_results(m);
+    html(&DetailPage {
+        c: Chrome::new(
+            &member,
+            if own { "measurements" } else { "patients" },
+            "measurement-title",
+        ),
+        row: view::measurement_row(&member, m),
+        patient,
+        chart: view::chart(&member, &data),
+        details: details_of(&member, &data),
+        review,
+        report,
+        can_report,
+        can_review: !own && can_report,
+    })
+}
+
+/// What the report buttons post.
+#[derive(Debug, Deserialize)]
+pub struct ReportForm {
+    /// `share` to come back to the page with the shared link instead of opening the PDF.
+    #[serde(default)]
+    pub then: String,
+}
+
+/// Creates or reuses the measurement's report, then opens its PDF (or, with `then=share`,
+/// returns to the page showing the link).
+pub async fn report_pdf(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<ReportForm>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?.to_string();
+    let viewer = member.viewer();
+    let state = member.state.clone();
+    let record = state.store.visible_measurement(&viewer, &id).await?;
+    let latest = latest_report(&member, &viewer, &id).await?;
+    let (file, reused) = match reusable(&latest, &record) {
+        Some(file) => (file, true),
+        None => {
+            let language = Language::or_english(Some(&member.user().language));
+            let (_, file) = state
+                .reports
+                .create_measurement_report(member.id(), &record, language)
+                .await?;
+            (file, false)
+        }
+    };
+    state
+        .store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "report.download",
+            patient_id: Some(record.measurement.creator_id.clone()),
+            object_kind: "measurement",
+            object_id: Some(id.clone()),
+            detail: if reused {
+                "existing report".into()
+            } else {
+                "new report".into()
+            },
+        })
+        .await?;
+    if form.then == "share" {
+        return Ok(see_other(&format!("/portal/measurements/{id}#report")));
+    }
+    Ok(see_other(&format!("/files/v1/{}/file", file_token(&file))))
+}
+
+/// A physician's review.
+#[derive(Debug, Deserialize)]
+pub struct ReviewForm {
+    pub label: String,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// Records a review (staff of the patient's group, or an administrator). The measurement's
+/// update time moves, so its existing report is out of date from now on.
+pub async fn review(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<ReviewForm>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?.to_string();
+    let store = member.state.store.clone();
+    let record = store.visible_measurement(&member.viewer(), &id).await?;
+    let current = record.measurement;
+    if current.creator_id == member.id() {
+        return Err(WebError::Forbidden);
+    }
+    let update =
+        MeasurementUpdate::parse(json!({"label": form.label, "diagnosis": form.note}), true)
+            .map_err(|_| WebError::BadRequest("error-review-invalid"))?;
+    let status = Status::parse(&current.status).unwrap_or(Status::Measured);
+    let next = update
+        .next_status(status)
+        .map_err(|_| WebError::BadRequest("error-no-results"))?;
+    let mut data = current.data_object();
+    update.apply_to(&mut data, member.id(), store.clock().now_millis());
+    store
+        .update_measurement(
+            &current,
+            MeasurementChange {
+                data,
+                status: next,
+                tags: None,
+            },
+        )
+        .await?;
+    store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "measurement.review",
+            patient_id: Some(current.creator_id.clone()),
+            object_kind: "measurement",
+            object_id: Some(id.clone()),
+            detail: format!("label: {}", form.label.trim()),
+        })
+        .await?;
+    Ok(see_other(&format!("/portal/measurements/{id}")))
+}

@@ -1,0 +1,122 @@
+//! The portal: server-rendered pages (askama) for patients, physicians and administrators,
+//! with htmx fragments where a page updates in place. Everything lives under `/portal`, behind
+//! server-side sessions; static assets are embedded in the binary and served from `/static`.
+
+pub mod account;
+pub mod admin;
+pub mod auth;
+pub mod chrome;
+pub mod context;
+pub mod error;
+pub mod measurements;
+pub mod patients;
+pub mod profile;
+pub mod reports;
+pub mod session;
+pub mod view;
+
+use actix_session::SessionMiddleware;
+use actix_web::http::header;
+use actix_web::middleware::from_fn;
+use actix_web::{HttpResponse, web};
+
+use error::WebError;
+use session::PortalSessions;
+
+/// A file embedded in the binary, served with a long cache lifetime (names change with
+/// their contents only on upgrade, hence the revalidation after a day).
+fn asset(body: &'static [u8], content_type: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
+        .body(body)
+}
+
+/// The portal's routes; `sessions` is the session middleware built for this worker.
+pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<PortalSessions>) {
+    cfg.route(
+        "/",
+        web::get().to(|| async { chrome::see_other("/portal/") }),
+    )
+    .route(
+        "/static/htmx.min.js",
+        web::get().to(|| async {
+            asset(
+                include_bytes!("../../../static/htmx.min.js"),
+                "text/javascript; charset=utf-8",
+            )
+        }),
+    )
+    .route(
+        "/static/portal.js",
+        web::get().to(|| async {
+            asset(
+                include_bytes!("../../../static/portal.js"),
+                "text/javascript; charset=utf-8",
+            )
+        }),
+    )
+    .route(
+        "/static/portal.css",
+        web::get().to(|| async {
+            asset(
+                include_bytes!("../../../static/portal.css"),
+                "text/css; charset=utf-8",
+            )
+        }),
+    )
+    .route(
+        "/portal",
+        web::get().to(|| async { chrome::see_other("/portal/") }),
+    )
+    .service(
+        web::scope("/portal")
+            // The session middleware is outermost so that it sees (and sets cookies on)
+            // the final response, error pages included.
+            .wrap(from_fn(chrome::portal_middleware))
+            .wrap(sessions)
+            .route("/", web::get().to(auth::home))
+            .route("/login", web::get().to(auth::login_form))
+            .route("/login", web::post().to(auth::login))
+            .route("/logout", web::post().to(auth::logout))
+            .route("/account", web::get().to(account::show))
+            .route("/account/settings", web::post().to(account::save_settings))
+            .route(
+                "/account/password",
+                web::post().to(account::change_password),
+            )
+            .route("/profile", web::get().to(profile::show))
+            .route("/profile", web::post().to(profile::save))
+            .route("/measurements", web::get().to(measurements::list))
+            .route("/measurements/{id}", web::get().to(measurements::detail))
+            .route(
+                "/measurements/{id}/report",
+                web::post().to(measurements::report_pdf),
+            )
+            .route(
+                "/measurements/{id}/review",
+                web::post().to(measurements::review),
+            )
+            .route("/reports", web::get().to(reports::list))
+            .route("/reports/{id}/pdf", web::get().to(reports::pdf))
+            .route("/patients", web::get().to(patients::list))
+            .route("/patients/{id}/reports", web::post().to(reports::create))
+            .route("/patients/{id}", web::get().to(patients::detail))
+            .route("/admin/users", web::get().to(admin::users))
+            .route("/admin/users", web::post().to(admin::create_user))
+            .route(
+                "/admin/users/{id}/activation",
+                web::post().to(admin::set_activation),
+            )
+            .route("/admin/users/{id}/unblock", web::post().to(admin::unblock))
+            .route("/admin/users/{id}/admin", web::post().to(admin::set_admin))
+            .route("/admin/groups", web::get().to(admin::groups))
+            .route("/admin/groups", web::post().to(admin::create_group))
+            .route("/admin/enlistments", web::post().to(admin::enlist))
+            .route("/admin/jobs", web::get().to(admin::jobs))
+            .route("/admin/audit", web::get().to(admin::audit_trail))
+            .default_service(web::to(|| async {
+                Err::<HttpResponse, _>(WebError::NotFound)
+            })),
+    );
+}

@@ -1,0 +1,210 @@
+//! A physician's patients: those of their groups with their latest measurement, and one
+//! patient's profile and measurements. What a physician may see is decided by the store's
+//! visibility rules: another group's patient is simply not found.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Path, Query};
+use askama::Template;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::chrome::{Chrome, html};
+use super::context::{Member, Visitor};
+use super::error::WebError;
+use super::measurements::{Filters, MeasurementList, measurement_list};
+use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
+use crate::domain::id::Id;
+use crate::store::AuditEntry;
+
+/// A patient in the list.
+pub struct PatientRow {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub last: Option<MeasurementRow>,
+}
+
+#[derive(Template)]
+#[template(path = "web/patients.html")]
+struct PatientsPage {
+    c: Chrome,
+    rows: Vec<PatientRow>,
+    pager: Pager,
+}
+
+/// Paging of a simple list.
+#[derive(Debug, Default, Deserialize)]
+pub struct PageQuery {
+    pub page: Option<u64>,
+}
+
+/// The patients of the member's groups (all patients for administrators).
+pub async fn list(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
+    if !member.is_staff() && !member.is_admin() {
+        return Err(WebError::Forbidden);
+    }
+    let page = query.page.unwrap_or(0).min(10_000);
+    let (patients, total) = member
+        .state
+        .store
+        .patients_page(&member.viewer(), page * PAGE_SIZE, PAGE_SIZE)
+        .await?;
+    let rows = patients
+        .into_iter()
+        .map(|p| PatientRow {
+            name: format!("{} {}", p.user.first_name, p.user.last_name),
+            email: p.user.email.clone(),
+            id: p.user.id,
+            last: p
+                .last_measurement
+                .as_ref()
+                .map(|m| view::measurement_row(&member, m)),
+        })
+        .collect();
+    html(&PatientsPage {
+        c: Chrome::new(&member, "patients", "patients-title"),
+        rows,
+        pager: Pager::new(page, total, ""),
+    })
+}
+
+/// The profile as a read-only list of labelled values.
+pub fn profile_summary(visitor: &Visitor, document: &Map<String, Value>) -> Vec<(String, String)> {
+    let tr = &visitor.tr;
+    let text = |key: &str| document.get(key).and_then(Value::as_str).map(str::to_owned);
+    let number = |key: &str| document.get(key).and_then(Value::as_f64);
+    let list = |key: &str, prefix: &str| -> Option<String> {
+        let items: Vec<String> = document
+            .get(key)?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|v| {
+                tr.try_text(&format!("{prefix}-{v}"))
+                    .unwrap_or_else(|| v.to_owned())
+            })
+            .collect();
+        (!items.is_empty()).then(|| items.join(", "))
+    };
+    let mut rows = Vec::new();
+    let mut push = |label: &str, value: Option<String>| {
+        rows.push((tr.text(label), value.unwrap_or_else(|| "–".into())));
+    };
+    push("birthday", text("birthday"));
+    push(
+        "gender",
+        document
+            .get("gender")
+            .and_then(Value::as_i64)
+            .map(|g| tr.text(&format!("gender-{g}"))),
+    );
+    push(
+        "weight",
+        number("weight").map(|w| format!("{w} {}", tr.text("kg"))),
+    );
+    push(
+        "length",
+        number("length").map(|l| format!("{l} {}", tr.text("cm"))),
+    );
+    push("profile-country", text("country"));
+    push("profile-city", text("city"));
+    push("physician", text("physician"));
+    push("comorbidities", list("comorbidities", "comorbidity"));
+    push(
+        "smoker",
+        document
+            .get("smoker")
+            .and_then(Value::as_bool)
+            .map(|s| tr.text(if s { "yes" } else { "no" })),
+    );
+    push(
+        "activity-level",
+        text("activity").map(|a| tr.text(&format!("activity-{a}"))),
+    );
+    push("profile-impediments", list("impediments", "impediment"));
+    let device = document
+        .get("service_info")
+        .and_then(|s| s.get("device"))
+        .and_then(Value::as_object);
+    push(
+        "profile-device",
+        device.map(|d| {
+            ["manufacturer", "model", "type", "os"]
+                .iter()
+                .filter_map(|k| d.get(*k).and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }),
+    );
+    rows
+}
+
+#[derive(Template)]
+#[template(path = "web/patient.html")]
+struct PatientPage {
+    c: Chrome,
+    id: String,
+    name: String,
+    email: String,
+    profile: Vec<(String, String)>,
+    list: MeasurementList,
+    rows: Vec<super::reports::ReportRow>,
+    can_make_report: bool,
+}
+
+#[derive(Template)]
+#[template(path = "web/measurement_list.html")]
+struct ListFragment {
+    c: Chrome,
+    list: MeasurementList,
+}
+
+/// One patient: profile and measurements (htmx asks for the list fragment only).
+pub async fn detail(
+    member: Member,
+    id: Path<String>,
+    filters: Query<Filters>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?.to_string();
+    let viewer = member.viewer();
+    let store = &member.state.store;
+    let patient = store.visible_user(&viewer, &id).await?;
+    let list = measurement_list(
+        &member,
+        &viewer,
+        &id,
+        &filters,
+        format!("/portal/patients/{id}"),
+    )
+    .await?;
+    let c = Chrome::new(&member, "patients", "patient-title");
+    if member.htmx {
+        return html(&ListFragment { c, list });
+    }
+    store
+        .audit(AuditEntry {
+            actor_id: member.id().to_owned(),
+            action: "patient.view",
+            patient_id: Some(id.clone()),
+            object_kind: "user",
+            object_id: Some(id.clone()),
+            detail: "portal".into(),
+        })
+        .await?;
+    let document = store
+        .visible_profile(&viewer, &id)
+        .await?
+        .and_then(|p| p.data.as_object().cloned())
+        .unwrap_or_default();
+    let (rows, _) = super::reports::report_list(&member, &viewer, &id, 0, "").await?;
+    html(&PatientPage {
+        rows,
+        can_make_report: member.is_admin() || id != member.id(),
+        profile: profile_summary(&member, &document),
+        c,
+        name: format!("{} {}", patient.first_name, patient.last_name),
+        email: patient.email,
+        id,
+        list,
+    })
+}

@@ -1,0 +1,454 @@
+//! The patient's profile (interface.md 2.3) as a form: enumerations as choices, units shown,
+//! each field checked by the domain's profile rules with its message beside it; saved with
+//! htmx in place (the form fragment comes back), or as a plain form post without JavaScript.
+
+use std::collections::HashMap;
+
+use actix_web::HttpResponse;
+use askama::Template;
+use serde_json::{Map, Value, json};
+
+use super::chrome::{Chrome, html};
+use super::context::{CsrfForm, Member, Visitor};
+use super::error::WebError;
+use crate::domain::country::ISO_3166_ALPHA2;
+use crate::domain::profile::{Activity, Comorbidity, Gender, Impediment, ProfilePatch};
+use crate::store::{AuditEntry, Viewer};
+
+/// Plain text fields, in form order.
+const TEXT_FIELDS: [&str; 6] = [
+    "region",
+    "address_line1",
+    "address_line2",
+    "city",
+    "postal_code",
+    "physician",
+];
+/// `service_info` fields as `part.field`.
+const DEVICE_FIELDS: [&str; 4] = [
+    "device.os",
+    "device.model",
+    "device.manufacturer",
+    "app.version",
+];
+
+/// One option of a choice.
+pub struct Option_ {
+    pub value: String,
+    pub label: String,
+    pub selected: bool,
+}
+
+/// The form's values (as text), choices and messages.
+pub struct ProfileForm {
+    values: HashMap<String, String>,
+    errors: HashMap<String, String>,
+    pub countries: Vec<Option_>,
+    pub genders: Vec<Option_>,
+    pub activities: Vec<Option_>,
+    pub smoker: Vec<Option_>,
+    pub device_types: Vec<Option_>,
+    pub comorbidities: Vec<Option_>,
+    pub impediments: Vec<Option_>,
+    pub text_fields: Vec<(&'static str, String)>,
+    pub device_fields: Vec<(String, String)>,
+    pub notice: Option<String>,
+}
+
+impl ProfileForm {
+    /// The field's current text.
+    pub fn value(&self, field: &str) -> String {
+        self.values.get(field).cloned().unwrap_or_default()
+    }
+
+    /// The message for the field, if its value was refused.
+    pub fn error(&self, field: &str) -> Option<String> {
+        self.errors.get(field).cloned()
+    }
+
+    /// `aria-invalid` of the field.
+    pub fn invalid(&self, field: &str) -> &'static str {
+        if self.errors.contains_key(field) {
+            "true"
+        } else {
+            "false"
+        }
+    }
+}
+
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn choices(values: &[(String, String)], current: &str) -> Vec<Option_> {
+    values
+        .iter()
+        .map(|(value, label)| Option_ {
+            selected: value == current,
+            value: value.clone(),
+            label: label.clone(),
+        })
+        .collect()
+}
+
+/// Flattens a stored profile document into the form's text values.
+fn values_of(document: &Map<String, Value>) -> (HashMap<String, String>, Vec<String>, Vec<String>) {
+    let mut values = HashMap::new();
+    for key in [
+        "country", "weight", "length", "birthday", "gender", "smoker", "activity",
+    ]
+    .into_iter()
+    .chain(TEXT_FIELDS)
+    {
+        values.insert(key.to_owned(), text_of(document.get(key)));
+    }
+    let service = document.get("service_info");
+    for field in DEVICE_FIELDS {
+        let (part, name) = field.split_once('.').unwrap_or((field, ""));
+        values.insert(
+            format!("service_info.{field}"),
+            text_of(service.and_then(|s| s.get(part)).and_then(|p| p.get(name))),
+        );
+    }
+    values.insert(
+        "service_info.device.type".into(),
+        text_of(
+            service
+                .and_then(|s| s.get("device"))
+                .and_then(|d| d.get("type")),
+        ),
+    );
+    let custom = document
+        .get("custom_fields")
+        .and_then(Value::as_object)
+        .map(|fields| {
+            fields
+                .iter()
+                .map(|(k, v)| format!("{k}={}", text_of(Some(v))))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default();
+    values.insert("custom_fields".into(), custom);
+    let list = |key: &str| -> Vec<String> {
+        document
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    (values, list("comorbidities"), list("impediments"))
+}
+
+fn build_form(
+    visitor: &Visitor,
+    values: HashMap<String, String>,
+    comorbidities: &[String],
+    impediments: &[String],
+    errors: HashMap<String, String>,
+    notice: Option<String>,
+) -> ProfileForm {
+    let tr = &visitor.tr;
+    let value = |key: &str| values.get(key).cloned().unwrap_or_default();
+    let mut countries: Vec<(String, String)> = vec![(String::new(), "–".into())];
+    countries.extend(
+        ISO_3166_ALPHA2
+            .iter()
+            .map(|c| ((*c).to_owned(), (*c).to_owned())),
+    );
+    let mut genders = vec![(String::new(), "–".to_owned())];
+    genders.extend(Gender::ALL.iter().map(|g| {
+        (
+            g.code().to_string(),
+            tr.text(&format!("gender-{}", g.code())),
+        )
+    }));
+    let mut activities = vec![(String::new(), "–".to_owned())];
+    activities.extend(Activity::ALL.iter().map(|a| {
+        (
+            a.as_str().to_owned(),
+            tr.text(&format!("activity-{}", a.as_str())),
+        )
+    }));
+    let smoker = vec![
+        (String::new(), "–".to_owned()),
+        ("true".to_owned(), tr.text("yes")),
+        ("false".to_owned(), tr.text("no")),
+    ];
+    let device_types = vec![
+        (String::new(), "–".to_owned()),
+        ("android".to_owned(), "Android".to_owned()),
+        ("ios".to_owned(), "iOS".to_owned()),
+    ];
+    let flags = |all: Vec<(&'static str, String)>, chosen: &[String]| -> Vec<Option_> {
+        all.into_iter()
+            .map(|(v, label)| Option_ {
+                selected: chosen.iter().any(|c| c == v),
+                value: v.to_owned(),
+                label,
+            })
+            .collect()
+    };
+    ProfileForm {
+        countries: choices(&countries, &value("country")),
+        genders: choices(&genders, &value("gender")),
+        activities: choices(&activities, &value("activity")),
+        smoker: choices(&smoker, &value("smoker")),
+        device_types: choices(&device_types, &value("service_info.device.type")),
+        comorbidities: flags(
+            Comorbidity::ALL
+                .iter()
+                .map(|c| (c.as_str(), tr.text(&format!("comorbidity-{}", c.as_str()))))
+                .collect(),
+            comorbidities,
+        ),
+        impediments: flags(
+            Impediment::ALL
+                .iter()
+                .map(|i| (i.as_str(), tr.text(&format!("impediment-{}", i.as_str()))))
+                .collect(),
+            impediments,
+        ),
+        text_fields: TEXT_FIELDS
+            .iter()
+            .map(|f| (*f, tr.text(&format!("profile-{}", f.replace('_', "-")))))
+            .collect(),
+        device_fields: DEVICE_FIELDS
+            .iter()
+            .map(|f| {
+                (
+                    format!("service_info.{f}"),
+                    tr.text(&format!("profile-{}", f.replace(['.', '_'], "-"))),
+                )
+            })
+            .collect(),
+        values,
+        errors,
+        notice,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "web/profile.html")]
+struct ProfilePage {
+    c: Chrome,
+    f: ProfileForm,
+}
+
+#[derive(Template)]
+#[template(path = "web/profile_form.html")]
+struct ProfileFragment {
+    c: Chrome,
+    f: ProfileForm,
+}
+
+async fn stored_document(member: &Member) -> Result<Map<String, Value>, WebError> {
+    let viewer: Viewer = member.viewer();
+    Ok(member
+        .state
+        .store
+        .visible_profile(&viewer, member.id())
+        .await?
+        .and_then(|p| p.data.as_object().cloned())
+        .unwrap_or_default())
+}
+
+/// The profile form with the stored values.
+pub async fn show(member: Member) -> Result<HttpResponse, WebError> {
+    let document = stored_document(&member).await?;
+    let (values, comorbidities, impediments) = values_of(&document);
+    let f = build_form(
+        &member,
+        values,
+        &comorbidities,
+        &impediments,
+        HashMap::new(),
+        None,
+    );
+    html(&ProfilePage {
+        c: Chrome::new(&member, "profile", "profile-title"),
+        f,
+    })
+}
+
+/// The patch one form field asks for: empty means clear (`null`).
+fn field_patch(key: &str, text: &str) -> Value {
+    let text = text.trim();
+    if text.is_empty() {
+        return Value::Null;
+    }
+    match key {
+        "weight" | "length" => text
+            .replace(',', ".")
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(text.to_owned())),
+        "gender" => text
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(text.to_owned())),
+        "smoker" => match text {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            other => Value::String(other.to_owned()),
+        },
+        _ => Value::String(text.to_owned()),
+    }
+}
+
+/// The message key for a refused field.
+fn message_key(field: &str) -> &'static str {
+    match field {
+        "country" => "invalid-country",
+        "weight" => "invalid-weight",
+        "length" => "invalid-length",
+        "birthday" => "invalid-birthday",
+        "custom_fields" => "invalid-custom-fields",
+        f if f.starts_with("custom_fields") => "invalid-custom-fields",
+        _ => "invalid-value",
+    }
+}
+
+/// Validates every field of the posted form on its own (so that each gets its message) and
+/// merges the whole patch when all pass.
+pub async fn save(
+    member: Member,
+    CsrfForm(pairs): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let document = stored_document(&member).await?;
+    let get = |key: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let all = |key: &str| -> Vec<String> {
+        pairs
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let mut patch = Map::new();
+    let mut values = HashMap::new();
+    for key in [
+        "country", "weight", "length", "birthday", "gender", "smoker", "activity",
+    ]
+    .into_iter()
+    .chain(TEXT_FIELDS)
+    {
+        let text = get(key);
+        patch.insert(key.to_owned(), field_patch(key, &text));
+        values.insert(key.to_owned(), text);
+    }
+    let comorbidities = all("comorbidities");
+    let impediments = all("impediments");
+    patch.insert("comorbidities".into(), json!(comorbidities));
+    patch.insert("impediments".into(), json!(impediments));
+    let mut app = Map::new();
+    let mut device = Map::new();
+    for field in DEVICE_FIELDS.iter().copied().chain(["device.type"]) {
+        let key = format!("service_info.{field}");
+        let text = get(&key);
+        let (part, name) = field.split_once('.').unwrap_or((field, ""));
+        let target = if part == "app" { &mut app } else { &mut device };
+        target.insert(name.to_owned(), field_patch(&key, &text));
+        values.insert(key, text);
+    }
+    patch.insert("service_info".into(), json!({"app": app, "device": device}));
+    let custom_text = get("custom_fields");
+    let mut custom = Map::new();
+    let mut custom_ok = true;
+    for line in custom_text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match line.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                custom.insert(k.trim().to_owned(), Value::String(v.trim().to_owned()));
+            }
+            _ => custom_ok = false,
+        }
+    }
+    // Keys no longer listed are removed from the stored map.
+    if let Some(stored) = document.get("custom_fields").and_then(Value::as_object) {
+        for key in stored.keys() {
+            custom.entry(key.clone()).or_insert(Value::Null);
+        }
+    }
+    patch.insert("custom_fields".into(), Value::Object(custom));
+    values.insert("custom_fields".into(), custom_text);
+
+    let today = member
+        .state
+        .store
+        .clock()
+        .now()
+        .with_timezone(&member.zone)
+        .date_naive();
+    let mut errors = HashMap::new();
+    if !custom_ok {
+        errors.insert(
+            "custom_fields".to_owned(),
+            member.tr.text("invalid-custom-fields"),
+        );
+    }
+    for (key, value) in &patch {
+        let mut single = Map::new();
+        single.insert(key.clone(), value.clone());
+        if let Err(err) = ProfilePatch::parse(Value::Object(single), today) {
+            let field = err.field.split(['[', '.']).next().unwrap_or(key).to_owned();
+            let shown = if key == "service_info" {
+                err.field.clone()
+            } else {
+                field
+            };
+            errors.insert(shown, member.tr.text(message_key(&err.field)));
+        }
+    }
+    let notice = if errors.is_empty() {
+        let patch = ProfilePatch::parse(Value::Object(patch), today)
+            .map_err(|_| WebError::BadRequest("invalid-value"))?;
+        let condition = crate::store::visibility::only_user("profiles", "id", member.id());
+        let store = &member.state.store;
+        store
+            .update_profiles(&member.viewer(), condition, &patch)
+            .await?;
+        store
+            .audit(AuditEntry {
+                actor_id: member.id().to_owned(),
+                action: "profile.update",
+                patient_id: Some(member.id().to_owned()),
+                object_kind: "profile",
+                object_id: Some(member.id().to_owned()),
+                detail: "portal profile form".into(),
+            })
+            .await?;
+        Some(member.tr.text("profile-saved"))
+    } else {
+        None
+    };
+    let f = build_form(
+        &member,
+        values,
+        &comorbidities,
+        &impediments,
+        errors,
+        notice,
+    );
+    let c = Chrome::new(&member, "profile", "profile-title");
+    if member.htmx {
+        html(&ProfileFragment { c, f })
+    } else {
+        html(&ProfilePage { c, f })
+    }
+}

@@ -1,0 +1,190 @@
+//! Where portal sessions live: the database by default, Redis when `TACHO_REDIS_URL` is set.
+//! The cookie carries only a random 64-character key (signed); the state stays on the server,
+//! so logging out or deactivating a user ends a session for good.
+
+use std::collections::HashMap;
+
+use actix_session::SessionMiddleware;
+use actix_session::config::{PersistentSession, TtlExtensionPolicy};
+use actix_session::storage::{
+    LoadError, RedisSessionStore, SaveError, SessionKey, SessionStore, UpdateError,
+};
+use actix_web::cookie::time::Duration as CookieDuration;
+use actix_web::cookie::{Key, SameSite};
+use anyhow::Context;
+use rand::distr::{Alphanumeric, SampleString};
+
+use crate::config::Settings;
+use crate::store::Store;
+
+/// The session value naming the logged-in user.
+pub const USER_KEY: &str = "uid";
+/// The session value holding the CSRF token.
+pub const CSRF_KEY: &str = "csrf";
+/// The name of the session cookie.
+pub const COOKIE_NAME: &str = "tacho_session";
+
+type State = HashMap<String, String>;
+
+/// The session backend chosen at start-up.
+#[derive(Clone)]
+pub enum PortalSessions {
+    /// The `sessions` table.
+    Database(Store),
+    /// A Redis server every instance shares.
+    Redis(RedisSessionStore),
+}
+
+impl PortalSessions {
+    /// Redis when a URL is configured, else the database.
+    pub async fn connect(settings: &Settings, store: &Store) -> anyhow::Result<Self> {
+        match &settings.redis_url {
+            Some(url) => Ok(PortalSessions::Redis(
+                RedisSessionStore::new(url.clone())
+                    .await
+                    .context("cannot connect to TACHO_REDIS_URL")?,
+            )),
+            None => Ok(PortalSessions::Database(store.clone())),
+        }
+    }
+
+    /// Whether sessions are kept in Redis.
+    pub fn is_redis(&self) -> bool {
+        matches!(self, PortalSessions::Redis(_))
+    }
+}
+
+/// The key that signs session cookies: shared by every instance through the database.
+pub async fn cookie_key(store: &Store) -> anyhow::Result<Key> {
+    let secret = store
+        .shared_secret("session-cookie-key", || {
+            let mut bytes = [0u8; 64];
+            rand::fill(&mut bytes);
+            hex::encode(bytes)
+        })
+        .await?;
+    let bytes = hex::decode(secret).context("the stored session cookie key is not hex")?;
+    Key::try_from(bytes.as_slice()).context("the stored session cookie key is too short")
+}
+
+/// The session middleware of the portal: `HttpOnly`, `SameSite=Lax`, `Secure` when the public
+/// address is HTTPS. The lifetime runs from the last change of the session (the login), so
+/// reading a page costs no write to the session store.
+pub fn middleware(
+    sessions: PortalSessions,
+    key: Key,
+    settings: &Settings,
+) -> SessionMiddleware<PortalSessions> {
+    let ttl = CookieDuration::seconds(settings.session_ttl.as_secs() as i64);
+    SessionMiddleware::builder(sessions, key)
+        .cookie_name(COOKIE_NAME.into())
+        .cookie_http_only(true)
+        .cookie_same_site(SameSite::Lax)
+        .cookie_secure(settings.base_url.starts_with("https://"))
+        .cookie_path("/".into())
+        .session_lifecycle(
+            PersistentSession::default()
+                .session_ttl(ttl)
+                .session_ttl_extension_policy(TtlExtensionPolicy::OnStateChanges),
+        )
+        .build()
+}
+
+fn new_key() -> SessionKey {
+    Alphanumeric
+        .sample_string(&mut rand::rng(), 64)
+        .try_into()
+        .expect("64 characters are a valid session key")
+}
+
+fn user_of(state: &State) -> Option<String> {
+    state
+        .get(USER_KEY)
+        .and_then(|v| serde_json::from_str::<String>(v).ok())
+}
+
+fn expiry(store: &Store, ttl: &CookieDuration) -> i64 {
+    store.clock().now_millis() + ttl.whole_milliseconds() as i64
+}
+
+impl SessionStore for PortalSessions {
+    async fn load(&self, key: &SessionKey) -> Result<Option<State>, LoadError> {
+        match self {
+            PortalSessions::Redis(redis) => redis.load(key).await,
+            PortalSessions::Database(store) => {
+                let Some(row) = store
+                    .session(key.as_ref())
+                    .await
+                    .map_err(|e| LoadError::Other(e.into()))?
+                else {
+                    return Ok(None);
+                };
+                serde_json::from_str(&row.state)
+                    .map(Some)
+                    .map_err(|e| LoadError::Deserialization(e.into()))
+            }
+        }
+    }
+
+    async fn save(&self, state: State, ttl: &CookieDuration) -> Result<SessionKey, SaveError> {
+        match self {
+            PortalSessions::Redis(redis) => redis.save(state, ttl).await,
+            PortalSessions::Database(store) => {
+                let key = new_key();
+                let text = serde_json::to_string(&state)
+                    .map_err(|e| SaveError::Serialization(e.into()))?;
+                store
+                    .insert_session(key.as_ref(), text, user_of(&state), expiry(store, ttl))
+                    .await
+                    .map_err(|e| SaveError::Other(e.into()))?;
+                Ok(key)
+            }
+        }
+    }
+
+    async fn update(
+        &self,
+        key: SessionKey,
+        state: State,
+        ttl: &CookieDuration,
+    ) -> Result<SessionKey, UpdateError> {
+        match self {
+            PortalSessions::Redis(redis) => redis.update(key, state, ttl).await,
+            PortalSessions::Database(store) => {
+                let text = serde_json::to_string(&state)
+                    .map_err(|e| UpdateError::Serialization(e.into()))?;
+                let user = user_of(&state);
+                let updated = store
+                    .update_session(key.as_ref(), text.clone(), user.clone(), expiry(store, ttl))
+                    .await
+                    .map_err(|e| UpdateError::Other(e.into()))?;
+                if updated {
+                    return Ok(key);
+                }
+                // The session expired meanwhile: keep the state under a fresh key.
+                let key = new_key();
+                store
+                    .insert_session(key.as_ref(), text, user, expiry(store, ttl))
+                    .await
+                    .map_err(|e| UpdateError::Other(e.into()))?;
+                Ok(key)
+            }
+        }
+    }
+
+    async fn update_ttl(&self, key: &SessionKey, ttl: &CookieDuration) -> anyhow::Result<()> {
+        match self {
+            PortalSessions::Redis(redis) => redis.update_ttl(key, ttl).await,
+            PortalSessions::Database(store) => Ok(store
+                .touch_session(key.as_ref(), expiry(store, ttl))
+                .await?),
+        }
+    }
+
+    async fn delete(&self, key: &SessionKey) -> anyhow::Result<()> {
+        match self {
+            PortalSessions::Redis(redis) => redis.delete(key).await,
+            PortalSessions::Database(store) => Ok(store.delete_session(key.as_ref()).await?),
+        }
+    }
+}

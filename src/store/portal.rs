@@ -1,0 +1,172 @@
+//! Read models the portal needs beyond the API's lists: a physician's patients with their
+//! latest measurement, and the job queue as administrators see it. Visibility comes from the
+//! same rules as every other query (`visibility.rs`).
+
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
+use sea_orm::{
+    ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+
+use super::entities::{job, measurement, user};
+use super::{Store, StoreResult, Viewer, visibility};
+
+/// A patient with the latest measurement they made.
+#[derive(Debug, Clone)]
+pub struct PatientSummary {
+    pub user: user::Model,
+    pub last_measurement: Option<measurement::Model>,
+}
+
+impl Store {
+    /// A page of the patients `viewer` cares for (enlisted in a group it is staff of; for
+    /// administrators every patient ever enlisted), by name, with the total.
+    pub async fn patients_page(
+        &self,
+        viewer: &Viewer,
+        offset: u64,
+        limit: u64,
+    ) -> StoreResult<(Vec<PatientSummary>, u64)> {
+        let patients = if viewer.admin {
+            Query::select()
+                .column(Alias::new("user_id"))
+                .from(Alias::new("patient_enlistments"))
+                .to_owned()
+        } else {
+            visibility::patients_of_staff(&viewer.user_id)
+        };
+        let select = user::Entity::find()
+            .filter(Expr::col((Alias::new("users"), Alias::new("id"))).in_subquery(patients))
+            .filter(viewer.users("users", "id"));
+        let total = select.clone().count(&self.db).await?;
+        let users = select
+            .order_by_asc(user::Column::LastName)
+            .order_by_asc(user::Column::FirstName)
+            .order_by_asc(user::Column::Id)
+            .offset(offset)
+            .limit(limit)
+            .all(&self.db)
+            .await?;
+        let mut summaries = Vec::with_capacity(users.len());
+        for user in users {
+            // One indexed lookup per patient of the page (at most a page's worth).
+            let last_measurement = measurement::Entity::find()
+                .filter(measurement::Column::CreatorId.eq(user.id.as_str()))
+                .order_by_desc(measurement::Column::MeasurementTimestamp)
+                .order_by_desc(measurement::Column::Id)
+                .one(&self.db)
+                .await?;
+            summaries.push(PatientSummary {
+                user,
+                last_measurement,
+            });
+        }
+        Ok((summaries, total))
+    }
+
+    /// A page of jobs, those needing attention first (failed, then running, queued, done),
+    /// each group newest first; with the total.
+    pub async fn jobs_page(
+        &self,
+        status: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> StoreResult<(Vec<job::Model>, u64)> {
+        let mut condition = Condition::all();
+        if let Some(status) = status {
+            condition = condition.add(job::Column::Status.eq(status));
+        }
+        let select = job::Entity::find().filter(condition);
+        let total = select.clone().count(&self.db).await?;
+        let items = select
+            .order_by_desc(job::Column::UpdateTimestamp)
+            .order_by_desc(job::Column::Id)
+            .offset(offset)
+            .limit(limit)
+            .all(&self.db)
+            .await?;
+        Ok((items, total))
+    }
+
+    /// How many jobs are in each status.
+    pub async fn job_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+        let rows: Vec<(String, i64)> = job::Entity::find()
+            .select_only()
+            .column(job::Column::Status)
+            .column_as(Expr::col(job::Column::Id).count(), "n")
+            .group_by(job::Column::Status)
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(rows)
+    }
+}
+
+impl Store {
+    /// The names of these groups, by id, whoever asks (callers show only groups they may see).
+    pub async fn group_names(
+        &self,
+        ids: &[String],
+    ) -> StoreResult<std::collections::HashMap<String, String>> {
+        use super::entities::group;
+        Ok(group::Entity::find()
+            .filter(group::Column::Id.is_in(ids.to_vec()))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|g| (g.id, g.name))
+            .collect())
+    }
+}
+
+/// A prescription as administrators see it: the enlistment with its patient and group.
+#[derive(Debug, Clone)]
+pub struct EnlistmentSummary {
+    pub enlistment: super::entities::patient_enlistment::Model,
+    pub patient: Option<user::Model>,
+    pub group_name: String,
+}
+
+impl Store {
+    /// The most recently started prescriptions (patient enlistments), newest first.
+    pub async fn recent_enlistments(&self, limit: u64) -> StoreResult<Vec<EnlistmentSummary>> {
+        use super::entities::patient_enlistment;
+        let enlistments = patient_enlistment::Entity::find()
+            .order_by_desc(patient_enlistment::Column::CreationTimestamp)
+            .order_by_desc(patient_enlistment::Column::Id)
+            .limit(limit)
+            .all(&self.db)
+            .await?;
+        let user_ids: Vec<String> = enlistments.iter().map(|e| e.user_id.clone()).collect();
+        let group_ids: Vec<String> = enlistments.iter().map(|e| e.group_id.clone()).collect();
+        let users = user::Entity::find()
+            .filter(user::Column::Id.is_in(user_ids))
+            .all(&self.db)
+            .await?;
+        let names = self.group_names(&group_ids).await?;
+        Ok(enlistments
+            .into_iter()
+            .map(|enlistment| EnlistmentSummary {
+                patient: users.iter().find(|u| u.id == enlistment.user_id).cloned(),
+                group_name: names
+                    .get(&enlistment.group_id)
+                    .cloned()
+                    .unwrap_or_else(|| enlistment.group_id.clone()),
+                enlistment,
+            })
+            .collect())
+    }
+
+    /// The names of these users, by id.
+    pub async fn user_names(
+        &self,
+        ids: &[String],
+    ) -> StoreResult<std::collections::HashMap<String, String>> {
+        Ok(user::Entity::find()
+            .filter(user::Column::Id.is_in(ids.to_vec()))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|u| (u.id, format!("{} {}", u.first_name, u.last_name)))
+            .collect())
+    }
+}

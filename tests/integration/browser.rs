@@ -1,0 +1,461 @@
+//! The portal in a real browser: headless Chromium driven over WebDriver (Debian's `chromium`
+//! and `chromium-driver`, started here on a free port). Each role walks its main journey;
+//! screenshots land in `target/screenshots/` for people to look at.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use tacho::demo;
+
+use crate::helpers::{TestApp, spawn_app};
+
+/// chromedriver, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+async fn start_driver() -> Driver {
+    let port = free_port();
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver (Debian package chromium-driver) must be installed; scripts/test installs it");
+    let url = format!("http://127.0.0.1:{port}");
+    let probe = reqwest::Client::new();
+    for _ in 0..100 {
+        if probe
+            .get(format!("{url}/status"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Driver {
+        child,
+        url,
+        _profile: tempfile::tempdir().expect("a profile directory"),
+    }
+}
+
+async fn browser(driver: &Driver) -> Client {
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--disable-quic", "--window-size=1280,1000",
+                format!("--user-data-dir={}", driver._profile.path().display()),
+            ],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("a Chromium session")
+}
+
+fn screenshot_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot directory");
+    dir
+}
+
+async fn shot(client: &Client, name: &str) {
+    let png = client.screenshot().await.expect("a screenshot");
+    std::fs::write(screenshot_dir().join(format!("{name}.png")), png).expect("screenshot saved");
+}
+
+async fn login(client: &Client, app: &TestApp, email: &str) {
+    client
+        .goto(&app.url("/portal/login"))
+        .await
+        .expect("login page");
+    client
+        .find(Locator::Id("email"))
+        .await
+        .unwrap()
+        .send_keys(email)
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("password"))
+        .await
+        .unwrap()
+        .send_keys(demo::DEMO_PASSWORD)
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("login"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("form.logout"))
+        .await
+        .expect("logged in");
+}
+
+async fn logout(client: &Client) {
+    client
+        .find(Locator::Css("form.logout button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Id("login"))
+        .await
+        .expect("back at the login page");
+}
+
+async fn text_of(client: &Client, css: &str) -> String {
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn value_of(client: &Client, id: &str) -> String {
+    client
+        .find(Locator::Id(id))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
+async fn path_of(client: &Client) -> String {
+    client.current_url().await.unwrap().path().to_owned()
+}
+
+#[tokio::test]
+async fn each_role_walks_its_journey_in_chromium() {
+    let app = spawn_app().await;
+    demo::seed(&app.state.store, app.state.auth.hasher())
+        .await
+        .expect("demo world");
+    let driver = start_driver().await;
+    let client = browser(&driver).await;
+
+    // A patient logs in, saves the profile in place (htmx), opens a measurement and its PDF.
+    login(&client, &app, "anna@tacho.test").await;
+    assert_eq!(path_of(&client).await, "/portal/measurements");
+    shot(&client, "01-patient-measurements").await;
+    client.goto(&app.url("/portal/profile")).await.unwrap();
+    let weight = client.find(Locator::Id("weight")).await.unwrap();
+    weight.clear().await.unwrap();
+    weight.send_keys("900").await.unwrap();
+    client
+        .find(Locator::Id("save-profile"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let message = text_of(&client, "#weight-error").await;
+    assert!(!message.is_empty());
+    scroll_to(&client, "weight").await;
+    shot(&client, "02-patient-profile-refused").await;
+    let weight = client.find(Locator::Id("weight")).await.unwrap();
+    weight.clear().await.unwrap();
+    weight.send_keys("70.5").await.unwrap();
+    client
+        .find(Locator::Id("save-profile"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    text_of(&client, "#profile-saved").await;
+    assert_eq!(
+        path_of(&client).await,
+        "/portal/profile",
+        "saved without leaving the page"
+    );
+    scroll_to(&client, "profile-saved").await;
+    shot(&client, "03-patient-profile-saved").await;
+    client.goto(&app.url("/portal/measurements")).await.unwrap();
+    client
+        .find(Locator::Css("table.measurements tbody tr a"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("svg.chart polyline"))
+        .await
+        .expect("a chart");
+    let measurement_path = path_of(&client).await;
+    shot(&client, "04-patient-measurement").await;
+    let pdf_form_action = client
+        .find(Locator::Css("#report form"))
+        .await
+        .unwrap()
+        .attr("action")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(pdf_form_action, format!("{measurement_path}/report"));
+    client
+        .find(Locator::Id("report-pdf"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let pdf_path = wait_for_path(&client, "/files/v1/").await;
+    shot(&client, "05-patient-pdf").await;
+    let pdf = app.client.get(app.url(&pdf_path)).send().await.unwrap();
+    assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
+    client.goto(&app.url(&measurement_path)).await.unwrap();
+    logout(&client).await;
+
+    // The physician opens the patient's measurement, passes the link on, reviews it: the old
+    // report is out of date, and a new link is made.
+    login(&client, &app, "dr.peeters@tacho.test").await;
+    assert_eq!(path_of(&client).await, "/portal/patients");
+    shot(&client, "06-physician-patients").await;
+    client.goto(&app.url(&measurement_path)).await.unwrap();
+    let state = text_of(&client, "#report-state").await;
+    assert!(
+        client
+            .find(Locator::Css("#report-state.report-current"))
+            .await
+            .is_ok(),
+        "{state}"
+    );
+    let old_link = value_of(&client, "shared-link").await;
+    assert!(old_link.ends_with(&pdf_path), "{old_link}");
+    client
+        .find(Locator::Id("label"))
+        .await
+        .unwrap()
+        .send_keys("Sinusritme")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("note"))
+        .await
+        .unwrap()
+        .send_keys("Geen aanwijzing voor voorkamerfibrillatie.")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("save-review"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(text_of(&client, "#review-label").await, "Sinusritme");
+    assert!(
+        client
+            .find(Locator::Css("#report-state.report-outdated"))
+            .await
+            .is_ok(),
+        "the review makes the old report out of date"
+    );
+    assert!(client.find(Locator::Id("shared-link")).await.is_err());
+    scroll_to(&client, "review").await;
+    shot(&client, "07-physician-review-outdated").await;
+    client
+        .find(Locator::Id("make-link"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Id("shared-link"))
+        .await
+        .expect("a new link");
+    let new_link = value_of(&client, "shared-link").await;
+    assert_ne!(new_link, old_link);
+    scroll_to(&client, "report").await;
+    shot(&client, "08-physician-new-link").await;
+    logout(&client).await;
+
+    // The administrator deactivates and reactivates a user in place, and reads the audit trail.
+    login(&client, &app, "admin@tacho.test").await;
+    assert_eq!(path_of(&client).await, "/portal/admin/users");
+    let patient = app
+        .state
+        .store
+        .user_by_email("luc@tacho.test")
+        .await
+        .unwrap()
+        .unwrap();
+    let row = format!("#user-{} button.deactivate", patient.id);
+    client
+        .find(Locator::Css(&row))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(&format!(
+            "#user-{} button.activate",
+            patient.id
+        )))
+        .await
+        .expect("the row is swapped in place");
+    assert_eq!(path_of(&client).await, "/portal/admin/users");
+    shot(&client, "09-admin-users").await;
+    client
+        .find(Locator::Css(&format!(
+            "#user-{} button.activate",
+            patient.id
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(&row))
+        .await
+        .expect("reactivated");
+    // A periodic report made now, for a patient.
+    let anna = app
+        .state
+        .store
+        .user_by_email("anna@tacho.test")
+        .await
+        .unwrap()
+        .unwrap();
+    client
+        .goto(&app.url(&format!("/portal/patients/{}", anna.id)))
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("make-report"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let reports = text_of(&client, "table.reports").await;
+    assert!(reports.contains("On request"), "{reports}");
+    scroll_to(&client, "reports").await;
+    shot(&client, "10-admin-periodic-report").await;
+    client.goto(&app.url("/portal/admin/jobs")).await.unwrap();
+    shot(&client, "11-admin-scheduler").await;
+    client.goto(&app.url("/portal/admin/audit")).await.unwrap();
+    let trail = text_of(&client, "table.audit").await;
+    assert!(trail.contains("measurement.review") && trail.contains("report.download"));
+    shot(&client, "12-admin-audit").await;
+    logout(&client).await;
+
+    // A patient switches to Arabic: the pages are right to left.
+    login(&client, &app, "anna@tacho.test").await;
+    client.goto(&app.url("/portal/account")).await.unwrap();
+    client
+        .find(Locator::Id("language"))
+        .await
+        .unwrap()
+        .select_by_value("ar")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("save-settings"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("html[dir='rtl']"))
+        .await
+        .expect("an Arabic page");
+    let direction: Value = client
+        .execute(
+            "return getComputedStyle(document.body).direction + ' ' + document.documentElement.lang",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(direction, json!("rtl ar"));
+    shot(&client, "13-patient-account-arabic").await;
+    client.goto(&app.url(&measurement_path)).await.unwrap();
+    shot(&client, "14-patient-measurement-arabic").await;
+    client.close().await.unwrap();
+}
+
+/// Scrolls the element `id` into view before a screenshot.
+async fn scroll_to(client: &Client, id: &str) {
+    client
+        .execute(
+            "document.getElementById(arguments[0]).scrollIntoView()",
+            vec![json!(id)],
+        )
+        .await
+        .expect("scrolled");
+}
+
+/// The path of the page once the browser has navigated to one under `prefix`.
+async fn wait_for_path(client: &Client, prefix: &str) -> String {
+    for _ in 0..300 {
+        let path = path_of(client).await;
+        if path.starts_with(prefix) {
+            return path;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("never reached {prefix}; at {}", path_of(client).await);
+}

@@ -1,0 +1,901 @@
+//! The portal over HTTP: sessions, CSRF, security headers, authorisation, htmx fragments and
+//! translations. The cookie is handled by hand so that tests can replay old ones.
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde_json::json;
+use tacho::domain::account::Language;
+
+use crate::helpers::{PASSWORD, TestApp, TestUser, World, spawn_app};
+
+/// A response: status, headers and body text.
+pub struct Page {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Page {
+    /// The `Location` header of a redirect.
+    pub fn location(&self) -> &str {
+        self.headers
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    /// The value of the first hidden `csrf` input.
+    pub fn csrf(&self) -> String {
+        let marker = "name=\"csrf\" value=\"";
+        let start = self.body.find(marker).expect("a csrf field") + marker.len();
+        self.body[start..start + 64].to_owned()
+    }
+}
+
+/// A browser without JavaScript: one session cookie, sent back by hand.
+pub struct Browser<'a> {
+    pub app: &'a TestApp,
+    pub cookie: Option<String>,
+    /// Extra headers sent with every request (e.g. `HX-Request`, `Origin`).
+    pub headers: Vec<(&'static str, String)>,
+}
+
+fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("tacho_session="))
+        .map(|v| v.split(';').next().unwrap_or("").to_owned())
+}
+
+impl<'a> Browser<'a> {
+    pub fn new(app: &'a TestApp) -> Self {
+        Browser {
+            app,
+            cookie: None,
+            headers: Vec::new(),
+        }
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Page {
+        let mut request = request;
+        if let Some(cookie) = &self.cookie {
+            request = request.header("Cookie", cookie.clone());
+        }
+        for (name, value) in &self.headers {
+            request = request.header(*name, value.clone());
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        if let Some(cookie) = session_cookie(&headers) {
+            // An emptied cookie is the server ending the session.
+            self.cookie = (cookie != "tacho_session=").then_some(cookie);
+        }
+        let body = response.text().await.unwrap_or_default();
+        Page {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub async fn get(&mut self, path: &str) -> Page {
+        let request = self.app.client.get(self.app.url(path));
+        self.send(request).await
+    }
+
+    /// Posts a form as it is (no token added).
+    pub async fn post_raw(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        let request = self.app.client.post(self.app.url(path)).form(form);
+        self.send(request).await
+    }
+
+    /// Posts a form with the CSRF token of the page at `from`.
+    pub async fn post(&mut self, from: &str, path: &str, form: &[(&str, &str)]) -> Page {
+        let token = self.get(from).await.csrf();
+        let mut fields: Vec<(&str, &str)> = vec![("csrf", token.as_str())];
+        fields.extend_from_slice(form);
+        self.post_raw(path, &fields).await
+    }
+
+    /// Logs in through the form.
+    pub async fn login(&mut self, email: &str, password: &str) -> Page {
+        self.post(
+            "/portal/login",
+            "/portal/login",
+            &[("email", email), ("password", password)],
+        )
+        .await
+    }
+}
+
+/// A browser logged in as `user`.
+pub async fn logged_in<'a>(app: &'a TestApp, user: &TestUser) -> Browser<'a> {
+    let mut browser = Browser::new(app);
+    let page = browser.login(&user.email, PASSWORD).await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.body);
+    browser
+}
+
+#[tokio::test]
+async fn pages_carry_security_headers_and_the_login_redirect() {
+    let app = spawn_app().await;
+    let mut browser = Browser::new(&app);
+    let root = browser.get("/").await;
+    assert_eq!(root.status, StatusCode::SEE_OTHER);
+    let page = browser.get("/portal/account").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/portal/login");
+    let login = Browser::new(&app).get("/portal/login").await;
+    assert_eq!(login.status, 200);
+    let csp = login.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
+    assert!(csp.contains("frame-ancestors 'none'"));
+    assert_eq!(login.headers["x-content-type-options"], "nosniff");
+    assert_eq!(login.headers["x-frame-options"], "DENY");
+    assert!(!login.body.contains("<script>"), "no inline script");
+    let cookie = login.headers["set-cookie"].to_str().unwrap();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"));
+    // Served over plain HTTP in tests, so not Secure (browsers would drop it).
+    assert!(!cookie.contains("Secure"));
+    let htmx = browser.get("/static/htmx.min.js").await;
+    assert_eq!(htmx.status, 200);
+    assert!(htmx.body.starts_with("var htmx="));
+    // The API keeps its JSON 404 outside the portal.
+    let api = app
+        .client
+        .get(app.url("/nothing/here"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(api.status(), 404);
+    assert!(api.text().await.unwrap().contains("\"code\""));
+    let portal_404 = browser.get("/portal/nothing/here").await;
+    assert_eq!(portal_404.status, 404);
+    assert!(portal_404.body.contains("<html"));
+}
+
+#[tokio::test]
+async fn login_failures_freeze_then_block_and_an_admin_unblocks() {
+    let app = spawn_app().await;
+    let user = app.user("lock").await;
+    let mut browser = Browser::new(&app);
+    let unknown = browser.login("nobody@tacho.test", PASSWORD).await;
+    assert_eq!(unknown.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        unknown
+            .body
+            .contains("The e-mail address or password is wrong.")
+    );
+    for _ in 0..4 {
+        let page = browser.login(&user.email, "wrong password").await;
+        assert_eq!(page.status, StatusCode::UNAUTHORIZED);
+        assert!(page.body.contains("password is wrong"), "{}", page.body);
+    }
+    let fifth = browser.login(&user.email, "wrong password").await;
+    assert!(fifth.body.contains("Too many failed attempts"));
+    // Frozen: even the right password is refused until the freeze is over.
+    let frozen = browser.login(&user.email, PASSWORD).await;
+    assert_eq!(frozen.status, StatusCode::UNAUTHORIZED);
+    assert!(frozen.body.contains("Too many failed attempts"));
+    app.clock.advance(chrono::Duration::seconds(11));
+    let ok = browser.login(&user.email, PASSWORD).await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER);
+
+    // Fifty failures in a row block the account until an administrator unblocks it.
+    for _ in 0..50 {
+        app.state.store.record_failed_login(&user.id).await.unwrap();
+    }
+    let mut other = Browser::new(&app);
+    let blocked = other.login(&user.email, PASSWORD).await;
+    assert!(blocked.body.contains("blocked"), "{}", blocked.body);
+    let admin = app.admin("boss").await;
+    let mut admin_browser = logged_in(&app, &admin).await;
+    let users = admin_browser.get("/portal/admin/users").await;
+    assert!(users.body.contains("Blocked"));
+    let unblocked = admin_browser
+        .post(
+            "/portal/admin/users",
+            &format!("/portal/admin/users/{}/unblock", user.id),
+            &[],
+        )
+        .await;
+    assert_eq!(unblocked.status, StatusCode::SEE_OTHER);
+    let again = other.login(&user.email, PASSWORD).await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER, "{}", again.body);
+    let audit = admin_browser.get("/portal/admin/audit").await;
+    assert!(audit.body.contains("user.unblock"));
+}
+
+#[tokio::test]
+async fn state_changes_need_the_session_token_and_this_origin() {
+    let app = spawn_app().await;
+    let user = app.user("csrf").await;
+    let mut browser = logged_in(&app, &user).await;
+    let token = browser.get("/portal/account").await.csrf();
+    let settings = |csrf: &str| {
+        vec![
+            ("csrf", csrf.to_owned()),
+            ("language", "de".to_owned()),
+            ("time_zone", "Europe/Berlin".to_owned()),
+        ]
+    };
+
+    // No token at all.
+    let missing = browser
+        .post_raw(
+            "/portal/account/settings",
+            &[("language", "de"), ("time_zone", "Europe/Berlin")],
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::FORBIDDEN);
+    assert!(missing.body.contains("did not come from this site"));
+
+    // The token of another session.
+    let other = app.user("other").await;
+    let mut stranger = logged_in(&app, &other).await;
+    let foreign = stranger.get("/portal/account").await.csrf();
+    assert_ne!(foreign, token);
+    let fields = settings(&foreign);
+    let refs: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let wrong = browser.post_raw("/portal/account/settings", &refs).await;
+    assert_eq!(wrong.status, StatusCode::FORBIDDEN);
+
+    // The right token from a foreign origin.
+    let fields = settings(&token);
+    let refs: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    browser
+        .headers
+        .push(("Origin", "https://evil.example".to_owned()));
+    let cross = browser.post_raw("/portal/account/settings", &refs).await;
+    assert_eq!(cross.status, StatusCode::FORBIDDEN);
+    browser.headers.clear();
+    let me = app.get("/users/v1/me", &user.token).await;
+    assert_eq!(me.body["language"], "EN", "nothing was changed");
+
+    // The right token from this origin, in the htmx header instead of the form.
+    browser.headers.push(("Origin", app.address.clone()));
+    browser.headers.push(("X-CSRF-Token", token.clone()));
+    let ok = browser
+        .post_raw(
+            "/portal/account/settings",
+            &[("language", "de"), ("time_zone", "Europe/Berlin")],
+        )
+        .await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER, "{}", ok.body);
+    let me = app.get("/users/v1/me", &user.token).await;
+    assert_eq!(me.body["language"], "DE");
+    assert_eq!(me.body["time_zone"], "Europe/Berlin");
+}
+
+#[tokio::test]
+async fn login_renews_the_session_and_logout_ends_it_for_good() {
+    let app = spawn_app().await;
+    let user = app.user("fixation").await;
+    let mut browser = Browser::new(&app);
+    browser.get("/portal/login").await;
+    let before = browser.cookie.clone().expect("a session before login");
+    let page = browser.login(&user.email, PASSWORD).await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    let after = browser.cookie.clone().expect("a session after login");
+    assert_ne!(before, after, "login must issue a new session key");
+
+    // Whoever planted the old cookie is not logged in with it.
+    let mut planted = Browser::new(&app);
+    planted.cookie = Some(before);
+    let page = planted.get("/portal/account").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/portal/login");
+
+    assert_eq!(browser.get("/portal/account").await.status, 200);
+    let logout = browser.post("/portal/account", "/portal/logout", &[]).await;
+    assert_eq!(logout.status, StatusCode::SEE_OTHER);
+    assert!(browser.cookie.is_none(), "the cookie is removed");
+
+    // Replaying the logged-out cookie opens nothing.
+    let mut replay = Browser::new(&app);
+    replay.cookie = Some(after);
+    let page = replay.get("/portal/account").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/portal/login");
+}
+
+#[tokio::test]
+async fn a_deactivated_user_is_logged_out_at_once() {
+    let app = spawn_app().await;
+    let admin = app.admin("admin").await;
+    let user = app.user("leaver").await;
+    let mut browser = logged_in(&app, &user).await;
+    assert_eq!(browser.get("/portal/account").await.status, 200);
+    let mut admin_browser = logged_in(&app, &admin).await;
+    let off = admin_browser
+        .post(
+            "/portal/admin/users",
+            &format!("/portal/admin/users/{}/activation", user.id),
+            &[("value", "off")],
+        )
+        .await;
+    assert_eq!(off.status, StatusCode::SEE_OTHER);
+    let page = browser.get("/portal/account").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/portal/login");
+    let mut again = Browser::new(&app);
+    let refused = again.login(&user.email, PASSWORD).await;
+    assert!(refused.body.contains("deactivated"));
+}
+
+#[tokio::test]
+async fn physicians_see_their_patients_and_nobody_elses() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mine = app.measurement_id(&world.patient, "sinus_72").await;
+    let theirs = app.measurement_id(&world.patient_b, "sinus_72").await;
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let list = physician.get("/portal/patients").await;
+    assert_eq!(list.status, 200);
+    assert!(list.body.contains("patient Tester") && list.body.contains("other_patient"));
+    assert!(!list.body.contains("patient_b"));
+    assert!(list.body.contains(&mine), "the last measurement is linked");
+    let patient = physician
+        .get(&format!("/portal/patients/{}", world.patient.id))
+        .await;
+    assert_eq!(patient.status, 200);
+    assert!(patient.body.contains(&mine));
+    for path in [
+        format!("/portal/patients/{}", world.patient_b.id),
+        format!("/portal/measurements/{theirs}"),
+        "/portal/patients/not-an-id".to_owned(),
+    ] {
+        let page = physician.get(&path).await;
+        assert_eq!(page.status, 404, "{path}");
+        assert!(page.body.contains("does not exist"));
+    }
+    let report = physician
+        .post(
+            &format!("/portal/measurements/{mine}"),
+            &format!("/portal/measurements/{theirs}/report"),
+            &[],
+        )
+        .await;
+    assert_eq!(report.status, 404);
+    // A patient has no patient list and cannot open another patient's measurement.
+    let mut patient_b = logged_in(&app, &world.patient_b).await;
+    assert_eq!(patient_b.get("/portal/patients").await.status, 403);
+    assert_eq!(
+        patient_b
+            .get(&format!("/portal/measurements/{mine}"))
+            .await
+            .status,
+        404
+    );
+}
+
+#[tokio::test]
+async fn htmx_requests_get_fragments_and_error_toasts() {
+    let app = spawn_app().await;
+    let user = app.user("htmx").await;
+    app.measurement_id(&user, "sinus_72").await;
+    let mut browser = logged_in(&app, &user).await;
+    let token = browser.get("/portal/profile").await.csrf();
+    browser.headers.push(("HX-Request", "true".to_owned()));
+    let list = browser.get("/portal/measurements?result=normal").await;
+    assert_eq!(list.status, 200);
+    assert!(!list.body.contains("<html"), "{}", list.body);
+    assert!(list.body.starts_with("<div id=\"measurement-list\">"));
+    browser.headers.push(("X-CSRF-Token", token.clone()));
+    let saved = browser
+        .post_raw("/portal/profile", &[("weight", "72.5"), ("country", "BE")])
+        .await;
+    assert_eq!(saved.status, 200);
+    assert!(!saved.body.contains("<html"));
+    assert!(saved.body.contains("id=\"profile-form\"") && saved.body.contains("profile-saved"));
+    let refused = browser
+        .post_raw(
+            "/portal/profile",
+            &[("weight", "900"), ("birthday", "2999-01-01")],
+        )
+        .await;
+    assert!(!refused.body.contains("<html"));
+    assert!(refused.body.contains("id=\"weight-error\""));
+    assert!(refused.body.contains("id=\"birthday-error\""));
+    assert!(refused.body.contains("value=\"900\""), "the entry is kept");
+    let profile = app
+        .get(&format!("/profiles/v1/{}", user.id), &user.token)
+        .await;
+    assert_eq!(
+        profile.body["weight"],
+        json!(72.5),
+        "the refused form changed nothing"
+    );
+    assert_eq!(profile.body["country"], "BE");
+    let missing = browser
+        .get("/portal/measurements/5f3c2b1a0d9e8f7a6b5c4d3e")
+        .await;
+    assert_eq!(missing.status, 404);
+    assert!(!missing.body.contains("<html"));
+    assert!(missing.body.contains("class=\"toast\""));
+    assert_eq!(missing.headers["hx-retarget"], "#toast");
+}
+
+#[tokio::test]
+async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    let page = format!("/portal/measurements/{id}");
+    let detail = patient.get(&page).await;
+    assert!(detail.body.contains("No report yet."));
+    assert!(detail.body.contains("<svg class=\"chart\""));
+    let first = patient
+        .post(&page, &format!("/portal/measurements/{id}/report"), &[])
+        .await;
+    assert_eq!(first.status, StatusCode::SEE_OTHER);
+    let pdf_path = first.location().to_owned();
+    assert!(pdf_path.starts_with("/files/v1/"), "{pdf_path}");
+    let pdf = app.client.get(app.url(&pdf_path)).send().await.unwrap();
+    assert_eq!(pdf.status(), 200);
+    assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
+    let second = patient
+        .post(&page, &format!("/portal/measurements/{id}/report"), &[])
+        .await;
+    assert_eq!(second.location(), pdf_path, "a current report is reused");
+    let documents = app
+        .get(
+            &format!("/data/v1/measurement-reports/documents?eq(data.measurementId,{id})"),
+            &world.patient.token,
+        )
+        .await;
+    assert_eq!(documents.body["page"]["total"], 1, "no second document");
+
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let staff_view = physician.get(&page).await;
+    assert!(staff_view.body.contains("The report is up to date."));
+    assert!(
+        staff_view
+            .body
+            .contains(&format!("{}{pdf_path}", app.settings.base_url))
+    );
+    app.clock.advance(chrono::Duration::seconds(5));
+    let reviewed = physician
+        .post(
+            &page,
+            &format!("/portal/measurements/{id}/review"),
+            &[
+                ("label", "Sinus rhythm"),
+                ("note", "Nothing to worry about"),
+            ],
+        )
+        .await;
+    assert_eq!(reviewed.status, StatusCode::SEE_OTHER);
+    let after = physician.get(&page).await;
+    assert!(after.body.contains("out of date"), "{}", after.body);
+    assert!(after.body.contains("Sinus rhythm"));
+    let shared = physician
+        .post(
+            &page,
+            &format!("/portal/measurements/{id}/report"),
+            &[("then", "share")],
+        )
+        .await;
+    assert_eq!(shared.status, StatusCode::SEE_OTHER);
+    let renewed = physician.get(&page).await;
+    assert!(renewed.body.contains("The report is up to date."));
+    assert!(
+        !renewed.body.contains(&pdf_path),
+        "a new link replaces the old one"
+    );
+    // Patients may not review their own measurements.
+    let refused = patient
+        .post(
+            &page,
+            &format!("/portal/measurements/{id}/review"),
+            &[("label", "fine")],
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+}
+
+/// Every page a user of each role can open, in every language: no message is missing, Arabic
+/// pages are right to left.
+#[tokio::test]
+async fn every_page_renders_in_every_language() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let measurement = app.measurement_id(&world.patient, "irregular_af").await;
+    let pages_of: Vec<(&TestUser, Vec<String>)> = vec![
+        (
+            &world.patient,
+            vec![
+                "/portal/account".into(),
+                "/portal/profile".into(),
+                "/portal/measurements".into(),
+                format!("/portal/measurements/{measurement}"),
+                "/portal/reports".into(),
+            ],
+        ),
+        (
+            &world.staff_a,
+            vec![
+                "/portal/patients".into(),
+                format!("/portal/patients/{}", world.patient.id),
+                format!("/portal/measurements/{measurement}"),
+            ],
+        ),
+        (
+            &world.admin,
+            vec![
+                "/portal/admin/users".into(),
+                "/portal/admin/groups".into(),
+                "/portal/admin/jobs".into(),
+                "/portal/admin/audit".into(),
+            ],
+        ),
+    ];
+    for language in Language::ALL {
+        for (user, pages) in &pages_of {
+            app.put(
+                &format!("/users/v1/{}", user.id),
+                &user.token,
+                json!({"language": language.code()}),
+            )
+            .await
+            .assert_ok();
+            let mut browser = logged_in(&app, user).await;
+            for path in pages.iter() {
+                let page = browser.get(path).await;
+                assert_eq!(page.status, 200, "{path} in {}", language.code());
+                assert!(
+                    !page.body.contains("Unknown localization"),
+                    "{path} in {}: {}",
+                    language.code(),
+                    page.body
+                );
+                let html_tag = format!(
+                    "<html lang=\"{}\" dir=\"{}\">",
+                    language.code(),
+                    if language == Language::Ar {
+                        "rtl"
+                    } else {
+                        "ltr"
+                    }
+                );
+                assert!(page.body.contains(&html_tag), "{path}: {html_tag}");
+            }
+        }
+        // Before login the language comes from Accept-Language.
+        let mut anonymous = Browser::new(&app);
+        anonymous
+            .headers
+            .push(("Accept-Language", format!("{}, en;q=0.5", language.code())));
+        let login = anonymous.get("/portal/login").await;
+        assert!(
+            login
+                .body
+                .contains(&format!("<html lang=\"{}\"", language.code()))
+        );
+        assert!(!login.body.contains("Unknown localization"));
+    }
+}
+
+#[tokio::test]
+async fn the_audit_trail_records_views_downloads_and_changes() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let page = format!("/portal/measurements/{id}");
+    physician.get(&page).await;
+    physician
+        .post(&page, &format!("/portal/measurements/{id}/report"), &[])
+        .await;
+    let mut admin = logged_in(&app, &world.admin).await;
+    let audit = admin.get("/portal/admin/audit").await;
+    assert!(audit.body.contains("measurement.view"));
+    assert!(audit.body.contains("report.download"));
+    assert!(audit.body.contains("staff_a Tester"));
+    assert!(
+        !audit.body.contains("/files/v1/"),
+        "no file tokens in the trail"
+    );
+    let mut patient = logged_in(&app, &world.patient).await;
+    assert_eq!(patient.get("/portal/admin/audit").await.status, 403);
+}
+
+#[tokio::test]
+async fn admins_create_users_groups_and_prescriptions() {
+    let app = spawn_app().await;
+    let admin = app.admin("chief").await;
+    let mut browser = logged_in(&app, &admin).await;
+    let created = browser
+        .post(
+            "/portal/admin/users",
+            "/portal/admin/users",
+            &[
+                ("first_name", "Nina"),
+                ("last_name", "Nieuw"),
+                ("email", "nina@tacho.test"),
+                ("password", "a good password"),
+                ("language", "nl"),
+                ("time_zone", "Europe/Amsterdam"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    assert!(created.body.contains("nina@tacho.test"));
+    let group = browser
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/groups",
+            &[("name", "Rhythm Utrecht"), ("description", "test team")],
+        )
+        .await;
+    assert!(group.body.contains("Rhythm Utrecht"));
+    let start = group.body.find("name=\"group_id\"").unwrap();
+    let value = group.body[start..].find("value=\"").unwrap() + start + 7;
+    let group_id = group.body[value..value + 24].to_owned();
+    let until = (chrono::Utc::now() + chrono::Duration::days(20))
+        .format("%Y-%m-%d")
+        .to_string();
+    let enlisted = browser
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/enlistments",
+            &[
+                ("email", "nina@tacho.test"),
+                ("group_id", &group_id),
+                ("kind", "patient"),
+                ("until", &until),
+            ],
+        )
+        .await;
+    assert_eq!(enlisted.status, 200, "{}", enlisted.body);
+    assert!(enlisted.body.contains("Nina Nieuw (nina@tacho.test)"));
+    app.password_grant("nina@tacho.test", "a good password")
+        .await
+        .assert_ok();
+
+    // Roles change in place: htmx gets the user's row back.
+    let nina = app
+        .state
+        .store
+        .user_by_email("nina@tacho.test")
+        .await
+        .unwrap()
+        .unwrap();
+    let token = browser.get("/portal/admin/users").await.csrf();
+    browser.headers.push(("HX-Request", "true".to_owned()));
+    browser.headers.push(("X-CSRF-Token", token));
+    let row = browser
+        .post_raw(
+            &format!("/portal/admin/users/{}/admin", nina.id),
+            &[("value", "on")],
+        )
+        .await;
+    assert_eq!(row.status, 200);
+    assert!(
+        row.body
+            .starts_with(&format!("<tr id=\"user-{}\">", nina.id))
+    );
+    assert!(row.body.contains("Administrator"));
+    let me = app
+        .get(&format!("/users/v1/{}", nina.id), &admin.token)
+        .await;
+    assert_eq!(me.body["roles"], json!(["admin"]));
+    // Nobody deactivates or demotes themselves.
+    let own = browser
+        .post_raw(
+            &format!("/portal/admin/users/{}/activation", admin.id),
+            &[("value", "off")],
+        )
+        .await;
+    assert_eq!(own.status, 400);
+    assert!(own.body.contains("class=\"toast\""));
+}
+
+#[tokio::test]
+async fn periodic_reports_are_made_on_request_listed_and_opened() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.measurement_id(&world.patient, "sinus_72").await;
+    let patient_page = format!("/portal/patients/{}", world.patient.id);
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    assert!(
+        physician
+            .get(&patient_page)
+            .await
+            .body
+            .contains("No periodic reports yet.")
+    );
+    let made = physician
+        .post(
+            &patient_page,
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.body);
+    let page = physician.get(&patient_page).await;
+    assert!(page.body.contains("On request"), "{}", page.body);
+    let start = page.body.find("/portal/reports/").expect("a PDF link");
+    let link = page.body[start..].split('"').next().unwrap().to_owned();
+    assert!(link.ends_with("/pdf"), "{link}");
+
+    // The patient sees it in its own list and opens the PDF.
+    let mut patient = logged_in(&app, &world.patient).await;
+    let list = patient.get("/portal/reports").await;
+    assert!(list.body.contains(&link));
+    let pdf = patient.get(&link).await;
+    assert_eq!(pdf.status, 200);
+    assert_eq!(pdf.headers["content-type"], "application/pdf");
+    // A patient cannot order one for itself, and another group's physician sees nothing.
+    let refused = patient
+        .post(
+            "/portal/reports",
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+    let mut stranger = logged_in(&app, &world.staff_b).await;
+    assert_eq!(stranger.get(&link).await.status, 404);
+    let api = app
+        .get(
+            &format!("/reports/v1?user_id={}", world.patient.id),
+            &world.patient.token,
+        )
+        .await;
+    assert_eq!(api.body["page"]["total"], 1);
+    assert_eq!(api.body["data"][0]["trigger"], "MANUAL");
+}
+
+/// Logs in on one instance, reads a page on another, logs out there: the first instance no
+/// longer knows the session either.
+async fn sessions_are_shared_by_instances(app: &TestApp) {
+    let user = app.user("roamer").await;
+    let other = app.second_instance().await;
+    let mut here = logged_in(app, &user).await;
+    let mut there = Browser::new(&other);
+    there.cookie = here.cookie.clone();
+    assert_eq!(there.get("/portal/account").await.status, 200);
+    let logout = there.post("/portal/account", "/portal/logout", &[]).await;
+    assert_eq!(logout.status, StatusCode::SEE_OTHER);
+    let page = here.get("/portal/account").await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert_eq!(page.location(), "/portal/login");
+}
+
+#[tokio::test]
+async fn database_sessions_are_shared_by_instances() {
+    let app = spawn_app().await;
+    sessions_are_shared_by_instances(&app).await;
+}
+
+/// Runs against the Redis server named by `TEST_REDIS_URL` (`.ci/run` sets it when Redis
+/// answers); without it there is nothing to run against and the test says so.
+#[tokio::test]
+async fn redis_sessions_are_shared_by_instances() {
+    let Some(url) = std::env::var("TEST_REDIS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        eprintln!("TEST_REDIS_URL is not set: Redis sessions not tested");
+        return;
+    };
+    let app = crate::helpers::spawn_app_with(|s| s.redis_url = Some(url)).await;
+    assert!(app.state.sessions.is_redis());
+    sessions_are_shared_by_instances(&app).await;
+}
+
+#[tokio::test]
+async fn the_scheduler_page_shows_queued_and_failed_jobs() {
+    let app = spawn_app().await;
+    let admin = app.admin("ops").await;
+    let now = app.clock_millis();
+    // The second job is not due yet, so the claim takes the first.
+    for (key, attempts, due) in [("report:a", 1, now), ("report:b", 3, now + 60_000)] {
+        app.state
+            .store
+            .enqueue_job(tacho::store::NewJob {
+                kind: "periodic-report".into(),
+                dedupe_key: key.into(),
+                payload: "{}".into(),
+                run_after: due,
+                max_attempts: attempts,
+            })
+            .await
+            .unwrap();
+    }
+    let claimed = app.state.store.claim_jobs("w1", 1, 60_000).await.unwrap();
+    app.state
+        .store
+        .fail_job(
+            &claimed[0].id,
+            "w1",
+            "the renderer ran out of patience",
+            now,
+        )
+        .await
+        .unwrap();
+    let mut browser = logged_in(&app, &admin).await;
+    let page = browser.get("/portal/admin/jobs").await;
+    assert!(
+        page.body.contains("failed: 1") && page.body.contains("queued: 1"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("the renderer ran out of patience"));
+    let failed = browser.get("/portal/admin/jobs?status=failed").await;
+    assert!(failed.body.contains("1/1"));
+    assert!(!failed.body.contains("0/3"));
+}
+
+#[tokio::test]
+async fn a_password_is_changed_after_checking_the_current_one() {
+    let app = spawn_app().await;
+    let user = app.user("keys").await;
+    let mut browser = logged_in(&app, &user).await;
+    let fields = |current: &'static str, new: &'static str, confirm: &'static str| {
+        [("current", current), ("new", new), ("confirm", confirm)]
+    };
+    let wrong = browser
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &fields("not it", "a new secret", "a new secret"),
+        )
+        .await;
+    assert!(wrong.body.contains("The current password is wrong."));
+    let mismatch = browser
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &fields(PASSWORD, "a new secret", "another one"),
+        )
+        .await;
+    assert!(mismatch.body.contains("The two new passwords differ."));
+    let changed = browser
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &fields(PASSWORD, "a new secret", "a new secret"),
+        )
+        .await;
+    assert!(changed.body.contains("Your password was changed."));
+    let old = app.password_grant(&user.email, PASSWORD).await;
+    assert_eq!(old.status, 400);
+    assert_eq!(old.body["exh_error"]["code"], 106);
+    app.password_grant(&user.email, "a new secret")
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn measurement_lists_filter_by_result_and_day_and_page() {
+    let app = spawn_app().await;
+    let user = app.user("filters").await;
+    let mut normal = crate::helpers::fixture("sinus_72");
+    normal["indicator"] = json!("normal");
+    let normal = app.measure(&user, normal).await.id;
+    let mut irregular = crate::helpers::fixture("irregular_af");
+    irregular["indicator"] = json!("irregular");
+    let irregular = app.measure(&user, irregular).await.id;
+    let mut browser = logged_in(&app, &user).await;
+    let all = browser.get("/portal/measurements").await;
+    assert!(all.body.contains(&normal) && all.body.contains(&irregular));
+    // Newest first: the AF fixture was measured after the sinus one.
+    assert!(all.body.find(&irregular) < all.body.find(&normal));
+    let only = browser.get("/portal/measurements?result=irregular").await;
+    assert!(only.body.contains(&irregular) && !only.body.contains(&normal));
+    let none = browser
+        .get("/portal/measurements?from=2099-01-01&to=2099-12-31")
+        .await;
+    assert!(none.body.contains("No measurements."));
+    let bad = browser
+        .get("/portal/measurements?result=drop%20table&from=yesterday")
+        .await;
+    assert_eq!(bad.status, 200, "unknown filters are ignored");
+    assert!(bad.body.contains(&normal));
+}
