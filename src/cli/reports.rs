@@ -33,7 +33,7 @@ impl Progress {
             let bar = ProgressBar::new(total);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} [{bar:40}] {pos}/{len} reports · {per_sec} · {eta} left · {msg}",
+                    "{spinner} [{bar:40}] {pos}/{len} reports · {msg} · {eta} left",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
@@ -59,8 +59,9 @@ impl Progress {
                     bar.set_length(done);
                 }
                 bar.set_position(done);
+                let rate = done as f64 / bar.elapsed().as_secs_f64().max(0.001);
                 bar.set_message(format!(
-                    "{} made, {} skipped, {} failed",
+                    "{rate:.0}/s · {} made, {} skipped, {} failed",
                     summary.made, summary.skipped, summary.failed
                 ));
             }
