@@ -100,27 +100,9 @@ async fn login(client: &Client, app: &TestApp, email: &str) {
         .goto(&app.url("/portal/login"))
         .await
         .expect("login page");
-    client
-        .find(Locator::Id("email"))
-        .await
-        .unwrap()
-        .send_keys(email)
-        .await
-        .unwrap();
-    client
-        .find(Locator::Id("password"))
-        .await
-        .unwrap()
-        .send_keys(demo::DEMO_PASSWORD)
-        .await
-        .unwrap();
-    client
-        .find(Locator::Id("login"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    type_into(client, "email", email).await;
+    type_into(client, "password", demo::DEMO_PASSWORD).await;
+    click(client, "login").await;
     client
         .wait()
         .at_most(Duration::from_secs(10))
@@ -143,6 +125,38 @@ async fn logout(client: &Client) {
         .for_element(Locator::Id("login"))
         .await
         .expect("back at the login page");
+}
+
+/// Clicks the element with `id`.
+async fn click(client: &Client, id: &str) {
+    client
+        .find(Locator::Id(id))
+        .await
+        .unwrap_or_else(|e| panic!("#{id}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Types `text` into the field with `id`.
+async fn type_into(client: &Client, id: &str, text: &str) {
+    client
+        .find(Locator::Id(id))
+        .await
+        .unwrap_or_else(|e| panic!("#{id}: {e}"))
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+/// Replaces the contents of the field with `id` by `text`.
+async fn replace_text(client: &Client, id: &str, text: &str) {
+    let field = client
+        .find(Locator::Id(id))
+        .await
+        .unwrap_or_else(|e| panic!("#{id}: {e}"));
+    field.clear().await.unwrap();
+    field.send_keys(text).await.unwrap();
 }
 
 async fn text_of(client: &Client, css: &str) -> String {
@@ -186,30 +200,14 @@ async fn each_role_walks_its_journey_in_chromium() {
     assert_eq!(path_of(&client).await, "/portal/measurements");
     shot(&client, "01-patient-measurements").await;
     client.goto(&app.url("/portal/profile")).await.unwrap();
-    let weight = client.find(Locator::Id("weight")).await.unwrap();
-    weight.clear().await.unwrap();
-    weight.send_keys("900").await.unwrap();
-    client
-        .find(Locator::Id("save-profile"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    replace_text(&client, "weight", "900").await;
+    click(&client, "save-profile").await;
     let message = text_of(&client, "#weight-error").await;
     assert!(!message.is_empty());
     scroll_to(&client, "weight").await;
     shot(&client, "02-patient-profile-refused").await;
-    let weight = client.find(Locator::Id("weight")).await.unwrap();
-    weight.clear().await.unwrap();
-    weight.send_keys("70.5").await.unwrap();
-    client
-        .find(Locator::Id("save-profile"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    replace_text(&client, "weight", "70.5").await;
+    click(&client, "save-profile").await;
     text_of(&client, "#profile-saved").await;
     assert_eq!(
         path_of(&client).await,
@@ -243,13 +241,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .unwrap()
         .unwrap();
     assert_eq!(pdf_form_action, format!("{measurement_path}/report"));
-    client
-        .find(Locator::Id("report-pdf"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "report-pdf").await;
     let pdf_path = wait_for_path(&client, "/files/v1/").await;
     shot(&client, "05-patient-pdf").await;
     let pdf = app.client.get(app.url(&pdf_path)).send().await.unwrap();
@@ -273,27 +265,14 @@ async fn each_role_walks_its_journey_in_chromium() {
     );
     let old_link = value_of(&client, "shared-link").await;
     assert!(old_link.ends_with(&pdf_path), "{old_link}");
-    client
-        .find(Locator::Id("label"))
-        .await
-        .unwrap()
-        .send_keys("Sinusritme")
-        .await
-        .unwrap();
-    client
-        .find(Locator::Id("note"))
-        .await
-        .unwrap()
-        .send_keys("Geen aanwijzing voor voorkamerfibrillatie.")
-        .await
-        .unwrap();
-    client
-        .find(Locator::Id("save-review"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    type_into(&client, "label", "Sinusritme").await;
+    type_into(
+        &client,
+        "note",
+        "Geen aanwijzing voor voorkamerfibrillatie.",
+    )
+    .await;
+    click(&client, "save-review").await;
     assert_eq!(text_of(&client, "#review-label").await, "Sinusritme");
     assert!(
         client
@@ -305,13 +284,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     assert!(client.find(Locator::Id("shared-link")).await.is_err());
     scroll_to(&client, "review").await;
     shot(&client, "07-physician-review-outdated").await;
-    client
-        .find(Locator::Id("make-link"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "make-link").await;
     client
         .wait()
         .at_most(Duration::from_secs(30))
@@ -381,13 +354,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .goto(&app.url(&format!("/portal/patients/{}", anna.id)))
         .await
         .unwrap();
-    client
-        .find(Locator::Id("make-report"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "make-report").await;
     let reports = text_of(&client, "table.reports").await;
     assert!(reports.contains("On request"), "{reports}");
     scroll_to(&client, "reports").await;
@@ -410,13 +377,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .select_by_value("ar")
         .await
         .unwrap();
-    client
-        .find(Locator::Id("save-settings"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "save-settings").await;
     client
         .wait()
         .at_most(Duration::from_secs(10))
