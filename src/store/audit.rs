@@ -4,7 +4,7 @@
 use sea_orm::{ActiveValue::Set, EntityTrait, PaginatorTrait, QueryOrder, QuerySelect};
 
 use super::entities::audit_event;
-use super::{Store, StoreResult};
+use super::{AdminTask, Store, StoreResult, Viewer};
 use crate::domain::id::Id;
 
 /// One entry to append.
@@ -39,9 +39,11 @@ impl Store {
     /// A page of the audit trail, newest first, with the total.
     pub async fn audit_page(
         &self,
+        viewer: &Viewer,
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<audit_event::Model>, u64)> {
+        viewer.administer(AdminTask::ReadAuditTrail)?;
         let select = audit_event::Entity::find();
         let total = select.clone().count(&self.db).await?;
         let items = select

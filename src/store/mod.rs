@@ -1,6 +1,8 @@
-//! Persistence: the only module that talks to the database. Every query lives here, and so does
-//! every visibility rule, so the JSON API and the portal cannot disagree on who sees what.
+//! Persistence: the only module that talks to the database. Every query lives here, and so do
+//! every visibility rule (`visibility`) and every rule of who may do what (`access`), so the JSON
+//! API and the portal cannot disagree on either.
 
+pub mod access;
 mod audit;
 mod cache;
 pub mod entities;
@@ -25,6 +27,7 @@ use migration::MigratorTrait;
 use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
 
+pub use access::{AdminTask, Denied, GroupTask};
 pub use audit::AuditEntry;
 pub use files::NewFile;
 pub use groups::NewGroup;
@@ -48,6 +51,9 @@ pub enum StoreError {
     /// The object does not exist (or is not visible).
     #[error("not found")]
     NotFound,
+    /// The object is visible, but the action is not the viewer's to take (see `access`).
+    #[error(transparent)]
+    Denied(Denied),
     /// The database failed.
     #[error(transparent)]
     Db(DbErr),

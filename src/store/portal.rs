@@ -8,7 +8,7 @@ use sea_orm::{
 };
 
 use super::entities::{job, measurement, user};
-use super::{Store, StoreResult, Viewer, visibility};
+use super::{AdminTask, Store, StoreResult, Viewer, visibility};
 
 /// A patient with the latest measurement they made.
 #[derive(Debug, Clone)]
@@ -67,10 +67,12 @@ impl Store {
     /// each group newest first; with the total.
     pub async fn jobs_page(
         &self,
+        viewer: &Viewer,
         status: Option<&str>,
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<job::Model>, u64)> {
+        viewer.administer(AdminTask::ReadJobs)?;
         let mut condition = Condition::all();
         if let Some(status) = status {
             condition = condition.add(job::Column::Status.eq(status));
@@ -88,7 +90,8 @@ impl Store {
     }
 
     /// How many jobs are in each status.
-    pub async fn job_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+    pub async fn job_counts(&self, viewer: &Viewer) -> StoreResult<Vec<(String, i64)>> {
+        viewer.administer(AdminTask::ReadJobs)?;
         let rows: Vec<(String, i64)> = job::Entity::find()
             .select_only()
             .column(job::Column::Status)
@@ -128,7 +131,12 @@ pub struct EnlistmentSummary {
 
 impl Store {
     /// The most recently started prescriptions (patient enlistments), newest first.
-    pub async fn recent_enlistments(&self, limit: u64) -> StoreResult<Vec<EnlistmentSummary>> {
+    pub async fn recent_enlistments(
+        &self,
+        viewer: &Viewer,
+        limit: u64,
+    ) -> StoreResult<Vec<EnlistmentSummary>> {
+        viewer.administer(AdminTask::Administer)?;
         use super::entities::patient_enlistment;
         let enlistments = patient_enlistment::Entity::find()
             .order_by_desc(patient_enlistment::Column::CreationTimestamp)

@@ -99,10 +99,11 @@ impl ApiError {
             ApiError::TooManyRequests { .. } => (429, "TOO_MANY_REQUESTS_EXCEPTION"),
         }
     }
+}
 
-    /// Shorthand for a 403.
-    pub fn no_permission(what: &str) -> Self {
-        ApiError::NoPermission(format!("you are not allowed to {what}"))
+impl From<crate::store::Denied> for ApiError {
+    fn from(denied: crate::store::Denied) -> Self {
+        ApiError::NoPermission(denied.to_string())
     }
 }
 
@@ -153,6 +154,7 @@ impl From<StoreError> for ApiError {
         match err {
             StoreError::EmailUsed => ApiError::EmailUsed,
             StoreError::NotFound => ApiError::NotFound,
+            StoreError::Denied(denied) => denied.into(),
             StoreError::Db(db) => ApiError::Internal(db.into()),
         }
     }

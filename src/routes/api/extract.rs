@@ -30,26 +30,9 @@ impl Caller {
         &self.user.id
     }
 
-    /// Whether the caller is an administrator.
-    pub fn is_admin(&self) -> bool {
-        self.user.is_admin()
-    }
-
-    /// The caller as a viewer for visibility rules.
+    /// The caller as a viewer for the store's visibility and access rules.
     pub fn viewer(&self) -> Viewer {
-        Viewer {
-            user_id: self.user.id.clone(),
-            admin: self.is_admin(),
-        }
-    }
-
-    /// Fails with 403 unless the caller is an administrator.
-    pub fn require_admin(&self, what: &str) -> Result<(), ApiError> {
-        if self.is_admin() {
-            Ok(())
-        } else {
-            Err(ApiError::no_permission(what))
-        }
+        Viewer::of(&self.user)
     }
 }
 

@@ -10,8 +10,8 @@ use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use super::resources::GROUPS;
 use crate::startup::AppState;
-use crate::store::NewGroup;
 use crate::store::entities::group;
+use crate::store::{AdminTask, NewGroup};
 
 /// A group.
 #[derive(Debug, Serialize, ToSchema)]
@@ -53,7 +53,7 @@ pub async fn create_group(
     caller: Caller,
     ApiJson(body): ApiJson<CreateGroupBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin("create groups")?;
+    caller.viewer().administer(AdminTask::CreateGroups)?;
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(ApiError::FieldFormat(

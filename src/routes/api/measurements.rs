@@ -117,8 +117,7 @@ pub async fn update(
         .visible_measurement(&caller.viewer(), &id)
         .await?;
     let current = record.measurement;
-    // Whoever sees another user's measurement is staff of that patient's group or an admin.
-    let staff = current.creator_id != caller.id();
+    let staff = caller.viewer().may_review(&current.creator_id).is_ok();
     let update = MeasurementUpdate::parse(body, staff)?;
     let status = Status::parse(&current.status).unwrap_or(Status::Measured);
     let next = update.next_status(status).map_err(ApiError::IllegalState)?;

@@ -110,14 +110,10 @@ pub async fn create(
     ApiJson(body): ApiJson<CreateReportBody>,
 ) -> Result<HttpResponse, ApiError> {
     let user_id = parse_id(&body.user_id)?.to_string();
-    // Whom the caller may see is decided in one place; of those, only others are theirs
-    // to report on (a patient sees only itself).
-    let patient = state.store.visible_user(&caller.viewer(), &user_id).await?;
-    if !caller.is_admin() && patient.id == caller.id() {
-        return Err(ApiError::NoPermission(
-            "reports are made by administrators and by the staff of the patient's group".into(),
-        ));
-    }
+    let patient = state
+        .store
+        .patient_to_report_on(&caller.viewer(), &user_id)
+        .await?;
     let (start, end) = manual_period(
         body.period_start_timestamp,
         body.period_end_timestamp,

@@ -14,7 +14,7 @@ use crate::domain::account::{
 };
 use crate::startup::AppState;
 use crate::store::entities::{patient_enlistment, staff_enlistment};
-use crate::store::{NewUser, UserChanges, UserRecord};
+use crate::store::{AdminTask, GroupTask, NewUser, UserChanges, UserRecord};
 
 /// A prescription: the patient's enlistment in a group.
 #[derive(Debug, Serialize, ToSchema)]
@@ -267,10 +267,7 @@ pub async fn update_user(
     ApiJson(body): ApiJson<UpdateUserBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(&id)?.to_string();
-    state.store.visible_user(&caller.viewer(), &id).await?;
-    if id != caller.id() && !caller.is_admin() {
-        return Err(ApiError::no_permission("change this user"));
-    }
+    state.store.user_to_change(&caller.viewer(), &id).await?;
     let changes = UserChanges {
         first_name: not_null("first_name", &body.first_name)?
             .map(|v| PersonName::parse("first_name", v))
@@ -322,10 +319,10 @@ pub async fn add_patient_enlistment(
     let group_id = parse_id(&body.group_id)?.to_string();
     let viewer = caller.viewer();
     state.store.visible_user(&viewer, &id).await?;
-    state.store.visible_group(&viewer, &group_id).await?;
-    if !caller.is_admin() && !state.store.is_staff_of(caller.id(), &group_id).await? {
-        return Err(ApiError::no_permission("enlist patients in this group"));
-    }
+    state
+        .store
+        .group_to_staff(&viewer, &group_id, GroupTask::EnlistPatients)
+        .await?;
     if body.expiry_timestamp <= state.store.clock().now_millis() {
         return Err(ApiError::FieldFormat(
             "`expiry_timestamp` must be in the future".into(),
@@ -352,10 +349,10 @@ pub async fn end_patient_enlistment(
     let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
     let viewer = caller.viewer();
     state.store.visible_user(&viewer, &id).await?;
-    state.store.visible_group(&viewer, &group_id).await?;
-    if !caller.is_admin() && !state.store.is_staff_of(caller.id(), &group_id).await? {
-        return Err(ApiError::no_permission("end enlistments in this group"));
-    }
+    state
+        .store
+        .group_to_staff(&viewer, &group_id, GroupTask::EndEnlistments)
+        .await?;
     state.store.end_patient_enlistment(&id, &group_id).await?;
     let user = state.store.visible_user(&viewer, &id).await?;
     record_response(&state, user).await
@@ -383,8 +380,10 @@ pub async fn add_staff_enlistment(
     let id = parse_id(&id)?.to_string();
     let group_id = parse_id(&body.group_id)?.to_string();
     let viewer = caller.viewer();
-    state.store.visible_user(&viewer, &id).await?;
-    caller.require_admin("change staff enlistments")?;
+    state
+        .store
+        .user_to_administer(&viewer, &id, AdminTask::ChangeStaffEnlistments)
+        .await?;
     state.store.visible_group(&viewer, &group_id).await?;
     let roles = match body.roles {
         Some(roles) => roles
@@ -410,8 +409,10 @@ pub async fn remove_staff_enlistment(
     let (id, group_id) = path.into_inner();
     let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
     let viewer = caller.viewer();
-    state.store.visible_user(&viewer, &id).await?;
-    caller.require_admin("change staff enlistments")?;
+    state
+        .store
+        .user_to_administer(&viewer, &id, AdminTask::ChangeStaffEnlistments)
+        .await?;
     state.store.remove_staff(&id, &group_id).await?;
     let user = state.store.visible_user(&viewer, &id).await?;
     record_response(&state, user).await
@@ -433,8 +434,11 @@ async fn change_roles(
     add: bool,
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(id)?.to_string();
-    let user = state.store.visible_user(&caller.viewer(), &id).await?;
-    caller.require_admin("change roles")?;
+    let viewer = caller.viewer();
+    let user = state
+        .store
+        .user_to_administer(&viewer, &id, AdminTask::ChangeRoles)
+        .await?;
     let given = body
         .roles
         .iter()
@@ -443,6 +447,9 @@ async fn change_roles(
     let mut roles = user.role_names();
     for role in given {
         let name = role.as_str().to_owned();
+        if !add && name == "admin" {
+            viewer.may_lock_out(&id, AdminTask::ChangeRoles)?;
+        }
         if add && !roles.contains(&name) {
             roles.push(name);
         } else if !add {
@@ -498,8 +505,12 @@ pub async fn set_activation(
     ApiJson(body): ApiJson<ActivationRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(&id)?.to_string();
-    state.store.visible_user(&caller.viewer(), &id).await?;
-    caller.require_admin("change activation")?;
+    let viewer = caller.viewer();
+    let task = AdminTask::ChangeActivation;
+    state.store.user_to_administer(&viewer, &id, task).await?;
+    if !body.activation {
+        viewer.may_lock_out(&id, task)?;
+    }
     let user = state.store.set_activation(&id, body.activation).await?;
     record_response(&state, user).await
 }

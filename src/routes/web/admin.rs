@@ -1,6 +1,7 @@
 //! Administration: users (create, activate or deactivate, unblock after lockout, the admin
 //! role), groups and prescriptions (enlistments with their end date), the scheduler's job
-//! queue and the audit trail. Every handler starts with `require_admin`.
+//! queue and the audit trail. Every handler first asks the store's access rules (`AdminTask`),
+//! the same the JSON API asks.
 
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
@@ -19,7 +20,7 @@ use crate::domain::account::{Email, Language, NewPassword, PersonName, TimeZone}
 use crate::domain::id::Id;
 use crate::routes::api::resources::USERS;
 use crate::store::entities::{group, user};
-use crate::store::{AuditEntry, NewGroup, NewUser};
+use crate::store::{AdminTask, AuditEntry, GroupTask, NewGroup, NewUser};
 
 /// A user in the administrators' list.
 pub struct UserRow {
@@ -110,7 +111,7 @@ async fn users_page(
 
 /// Every user, paged, with the form to create one.
 pub async fn users(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
+    member.viewer().administer(AdminTask::Administer)?;
     users_page(&member, query.page.unwrap_or(0).min(10_000), None, None).await
 }
 
@@ -132,7 +133,7 @@ pub async fn create_user(
     member: Member,
     CsrfForm(form): CsrfForm<NewUserForm>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
+    member.viewer().administer(AdminTask::CreateUsers)?;
     let parsed = (
         PersonName::parse("first_name", &form.first_name),
         PersonName::parse("last_name", &form.last_name),
@@ -220,13 +221,15 @@ pub async fn set_activation(
     id: Path<String>,
     CsrfForm(form): CsrfForm<Toggle>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
     let id = Id::parse(&id)?.to_string();
     let active = form.value == "on";
-    if !active && id == member.id() {
-        return Err(WebError::BadRequest("admin-not-yourself"));
-    }
+    let viewer = member.viewer();
+    let task = AdminTask::ChangeActivation;
     let store = &member.state.store;
+    store.user_to_administer(&viewer, &id, task).await?;
+    if !active {
+        viewer.may_lock_out(&id, task)?;
+    }
     store.set_activation(&id, active).await?;
     if !active {
         store.delete_sessions_of(&id).await?;
@@ -246,10 +249,11 @@ pub async fn unblock(
     id: Path<String>,
     CsrfForm(_): CsrfForm<Vec<(String, String)>>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
     let id = Id::parse(&id)?.to_string();
     let store = &member.state.store;
-    let user = store.user_by_id(&id).await?.ok_or(WebError::NotFound)?;
+    let user = store
+        .user_to_administer(&member.viewer(), &id, AdminTask::ChangeActivation)
+        .await?;
     store.reset_failed_logins(&id).await?;
     audit(
         &member,
@@ -267,14 +271,15 @@ pub async fn set_admin(
     id: Path<String>,
     CsrfForm(form): CsrfForm<Toggle>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
     let id = Id::parse(&id)?.to_string();
     let grant = form.value == "on";
-    if !grant && id == member.id() {
-        return Err(WebError::BadRequest("admin-not-yourself"));
-    }
+    let viewer = member.viewer();
+    let task = AdminTask::ChangeRoles;
     let store = &member.state.store;
-    let user = store.user_by_id(&id).await?.ok_or(WebError::NotFound)?;
+    let user = store.user_to_administer(&viewer, &id, task).await?;
+    if !grant {
+        viewer.may_lock_out(&id, task)?;
+    }
     let mut roles: Vec<String> = user
         .role_names()
         .into_iter()
@@ -321,7 +326,7 @@ async fn groups_page(
     let (groups, _) = store.list_groups(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
     let enlistments = store
-        .recent_enlistments(50)
+        .recent_enlistments(&member.viewer(), 50)
         .await?
         .into_iter()
         .map(|e| EnlistmentRow {
@@ -351,7 +356,7 @@ async fn groups_page(
 
 /// Groups and prescriptions.
 pub async fn groups(member: Member) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
+    member.viewer().administer(AdminTask::Administer)?;
     groups_page(&member, None, None).await
 }
 
@@ -368,7 +373,7 @@ pub async fn create_group(
     member: Member,
     CsrfForm(form): CsrfForm<NewGroupForm>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
+    member.viewer().administer(AdminTask::CreateGroups)?;
     let name = form.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return groups_page(&member, None, Some("admin-group-invalid")).await;
@@ -415,7 +420,9 @@ pub async fn enlist(
     member: Member,
     CsrfForm(form): CsrfForm<EnlistForm>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
+    let viewer = member.viewer();
+    // The form belongs to the administration page, which its answer shows again.
+    viewer.administer(AdminTask::Administer)?;
     let store = member.state.store.clone();
     let user = match Email::parse(&form.email) {
         Ok(email) => store.user_by_email(email.as_str()).await?,
@@ -427,8 +434,11 @@ pub async fn enlist(
     let Ok(group_id) = Id::parse(&form.group_id).map(|id| id.to_string()) else {
         return groups_page(&member, None, Some("admin-enlist-invalid")).await;
     };
-    store.visible_group(&member.viewer(), &group_id).await?;
     let (action, detail) = if form.kind == "staff" {
+        store
+            .user_to_administer(&viewer, &user.id, AdminTask::ChangeStaffEnlistments)
+            .await?;
+        store.visible_group(&viewer, &group_id).await?;
         store
             .enlist_staff(&user.id, &group_id, vec!["physician".into()])
             .await?;
@@ -444,6 +454,10 @@ pub async fn enlist(
         let Some(end) = end.filter(|e| *e > store.clock().now_millis()) else {
             return groups_page(&member, None, Some("admin-enlist-invalid")).await;
         };
+        store.visible_user(&viewer, &user.id).await?;
+        store
+            .group_to_staff(&viewer, &group_id, GroupTask::EnlistPatients)
+            .await?;
         store.enlist_patient(&user.id, &group_id, end).await?;
         (
             "enlistment.patient",
@@ -492,14 +506,16 @@ pub struct JobQuery {
 
 /// The scheduler's queue: counts by status, and the jobs (failed ones with their error).
 pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
+    let viewer = member.viewer();
     let status = query
         .status
         .as_deref()
         .filter(|s| ["queued", "running", "done", "failed"].contains(s));
     let page = query.page.unwrap_or(0).min(10_000);
     let store = &member.state.store;
-    let (jobs, total) = store.jobs_page(status, page * PAGE_SIZE, PAGE_SIZE).await?;
+    let (jobs, total) = store
+        .jobs_page(&viewer, status, page * PAGE_SIZE, PAGE_SIZE)
+        .await?;
     let rows = jobs
         .iter()
         .map(|j| JobRow {
@@ -513,7 +529,7 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         .collect();
     html(&JobsPage {
         c: Chrome::new(&member, "admin", "admin-jobs-title"),
-        counts: store.job_counts().await?,
+        counts: store.job_counts(&viewer).await?,
         rows,
         pager: Pager::new(
             page,
@@ -547,10 +563,11 @@ pub async fn audit_trail(
     member: Member,
     query: Query<PageQuery>,
 ) -> Result<HttpResponse, WebError> {
-    member.require_admin()?;
     let page = query.page.unwrap_or(0).min(10_000);
     let store = &member.state.store;
-    let (events, total) = store.audit_page(page * PAGE_SIZE, PAGE_SIZE).await?;
+    let (events, total) = store
+        .audit_page(&member.viewer(), page * PAGE_SIZE, PAGE_SIZE)
+        .await?;
     let mut ids: Vec<String> = events.iter().map(|e| e.actor_id.clone()).collect();
     ids.extend(events.iter().filter_map(|e| e.patient_id.clone()));
     let names = store.user_names(&ids).await?;

@@ -180,31 +180,9 @@ impl Member {
         &self.record.user.id
     }
 
-    /// Whether the user is an administrator.
-    pub fn is_admin(&self) -> bool {
-        self.record.user.is_admin()
-    }
-
-    /// Whether the user is staff of any group.
-    pub fn is_staff(&self) -> bool {
-        !self.record.staff_enlistments.is_empty()
-    }
-
-    /// The member as a viewer for the store's visibility rules.
+    /// The member as a viewer for the store's visibility and access rules.
     pub fn viewer(&self) -> Viewer {
-        Viewer {
-            user_id: self.id().to_owned(),
-            admin: self.is_admin(),
-        }
-    }
-
-    /// Fails with 403 unless the member is an administrator.
-    pub fn require_admin(&self) -> Result<(), WebError> {
-        if self.is_admin() {
-            Ok(())
-        } else {
-            Err(WebError::Forbidden)
-        }
+        Viewer::of(self.user())
     }
 }
 

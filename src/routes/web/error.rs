@@ -8,7 +8,7 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::reports::ReportError;
-use crate::store::StoreError;
+use crate::store::{Denied, StoreError};
 
 /// Every way a portal request can fail.
 #[derive(Debug, thiserror::Error)]
@@ -16,9 +16,9 @@ pub enum WebError {
     /// Nothing there, or nothing this user may see.
     #[error("not found")]
     NotFound,
-    /// Seen, but not for this user to change.
-    #[error("forbidden")]
-    Forbidden,
+    /// Seen, but not for this user to change; the store's access rules say why.
+    #[error("forbidden: {0}")]
+    Forbidden(Denied),
     /// The page needs a logged-in user.
     #[error("login required")]
     LoginRequired,
@@ -47,7 +47,8 @@ impl WebError {
     pub fn message_key(&self) -> &'static str {
         match self {
             WebError::NotFound => "error-not-found",
-            WebError::Forbidden => "error-forbidden",
+            WebError::Forbidden(Denied::LockOut) => "admin-not-yourself",
+            WebError::Forbidden(_) => "error-forbidden",
             WebError::LoginRequired => "error-login-required",
             WebError::Csrf => "error-csrf",
             WebError::BadRequest(key) => key,
@@ -61,7 +62,7 @@ impl ResponseError for WebError {
     fn status_code(&self) -> StatusCode {
         match self {
             WebError::NotFound => StatusCode::NOT_FOUND,
-            WebError::Forbidden | WebError::Csrf => StatusCode::FORBIDDEN,
+            WebError::Forbidden(_) | WebError::Csrf => StatusCode::FORBIDDEN,
             WebError::LoginRequired => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
@@ -93,9 +94,16 @@ impl From<StoreError> for WebError {
     fn from(err: StoreError) -> Self {
         match err {
             StoreError::NotFound => WebError::NotFound,
+            StoreError::Denied(denied) => denied.into(),
             StoreError::EmailUsed => WebError::BadRequest("error-email-used"),
             other => WebError::Internal(other.into()),
         }
+    }
+}
+
+impl From<Denied> for WebError {
+    fn from(denied: Denied) -> Self {
+        WebError::Forbidden(denied)
     }
 }
 

@@ -386,7 +386,7 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
         review,
         report,
         can_report,
-        can_review: !own && can_report,
+        can_review: viewer.may_review(&m.creator_id).is_ok() && can_report,
     })
 }
 
@@ -459,11 +459,8 @@ pub async fn review(
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?.to_string();
     let store = member.state.store.clone();
-    let record = store.visible_measurement(&member.viewer(), &id).await?;
+    let record = store.measurement_to_review(&member.viewer(), &id).await?;
     let current = record.measurement;
-    if current.creator_id == member.id() {
-        return Err(WebError::Forbidden);
-    }
     let update =
         MeasurementUpdate::parse(json!({"label": form.label, "diagnosis": form.note}), true)
             .map_err(|_| WebError::BadRequest("error-review-invalid"))?;

@@ -40,9 +40,11 @@ pub struct PageQuery {
 
 /// The patients of the member's groups (all patients for administrators).
 pub async fn list(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
-    if !member.is_staff() && !member.is_admin() {
-        return Err(WebError::Forbidden);
-    }
+    member
+        .state
+        .store
+        .may_list_patients(&member.viewer())
+        .await?;
     let page = query.page.unwrap_or(0).min(10_000);
     let (patients, total) = member
         .state
@@ -199,7 +201,7 @@ pub async fn detail(
     let (rows, _) = super::reports::report_list(&member, &viewer, &id, 0, "").await?;
     html(&PatientPage {
         rows,
-        can_make_report: member.is_admin() || id != member.id(),
+        can_make_report: viewer.may_report_on(&id).is_ok(),
         profile: profile_summary(&member, &document),
         c,
         name: format!("{} {}", patient.first_name, patient.last_name),

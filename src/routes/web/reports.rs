@@ -146,10 +146,7 @@ pub async fn create(
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?.to_string();
     let store = member.state.store.clone();
-    let patient = store.visible_user(&member.viewer(), &id).await?;
-    if !member.is_admin() && patient.id == member.id() {
-        return Err(WebError::Forbidden);
-    }
+    let patient = store.patient_to_report_on(&member.viewer(), &id).await?;
     let (start, end) = manual_period(None, None, store.clock().now_millis());
     let report = store
         .create_report(NewReport {
