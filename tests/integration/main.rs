@@ -16,6 +16,7 @@ mod js_sdk;
 mod measurement_reports;
 mod measurements;
 mod portal;
+mod portal_authorization;
 mod profiles;
 mod reports;
 mod rql;

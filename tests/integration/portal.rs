@@ -691,7 +691,7 @@ async fn admins_create_users_groups_and_prescriptions() {
             &[("value", "off")],
         )
         .await;
-    assert_eq!(own.status, 400);
+    assert_eq!(own.status, 403);
     assert!(own.body.contains("class=\"toast\""));
 }
 
