@@ -2,14 +2,18 @@
 # Latency of portal pages: the release server with the demo data on SQLite, logged in through
 # the login form (session cookie), each page for DURATION seconds with wrk (2 threads).
 # CONNECTIONS=1 measures one user's latency (p50 of a page alone); more measure under load.
+# MEASUREMENTS=N first posts N more fixture measurements (~0.4 MB each) for the patient through
+# the API, so that list pages are full (20 rows) of real-sized measurements.
+# TACHO_BIN runs another build of the server (e.g. an older one, to compare).
 # Usage: benches/load/portal.sh [DURATION] [CONNECTIONS]   (needs wrk: apt-get install wrk)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration="${1:-10}"
 connections="${2:-1}"
 threads=$(( connections < 2 ? 1 : 2 ))
-cargo build --release -q
-bin=target/release/tacho
+if [ -z "${TACHO_BIN:-}" ]; then cargo build --release -q; fi
+bin="${TACHO_BIN:-target/release/tacho}"
+extra="${MEASUREMENTS:-0}"
 work=$(mktemp -d)
 port=18182
 base="http://127.0.0.1:$port"
@@ -31,6 +35,18 @@ page() {
   wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -H "Cookie: $cookie" "$base$path" |
     grep -E 'Requests/sec|50%|99%|Non-2xx'
 }
+
+if [ "$extra" -gt 0 ]; then
+  echo "== posting $extra measurements for anna@tacho.test"
+  token=$(curl -s "$base/auth/v2/oauth2/tokens" -H 'Content-Type: application/json' \
+    -d '{"grant_type":"password","username":"anna@tacho.test","password":"tacho-demo"}' |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+  fixtures=(sinus_72 irregular_af bradycardia_48 ppg_only no_heartrate)
+  for i in $(seq 1 "$extra"); do
+    curl -sf -o /dev/null "$base/data/v1/measurements/documents" -H "Authorization: Bearer $token" \
+      -H 'Content-Type: application/json' --data-binary "@tests/fixtures/${fixtures[$((i % 5))]}.json"
+  done
+fi
 
 patient=$(login anna@tacho.test)
 physician=$(login dr.peeters@tacho.test)

@@ -196,6 +196,17 @@ impl Store {
         Ok((self.measurement_records(models).await?, total))
     }
 
+    /// A page of the measurements `viewer` may see, without their payloads (see
+    /// [`measurement::Header`]).
+    pub async fn list_measurement_headers(
+        &self,
+        viewer: &Viewer,
+        spec: &ListSpec,
+    ) -> StoreResult<(Vec<measurement::Header>, Option<u64>)> {
+        let select = measurement::Entity::find().filter(viewer.users("measurements", "creator_id"));
+        self.partial_page(select, spec).await
+    }
+
     /// Applies a change, bumping `update_timestamp` (and `status_changed_timestamp` when the
     /// status changes). Fails with `NotFound` if the measurement changed status meanwhile.
     pub async fn update_measurement(

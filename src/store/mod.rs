@@ -190,6 +190,44 @@ impl Store {
         E: sea_orm::EntityTrait,
         E::Model: Send + Sync,
     {
+        let (page, total) = self.narrow(select, spec).await?;
+        let items = match page {
+            Some(page) => page.all(&self.db).await?,
+            None => Vec::new(),
+        };
+        Ok((items, total))
+    }
+
+    /// [`Store::page`] reading only the columns of the partial model `M`.
+    pub(crate) async fn partial_page<E, M>(
+        &self,
+        select: sea_orm::Select<E>,
+        spec: &query::ListSpec,
+    ) -> StoreResult<(Vec<M>, Option<u64>)>
+    where
+        E: sea_orm::EntityTrait,
+        E::Model: Send + Sync,
+        M: sea_orm::PartialModelTrait + Send + Sync,
+    {
+        let (page, total) = self.narrow(select, spec).await?;
+        let items = match page {
+            Some(page) => page.into_partial_model::<M>().all(&self.db).await?,
+            None => Vec::new(),
+        };
+        Ok((items, total))
+    }
+
+    /// The total (unless the query asked to skip counting) and the ordered page of `select`
+    /// narrowed by `spec`; no page when `limit(0)` asked for none.
+    async fn narrow<E>(
+        &self,
+        select: sea_orm::Select<E>,
+        spec: &query::ListSpec,
+    ) -> StoreResult<(Option<sea_orm::Select<E>>, Option<u64>)>
+    where
+        E: sea_orm::EntityTrait,
+        E::Model: Send + Sync,
+    {
         use sea_orm::{PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
         let select = select.filter(spec.condition.clone());
         let total = if spec.skip_count {
@@ -198,7 +236,7 @@ impl Store {
             Some(select.clone().count(&self.db).await?)
         };
         if spec.limit == 0 {
-            return Ok((Vec::new(), total));
+            return Ok((None, total));
         }
         let mut ordered = select;
         for (expr, order) in &spec.order {
@@ -210,12 +248,7 @@ impl Store {
             };
             ordered = ordered.order_by_with_nulls(expr.clone(), order.clone(), nulls);
         }
-        let items = ordered
-            .limit(spec.limit)
-            .offset(spec.offset)
-            .all(&self.db)
-            .await?;
-        Ok((items, total))
+        Ok((Some(ordered.limit(spec.limit).offset(spec.offset)), total))
     }
 }
 

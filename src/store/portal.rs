@@ -14,7 +14,7 @@ use super::{AdminTask, Store, StoreResult, Viewer, visibility};
 #[derive(Debug, Clone)]
 pub struct PatientSummary {
     pub user: user::Model,
-    pub last_measurement: Option<measurement::Model>,
+    pub last_measurement: Option<measurement::Header>,
 }
 
 impl Store {
@@ -53,6 +53,7 @@ impl Store {
                 .filter(measurement::Column::CreatorId.eq(user.id.as_str()))
                 .order_by_desc(measurement::Column::MeasurementTimestamp)
                 .order_by_desc(measurement::Column::Id)
+                .into_partial_model::<measurement::Header>()
                 .one(&self.db)
                 .await?;
             summaries.push(PatientSummary {

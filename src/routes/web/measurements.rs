@@ -89,7 +89,11 @@ pub async fn measurement_list(
         page * PAGE_SIZE
     );
     let spec = view::list_spec(&MEASUREMENTS, &rql)?;
-    let (records, total) = visitor.state.store.list_measurements(viewer, &spec).await?;
+    let (headers, total) = visitor
+        .state
+        .store
+        .list_measurement_headers(viewer, &spec)
+        .await?;
     let mut base = Vec::new();
     if let Some(result) = result {
         base.push(format!("result={result}"));
@@ -110,9 +114,9 @@ pub async fn measurement_list(
         })
         .collect();
     Ok(MeasurementList {
-        rows: records
+        rows: headers
             .iter()
-            .map(|r| view::measurement_row(visitor, &r.measurement))
+            .map(|m| view::measurement_row(visitor, m))
             .collect(),
         pager: Pager::new(page, total.unwrap_or(0), &base.join("&")),
         results,
@@ -379,7 +383,7 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
             if own { "measurements" } else { "patients" },
             "measurement-title",
         ),
-        row: view::measurement_row(&member, m),
+        row: view::measurement_row(&member, &m.into()),
         patient,
         chart: view::chart(&member, &data),
         details: details_of(&member, &data),

@@ -76,7 +76,7 @@ pub struct MeasurementRow {
 }
 
 /// The translated result class of a measurement.
-pub fn result_of(visitor: &Visitor, m: &measurement::Model) -> (String, String) {
+pub fn result_of(visitor: &Visitor, m: &measurement::Header) -> (String, String) {
     let key = m
         .indicator
         .as_deref()
@@ -90,7 +90,7 @@ pub fn result_of(visitor: &Visitor, m: &measurement::Model) -> (String, String) 
 }
 
 /// The translated status of a measurement.
-pub fn status_of(visitor: &Visitor, m: &measurement::Model) -> String {
+pub fn status_of(visitor: &Visitor, m: &measurement::Header) -> String {
     visitor
         .tr
         .try_text(&format!("status-{}", m.status))
@@ -98,7 +98,7 @@ pub fn status_of(visitor: &Visitor, m: &measurement::Model) -> String {
 }
 
 /// A list row for `m`.
-pub fn measurement_row(visitor: &Visitor, m: &measurement::Model) -> MeasurementRow {
+pub fn measurement_row(visitor: &Visitor, m: &measurement::Header) -> MeasurementRow {
     let (result_key, result) = result_of(visitor, m);
     MeasurementRow {
         id: m.id.clone(),
