@@ -394,6 +394,19 @@ async fn each_role_walks_its_journey_in_chromium() {
     assert_eq!(direction, json!("rtl ar"));
     shot(&client, "13-patient-account-arabic").await;
     client.goto(&app.url(&measurement_path)).await.unwrap();
+    // A Latin quantity stays one left-to-right run inside the right-to-left page: the number
+    // is drawn left of its unit ("72 bpm", not "bpm 72").
+    let number_left_of_unit: Value = client
+        .execute(
+            "const text = document.querySelector('#heart-rate bdi').firstChild;
+             const at = (i) => { const r = document.createRange(); r.setStart(text, i);
+                                 r.setEnd(text, i + 1); return r.getBoundingClientRect().left; };
+             return at(text.data.search(/[0-9]/)) < at(text.data.indexOf('bpm'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(number_left_of_unit, json!(true));
     shot(&client, "14-patient-measurement-arabic").await;
     client.close().await.unwrap();
 }
