@@ -12,6 +12,7 @@ mod m20261122_000003_jobs;
 mod m20261122_000004_reports;
 mod m20261122_000010_sessions;
 mod m20261122_000011_audit;
+mod m20261123_000012_measurement_list_index;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000004_reports::Migration),
             Box::new(m20261122_000010_sessions::Migration),
             Box::new(m20261122_000011_audit::Migration),
+            Box::new(m20261123_000012_measurement_list_index::Migration),
         ]
     }
 }
