@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::account::TimeZone;
-use crate::domain::periods::{Trigger, due_periods};
+use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::store::entities::job;
 use crate::store::{NewJob, NewReport, Store, StoreError};
 
@@ -82,9 +82,15 @@ pub struct Scheduler {
     options: SchedulerOptions,
 }
 
-/// The unique key of a scheduled report: user, trigger and period start.
-pub fn dedupe_key(user_id: &str, trigger: Trigger, start: i64) -> String {
-    format!("report:{user_id}:{}:{start}", trigger.as_str())
+/// The unique key of a scheduled report: user, prescription start, trigger and the period's
+/// number. Not the period's start: a patient who changes time zone moves the periods' instants
+/// by the zones' daylight-saving difference, and must not get one period twice.
+pub fn dedupe_key(user_id: &str, prescription_start: i64, period: &Period) -> String {
+    format!(
+        "report:{user_id}:{prescription_start}:{}:{}",
+        period.trigger.as_str(),
+        period.index
+    )
 }
 
 impl Scheduler {
@@ -138,7 +144,7 @@ impl Scheduler {
                 };
                 jobs.push(NewJob {
                     kind: PERIODIC_REPORT.to_owned(),
-                    dedupe_key: dedupe_key(&e.user_id, period.trigger, period.start),
+                    dedupe_key: dedupe_key(&e.user_id, e.creation_timestamp, period),
                     payload: serde_json::to_string(&payload).unwrap_or_default(),
                     run_after: now,
                     max_attempts: MAX_ATTEMPTS,

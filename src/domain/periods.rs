@@ -47,6 +47,9 @@ impl Trigger {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Period {
     pub trigger: Trigger,
+    /// Which period of its trigger this is, from 0: the same in every time zone, while its
+    /// start and end move with the zone's daylight-saving rules.
+    pub index: u32,
     pub start: i64,
     pub end: i64,
 }
@@ -130,6 +133,7 @@ pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
             }
             periods.push(Period {
                 trigger,
+                index: k as u32,
                 start: from,
                 end: to,
             });
@@ -141,6 +145,7 @@ pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
     if ended {
         periods.push(Period {
             trigger: Trigger::PrescriptionEnded,
+            index: 0,
             start,
             end,
         });
@@ -184,6 +189,7 @@ mod tests {
             periods.last(),
             Some(&Period {
                 trigger: Trigger::PrescriptionEnded,
+                index: 0,
                 start,
                 end
             })
@@ -202,6 +208,7 @@ mod tests {
             after_a_week,
             vec![Period {
                 trigger: Trigger::PeriodDaysPassed7,
+                index: 0,
                 start,
                 end: start + 7 * DAY
             }]

@@ -260,6 +260,63 @@ async fn weeks_across_daylight_saving_changes_have_seven_local_days() {
 }
 
 #[tokio::test]
+async fn a_time_zone_change_mid_prescription_repeats_no_period() {
+    let app = spawn_app().await;
+    let brussels: chrono_tz::Tz = "Europe/Brussels".parse().unwrap();
+    // New York moves to summer time on 8 March 2026, Brussels on 29 March: from then on a
+    // week of this prescription starts and ends an hour apart in the two zones.
+    let start = brussels.with_ymd_and_hms(2026, 3, 20, 10, 0, 0).unwrap();
+    app.clock.set(start.with_timezone(&Utc));
+    let mut world = World::new(&app).await;
+    let weekly = |reports: &[Value]| {
+        by_trigger(reports)
+            .get("PERIOD_DAYS_PASSED_7")
+            .copied()
+            .unwrap_or(0)
+    };
+    // Three weeks in Brussels; the third runs from 3 April 08:00 UTC to 10 April 08:00 UTC.
+    app.clock
+        .set(Utc.with_ymd_and_hms(2026, 4, 10, 8, 30, 0).unwrap());
+    run_due(&app).await;
+    relogin(&app, &mut world.admin).await;
+    assert_eq!(
+        weekly(&reports_of(&app, &world.admin, &world.patient.id).await),
+        3
+    );
+    // The patient moves to New York, where the third week runs from 09:00 UTC to 09:00 UTC.
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.admin.token,
+        json!({"time_zone": "America/New_York"}),
+    )
+    .await
+    .assert_ok();
+    app.clock
+        .set(Utc.with_ymd_and_hms(2026, 4, 10, 10, 0, 0).unwrap());
+    run_due(&app).await;
+    relogin(&app, &mut world.admin).await;
+    assert_eq!(
+        weekly(&reports_of(&app, &world.admin, &world.patient.id).await),
+        3,
+        "the third week is not made again in the new zone"
+    );
+    // To the end: four weeks, a month and the end, each once.
+    app.clock
+        .set(start.with_timezone(&Utc) + Duration::days(31));
+    run_due(&app).await;
+    relogin(&app, &mut world.admin).await;
+    let reports = reports_of(&app, &world.admin, &world.patient.id).await;
+    assert_eq!(
+        by_trigger(&reports),
+        BTreeMap::from([
+            ("PERIOD_DAYS_PASSED_30".to_owned(), 1),
+            ("PERIOD_DAYS_PASSED_7".to_owned(), 4),
+            ("PRESCRIPTION_ENDED".to_owned(), 1),
+        ])
+    );
+}
+
+#[tokio::test]
 async fn a_worker_that_dies_loses_nothing() {
     let app = spawn_app().await;
     let (_world, _) = world_started(&app, 31).await;
