@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use super::json::string_list;
+
 /// Where a measurement is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
@@ -353,17 +355,7 @@ impl Summary {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
-        let symptoms = data
-            .get("context")
-            .and_then(|c| c.get("symptoms"))
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let symptoms = string_list(data.get("context").and_then(|c| c.get("symptoms")));
         Summary {
             label,
             symptoms,

@@ -4,6 +4,7 @@ pub mod account;
 pub mod clock;
 pub mod country;
 pub mod id;
+pub mod json;
 pub mod measurement;
 pub mod periods;
 pub mod profile;

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::format;
 use crate::domain::account::Language;
+use crate::domain::json::string_list;
 use crate::i18n::Translator;
 use crate::store::entities::user;
 
@@ -100,19 +101,6 @@ pub const QUALITY_COLOURS: [(&str, &str); 3] = [
 pub fn translated_or_raw(tr: &Translator, prefix: &str, value: &str) -> String {
     tr.try_text(&format!("{prefix}-{value}"))
         .unwrap_or_else(|| value.to_owned())
-}
-
-/// The strings of a JSON array; empty for anything else.
-pub fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The colour of `key` in `table`; grey for unknown keys.

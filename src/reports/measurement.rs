@@ -8,10 +8,11 @@ use serde_json::{Map, Value, json};
 
 use super::common::{
     INDICATORS, QUALITY_COLOURS, as_of, colour, indicator, labels, patient_block, risk_block,
-    string_list, translated_or_raw,
+    translated_or_raw,
 };
 use super::format;
 use crate::domain::account::Language;
+use crate::domain::json::string_list;
 use crate::domain::measurement::signal_quality;
 use crate::i18n::Translator;
 use crate::store::entities::{measurement, profile, user};

@@ -12,6 +12,7 @@ use super::chrome::{Chrome, html};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use crate::domain::country::ISO_3166_ALPHA2;
+use crate::domain::json::string_list;
 use crate::domain::profile::{Activity, Comorbidity, Gender, Impediment, ProfilePatch};
 use crate::store::{AuditEntry, Viewer};
 
@@ -135,18 +136,11 @@ fn values_of(document: &Map<String, Value>) -> (HashMap<String, String>, Vec<Str
         })
         .unwrap_or_default();
     values.insert("custom_fields".into(), custom);
-    let list = |key: &str| -> Vec<String> {
-        document
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    (values, list("comorbidities"), list("impediments"))
+    (
+        values,
+        string_list(document.get("comorbidities")),
+        string_list(document.get("impediments")),
+    )
 }
 
 fn build_form(
