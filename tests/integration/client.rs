@@ -4,10 +4,10 @@
 use chrono::Utc;
 use futures_util::future::join_all;
 use serde_json::json;
-use tacho_client::{Client, Error, MeasurementUpdate, Tokens, codes};
+use tacho_client::{Client, Error, Tokens, codes};
 
 use crate::helpers::{
-    PASSWORD, World, assert_refused, fixture, pdf_text, spawn_app, spawn_app_with,
+    PASSWORD, TestApp, World, assert_refused, fixture, pdf_text, spawn_app, spawn_app_with,
 };
 
 #[tokio::test]
@@ -128,6 +128,13 @@ async fn failures_are_typed_envelopes_or_transport_errors() {
     assert_eq!(offline.unwrap_err().code(), None);
 }
 
+/// The file at an absolute URL the client made, fetched without authentication.
+async fn public_file(app: &TestApp, url: &str) -> Vec<u8> {
+    let response = app.client.get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200, "public, no authentication: {url}");
+    response.bytes().await.unwrap().to_vec()
+}
+
 #[tokio::test]
 async fn the_report_url_is_made_when_needed_and_reused_while_current() {
     let app = spawn_app().await;
@@ -143,9 +150,7 @@ async fn the_report_url_is_made_when_needed_and_reused_while_current() {
         url.starts_with(&format!("{}/files/v1/", app.address)),
         "{url}"
     );
-    let pdf = app.client.get(&url).send().await.unwrap();
-    assert_eq!(pdf.status(), 200, "public, no authentication");
-    let pdf = pdf.bytes().await.unwrap();
+    let pdf = public_file(&app, &url).await;
     assert!(pdf_text(&pdf).contains("Heart rhythm measurement report"));
     assert_eq!(count().await, 1);
 
@@ -154,18 +159,7 @@ async fn the_report_url_is_made_when_needed_and_reused_while_current() {
     assert_eq!(count().await, 1);
 
     // Rule 3.1: after an update the latest report is out of date and a new one is made.
-    app.clock.advance(chrono::Duration::seconds(1));
-    let review = MeasurementUpdate {
-        diagnosis: Some("Sinus rhythm, no pauses".into()),
-        label: Some("normal".into()),
-        ..MeasurementUpdate::default()
-    };
-    world
-        .staff_a
-        .client
-        .update_measurement(&id, &review)
-        .await
-        .unwrap();
+    app.review(&world.staff_a, &id).await;
     let fresh_url = patient.get_measurement_report_url(&id).await.unwrap();
     assert_ne!(fresh_url, url);
     assert_eq!(count().await, 2);
@@ -179,15 +173,7 @@ async fn the_report_url_is_made_when_needed_and_reused_while_current() {
         report.data.for_measurement_updated_timestamp,
         Some(measurement.update_timestamp.timestamp_millis())
     );
-    let pdf = app
-        .client
-        .get(&fresh_url)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let pdf = public_file(&app, &fresh_url).await;
     assert!(pdf_text(&pdf).contains("Sinus rhythm, no pauses"));
 
     // The report follows the user's language: after a change, a Dutch one is made.
@@ -199,15 +185,7 @@ async fn the_report_url_is_made_when_needed_and_reused_while_current() {
     assert_eq!(dutch.data.language.as_deref(), Some("nl"));
     assert_eq!(count().await, 3);
     let dutch_url = patient.file_url(dutch.data.read_file_token.as_deref().unwrap());
-    let pdf = app
-        .client
-        .get(&dutch_url)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let pdf = public_file(&app, &dutch_url).await;
     assert!(pdf_text(&pdf).contains("hartritme"));
 
     // Staff of the group may ask too; others and unanalysed measurements are refused.

@@ -498,6 +498,22 @@ impl TestApp {
         self.measure(user, payload).await.id
     }
 
+    /// A second later, `staff` reviews measurement `id` (label `normal`, a diagnosis), which
+    /// puts its latest report out of date (interface rule 3.1).
+    pub async fn review(&self, staff: &TestUser, id: &str) {
+        self.clock.advance(chrono::Duration::seconds(1));
+        let review = tacho_client::MeasurementUpdate {
+            diagnosis: Some("Sinus rhythm, no pauses".into()),
+            label: Some("normal".into()),
+            ..Default::default()
+        };
+        staff
+            .client
+            .update_measurement(id, &review)
+            .await
+            .expect("review stored");
+    }
+
     /// Posts the fixture `name` as `user`'s measurement and returns its id.
     pub async fn measurement_id(&self, user: &TestUser, name: &str) -> String {
         self.measure(user, fixture(name)).await.id

@@ -209,18 +209,7 @@ async fn repeats_reuse_the_pdf_and_changes_make_a_new_one() {
     );
 
     // Rule 3.1: a measurement update makes the latest report out of date.
-    app.clock.advance(chrono::Duration::seconds(1));
-    let review = tacho_client::MeasurementUpdate {
-        diagnosis: Some("Sinus rhythm, no pauses".into()),
-        label: Some("normal".into()),
-        ..Default::default()
-    };
-    world
-        .staff_a
-        .client
-        .update_measurement(&id, &review)
-        .await
-        .unwrap();
+    app.review(&world.staff_a, &id).await;
     let measurement = world.patient.client.get_measurement(&id).await.unwrap();
     let updated_ms = measurement.update_timestamp.timestamp_millis();
     assert!(
