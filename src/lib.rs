@@ -5,6 +5,7 @@
 //! The layers: [`routes`] (HTTP) call [`store`] (the only place with queries) and [`domain`]
 //! (framework-free rules: ids, accounts, profiles, RQL); [`auth`] handles passwords and tokens.
 
+pub mod analysis;
 pub mod auth;
 pub mod cli;
 pub mod config;

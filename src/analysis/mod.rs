@@ -1,0 +1,39 @@
+//! Tacho's own rhythm analysis: heart rate, heart-rate variability, signal quality and a
+//! rhythm screening from a camera PPG recording, a plain PPG series or RR intervals.
+//!
+//! Framework-free and pure: a function of its input, no I/O, no clock. It never panics on any
+//! input; what it cannot read becomes an [`Abnormality`].
+//!
+//! The pipeline (each step names its method and source where it is defined):
+//! 1. [`camera`]: choose and combine the camera cells and channels with the best pulse;
+//! 2. [`signal`]: resample onto a uniform grid, band-pass with zero phase;
+//! 3. [`beats`]: detect systolic peaks, refine them below the sample period, accept or
+//!    reject each beat by its shape;
+//! 4. [`intervals`]: reject artefact and ectopic intervals;
+//! 5. [`hrv`]: heart rate, SDNN, RMSSD, pNN50, SD1, SD2;
+//! 6. [`rhythm`]: irregularity features and the screening verdict.
+//!
+//! Tacho screens; it does not diagnose.
+
+mod beats;
+mod camera;
+mod hrv;
+mod input;
+mod intervals;
+mod pipeline;
+mod result;
+mod rhythm;
+mod signal;
+
+pub use hrv::hrv;
+pub use input::{CameraCell, Context, Recording};
+pub use pipeline::{Trace, analyse, analyse_payload, pulse_trace};
+pub use result::{
+    Abnormality, Analysis, Colour, Features, Hrv, Indicator, Label, Quality, QualityClass,
+    ResultKey, Rhythm, Source, Verdict,
+};
+pub use rhythm::features;
+
+/// The algorithm's version, stamped on every result; a change of any threshold or step bumps
+/// it, so stored results can be told apart and re-analysed.
+pub const VERSION: &str = "1.0.0";
