@@ -147,11 +147,12 @@ impl Recording {
             if !(rate.is_finite() && rate > 0.0) {
                 return Err("the rate must be a positive number of hertz".into());
             }
-            times = (0..values.len()).map(|i| i as f64 * 1000.0 / rate).collect();
+            times = (0..values.len())
+                .map(|i| i as f64 * 1000.0 / rate)
+                .collect();
         }
-        Recording::ppg(times, values).map_err(|_| {
-            "the series must be numbers with sample times running forwards".to_owned()
-        })
+        Recording::ppg(times, values)
+            .map_err(|_| "the series must be numbers with sample times running forwards".to_owned())
     }
 
     /// Where the signal came from.
