@@ -51,6 +51,8 @@ fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
         measurement_timestamp: payload["measurement_timestamp"].as_i64(),
         heartrate: payload["heartrate"].as_f64().map(|hr| hr + (n % 7) as f64),
         indicator: Some("normal".into()),
+        heart_rate: None,
+        result: None,
         summary: None,
         creation_timestamp: 1_795_217_460_000,
         update_timestamp: 1_795_217_460_000 + n,

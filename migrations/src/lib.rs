@@ -13,6 +13,7 @@ mod m20261122_000004_reports;
 mod m20261122_000010_sessions;
 mod m20261122_000011_audit;
 mod m20261123_000012_measurement_list_index;
+mod m20261124_000013_measurement_results;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000010_sessions::Migration),
             Box::new(m20261122_000011_audit::Migration),
             Box::new(m20261123_000012_measurement_list_index::Migration),
+            Box::new(m20261124_000013_measurement_results::Migration),
         ]
     }
 }

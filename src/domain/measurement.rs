@@ -332,9 +332,10 @@ impl MeasurementUpdate {
     }
 }
 
-/// The few fields of a measurement that periodic reports list, read from its payload once
-/// when it is stored or changed, so that reports over many measurements never parse payloads.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// The few fields of a measurement that periodic reports and lists show, read from its `data`
+/// once when it is stored or changed, so that reports over many measurements never parse
+/// payloads. Rows written before a field existed read it as its default.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// The physician's conclusion (`data.review.label`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -342,13 +343,29 @@ pub struct Summary {
     /// Symptoms reported with the measurement (`data.context.symptoms`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symptoms: Vec<String>,
-    /// `good`, `fair` or `poor`.
+    /// The analysis' signal quality class (`data.analysis.quality.class`): `good`, `fair` or
+    /// `poor`; `poor` when there is no analysis.
+    #[serde(default = "poor")]
     pub quality: String,
+    /// The server's heart rate (`data.analysis.heart_rate`), bpm; none when the analysis failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heart_rate: Option<f64>,
+    /// The server's headline result (`data.mostSevereLabel.key`): `regular`,
+    /// `possibly_irregular`, `possible_atrial_fibrillation`, `quality_too_low`, `no_result`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// The rhythm labels the analysis gave (`data.analysis.rhythm.labels`), least severe first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+}
+
+fn poor() -> String {
+    "poor".to_owned()
 }
 
 impl Summary {
-    /// Reads the summary of a payload; `has_heart_rate` tells whether the analysis gave one.
-    pub fn of(data: &Map<String, Value>, has_heart_rate: bool) -> Self {
+    /// Reads the summary of a measurement's `data` (the payload with the server's fields).
+    pub fn of(data: &Map<String, Value>) -> Self {
         let label = data
             .get("review")
             .and_then(|r| r.get("label"))
@@ -356,10 +373,29 @@ impl Summary {
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
         let symptoms = string_list(data.get("context").and_then(|c| c.get("symptoms")));
+        let analysis = data.get("analysis");
+        let quality = analysis
+            .and_then(|a| a.get("quality"))
+            .and_then(|q| q.get("class"))
+            .and_then(Value::as_str)
+            .map_or_else(poor, str::to_owned);
         Summary {
             label,
             symptoms,
-            quality: signal_quality(data, has_heart_rate).to_owned(),
+            quality,
+            heart_rate: analysis
+                .and_then(|a| a.get("heart_rate"))
+                .and_then(Value::as_f64),
+            result: data
+                .get("mostSevereLabel")
+                .and_then(|l| l.get("key"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            labels: string_list(
+                analysis
+                    .and_then(|a| a.get("rhythm"))
+                    .and_then(|r| r.get("labels")),
+            ),
         }
     }
 }

@@ -34,8 +34,8 @@ pub struct MeasurementChange {
     pub tags: Option<Vec<String>>,
 }
 
-fn summary_text(data: &Map<String, Value>, has_heart_rate: bool) -> String {
-    serde_json::to_string(&Summary::of(data, has_heart_rate)).unwrap_or_default()
+fn summary_text(summary: &Summary) -> String {
+    serde_json::to_string(summary).unwrap_or_default()
 }
 
 async fn replace_tags(
@@ -79,15 +79,18 @@ impl Store {
             .into_iter()
             .map(|e| e.group_id)
             .collect();
+        let summary = Summary::of(&new.data);
         let model = measurement::ActiveModel {
             id: Set(id.clone()),
             creator_id: Set(creator_id.to_owned()),
             status: Set(new.status.as_str().to_owned()),
-            summary: Set(Some(summary_text(&new.data, new.heartrate.is_some()))),
+            summary: Set(Some(summary_text(&summary))),
             data: Set(Value::Object(new.data).to_string()),
             measurement_timestamp: Set(Some(new.measurement_timestamp)),
             heartrate: Set(new.heartrate),
             indicator: Set(new.indicator),
+            heart_rate: Set(summary.heart_rate),
+            result: Set(summary.result),
             creation_timestamp: Set(now),
             update_timestamp: Set(now),
             status_changed_timestamp: Set(now),
@@ -217,7 +220,7 @@ impl Store {
         let now = self.now().max(current.update_timestamp + 1);
         let txn = self.db.begin().await?;
         let status_changed = change.status.as_str() != current.status;
-        let summary = summary_text(&change.data, current.heartrate.is_some());
+        let summary = summary_text(&Summary::of(&change.data));
         let mut update = measurement::Entity::update_many()
             .col_expr(measurement::Column::Summary, Expr::value(summary))
             .col_expr(

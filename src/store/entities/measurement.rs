@@ -13,8 +13,15 @@ pub struct Model {
     #[sea_orm(column_type = "Text")]
     pub data: String,
     pub measurement_timestamp: Option<i64>,
+    /// The heart rate the phone sent (`data.heartrate`), bpm.
     pub heartrate: Option<f64>,
+    /// The server's indicator (`data.indicator`): `normal`, `warning`, `urgent`, `quality`.
     pub indicator: Option<String>,
+    /// The server's heart rate (`data.analysis.heart_rate`), bpm; none when the analysis failed.
+    pub heart_rate: Option<f64>,
+    /// The server's headline result (`data.mostSevereLabel.key`), a
+    /// [`crate::analysis::ResultKey`] wire name.
+    pub result: Option<String>,
     /// JSON text of [`crate::domain::measurement::Summary`]; none for rows stored before it existed.
     #[sea_orm(column_type = "Text", nullable)]
     pub summary: Option<String>,
@@ -32,8 +39,14 @@ pub struct Header {
     pub creator_id: String,
     pub status: String,
     pub measurement_timestamp: Option<i64>,
+    /// The phone's heart rate.
     pub heartrate: Option<f64>,
+    /// The server's indicator.
     pub indicator: Option<String>,
+    /// The server's heart rate.
+    pub heart_rate: Option<f64>,
+    /// The server's result key.
+    pub result: Option<String>,
     pub creation_timestamp: i64,
 }
 
@@ -46,6 +59,8 @@ impl From<&Model> for Header {
             measurement_timestamp: m.measurement_timestamp,
             heartrate: m.heartrate,
             indicator: m.indicator.clone(),
+            heart_rate: m.heart_rate,
+            result: m.result.clone(),
             creation_timestamp: m.creation_timestamp,
         }
     }
@@ -70,11 +85,6 @@ impl Model {
         self.summary
             .as_deref()
             .and_then(|text| serde_json::from_str(text).ok())
-            .unwrap_or_else(|| {
-                crate::domain::measurement::Summary::of(
-                    &self.data_object(),
-                    self.heartrate.is_some(),
-                )
-            })
+            .unwrap_or_else(|| crate::domain::measurement::Summary::of(&self.data_object()))
     }
 }
