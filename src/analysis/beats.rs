@@ -83,14 +83,28 @@ pub fn detect(band: &[f64], rate: f64) -> Vec<usize> {
 /// then placed between samples by fitting a parabola through the maximum and its two
 /// neighbours (parabolic interpolation; Smith & Serra, "PARSHL", ICMC 1987, for spectral
 /// peaks; the same three-point fit is used for PPG fiducial points).
-pub fn refine(fine: &[f64], peaks: &[usize], rate: f64) -> Vec<f64> {
+///
+/// A pulse clipped by its sensor has no observable peak, only a plateau at the clipping
+/// level of `raw`; its beat is placed where the upstroke reaches that level (a steep, and so
+/// precise, fiducial point), as heartpy does without its clipping interpolation.
+pub fn refine(fine: &[f64], raw: &[f64], peaks: &[usize], rate: f64) -> Vec<f64> {
     let reach = ((0.06 * rate).round() as usize).max(1);
-    let n = fine.len();
+    let n = fine.len().min(raw.len());
+    let clip = clipping_level(raw);
     peaks
         .iter()
         .map(|&p| {
             let lo = p.saturating_sub(reach);
             let hi = (p + reach + 1).min(n);
+            if let Some(level) = clip
+                && let Some(first) = (lo..hi).find(|&i| raw[i] >= level)
+            {
+                let mut start = first;
+                while start > 0 && raw[start - 1] >= level {
+                    start -= 1;
+                }
+                return start as f64;
+            }
             let i = (lo..hi)
                 .max_by(|a, b| fine[*a].total_cmp(&fine[*b]))
                 .unwrap_or(p);
@@ -106,6 +120,65 @@ pub fn refine(fine: &[f64], peaks: &[usize], rate: f64) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The level a clipped signal is pinned at: its maximum, when runs of three or more samples
+/// within 0.5 % of the signal's range of it occur at least three times (a sensor at the end
+/// of its range); none otherwise.
+fn clipping_level(raw: &[f64]) -> Option<f64> {
+    let high = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let low = raw.iter().copied().fold(f64::INFINITY, f64::min);
+    let range = high - low;
+    if range.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    let level = high - 0.005 * range;
+    let (mut runs, mut length) = (0, 0);
+    for v in raw {
+        if *v >= level {
+            length += 1;
+            if length == 3 {
+                runs += 1;
+            }
+        } else {
+            length = 0;
+        }
+    }
+    (runs >= 3).then_some(level)
+}
+
+/// Stretches (grid index ranges) where the sensor lost the signal: the signal pinned at its
+/// minimum for at least 100 ms (a pulse never dwells at its trough that long). The band-pass
+/// filter rings around such a step for about one period of its 0.5 Hz corner, so beats within
+/// [`DROPOUT_MARGIN_S`] of one cannot be trusted.
+pub fn dropouts(raw: &[f64], rate: f64) -> Vec<(usize, usize)> {
+    let high = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let low = raw.iter().copied().fold(f64::INFINITY, f64::min);
+    let range = high - low;
+    let mut found = Vec::new();
+    if range.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return found;
+    }
+    let level = low + 0.005 * range;
+    let shortest = ((0.1 * rate).round() as usize).max(3);
+    let mut start = None;
+    for i in 0..=raw.len() {
+        let pinned = i < raw.len() && raw[i] <= level;
+        match (pinned, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s >= shortest {
+                    found.push((s, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// How near a dropout a beat must not be, seconds.
+pub const DROPOUT_MARGIN_S: f64 = 1.0;
 
 /// Judges each beat by its height and by how well its shape matches the recording's average
 /// beat (Orphanidou et al. 2015: the template is the mean of all beats over a window of the
@@ -233,7 +306,7 @@ mod tests {
         let x = pulses(&beats, rate, 17.0);
         let peaks = detect(&x, rate);
         assert_eq!(peaks.len(), beats.len());
-        let at = refine(&x, &peaks, rate);
+        let at = refine(&x, &x, &peaks, rate);
         for (found, truth) in at.iter().zip(&beats) {
             let error_ms = (found / rate - truth).abs() * 1000.0;
             assert!(error_ms < 5.0, "{error_ms} ms");

@@ -120,6 +120,26 @@ pub fn ectopics(rr: &[Option<f64>]) -> Vec<usize> {
     found
 }
 
+/// Normal-to-normal intervals, the series HRV is defined on (Task Force of the ESC and
+/// NASPE, Circulation 93:1043–1065, 1996): premature beats and their pauses are left out,
+/// and so is every interval that differs by more than 20 % from the one before it (Malik et
+/// al. 1989), which also catches an unrecognised artefact.
+pub fn normal_to_normal(rr: &[Option<f64>]) -> Vec<Option<f64>> {
+    let mut normal = rr.to_vec();
+    for i in ectopics(rr) {
+        normal[i] = None;
+        normal[i + 1] = None;
+    }
+    for i in 1..rr.len() {
+        if let (Some(before), Some(ms)) = (rr[i - 1], rr[i])
+            && (ms - before).abs() > (1.0 - PREMATURE_RATIO) * before
+        {
+            normal[i] = None;
+        }
+    }
+    normal
+}
+
 /// The series the rhythm features are computed on: the accepted intervals in order, without
 /// the premature beats and their pauses unless they are so many that they are the rhythm.
 /// Returns it with the number of premature beats found.

@@ -16,12 +16,16 @@ const MIN_DURATION_MS: f64 = 10_000.0;
 const PULSE_BAND_HZ: (f64, f64) = (0.5, 8.0);
 /// A wider band keeps the systolic peak's shape for placing it (up to 15 Hz, or below the
 /// Nyquist frequency of slow recordings).
-const FINE_BAND_HZ: (f64, f64) = (0.5, 15.0);
-/// Quality classes by score (coverage × mean beat correlation); below `FAIR` no result is
-/// given. Thresholds chosen here: a score of 0.8 leaves at most a fifth of the minute
-/// unusable, 0.6 at most two fifths.
+const FINE_BAND_HZ: (f64, f64) = (0.5, 25.0);
+/// Quality classes by score (coverage × mean beat correlation) and by the share of beats
+/// rejected for their shape or height; a poor recording gets no result. Thresholds chosen
+/// here: a score of 0.8 leaves at most a fifth of the minute unusable, 0.6 at most two
+/// fifths. More than one beat in ten rejected is poor: the line heartpy's comparison draws
+/// between clean and noisy segments (see docs/validation.md), one in twenty is fair.
 const GOOD: f64 = 0.8;
 const FAIR: f64 = 0.6;
+const GOOD_REJECTED: f64 = 0.05;
+const FAIR_REJECTED: f64 = 0.10;
 /// Above this many samples per second of recording the grid is mostly gaps.
 const MAX_GRID_PER_SAMPLE: usize = 2;
 
@@ -76,6 +80,8 @@ struct Prepared {
     duration_ms: f64,
     band: Vec<f64>,
     fine: Vec<f64>,
+    /// The signal before filtering, on the grid (beats up).
+    raw: Vec<f64>,
     channel: Option<String>,
 }
 
@@ -107,14 +113,10 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         Recording::Ppg { values, .. } => (grid.resample(values), None),
         Recording::RrIntervals(_) => unreachable!("handled above"),
     };
-    let mut band = band_pass(&signal, rate, PULSE_BAND_HZ.0, PULSE_BAND_HZ.1);
-    let mut fine = band_pass(&signal, rate, FINE_BAND_HZ.0, FINE_BAND_HZ.1);
+    let band = band_pass(&signal, rate, PULSE_BAND_HZ.0, PULSE_BAND_HZ.1);
+    let fine = band_pass(&signal, rate, FINE_BAND_HZ.0, FINE_BAND_HZ.1);
     if mean_sd(&band).1 <= 1e-9 {
         return Err(Abnormality::PulseNotFound);
-    }
-    if matches!(recording, Recording::Ppg { .. }) && upside_down(&band) {
-        band.iter_mut().for_each(|v| *v = -*v);
-        fine.iter_mut().for_each(|v| *v = -*v);
     }
     Ok(Prepared {
         rate,
@@ -123,21 +125,9 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         duration_ms,
         band,
         fine,
+        raw: signal,
         channel,
     })
-}
-
-/// A pulse rises fast (systole) and falls slowly, so the slope of a pulse the right way up is
-/// skewed towards large positive values. A plain series may come either way up (a camera's
-/// brightness falls with each beat); this turns it so that beats point up.
-fn upside_down(band: &[f64]) -> bool {
-    let slope: Vec<f64> = band.windows(2).map(|w| w[1] - w[0]).collect();
-    let (mean, sd) = mean_sd(&slope);
-    if sd <= 0.0 {
-        return false;
-    }
-    let skew = slope.iter().map(|d| ((d - mean) / sd).powi(3)).sum::<f64>() / slope.len() as f64;
-    skew < 0.0
 }
 
 /// What the signal stage found, in ms.
@@ -146,6 +136,9 @@ struct Found {
     beats: Vec<(f64, bool)>,
     /// The interval before each beat after the first; `None` where rejected.
     rr: Vec<Option<f64>>,
+    /// Beats set aside because the sensor lost the signal next to them: not counted against
+    /// the beats' quality, only against the coverage.
+    lost: usize,
     /// Mean shape correlation of the accepted beats (1 for intervals alone).
     correlation: f64,
     duration_ms: f64,
@@ -158,8 +151,19 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
     if peaks.len() < 3 {
         return Err(Abnormality::PulseNotFound);
     }
-    let at = beats::refine(&p.fine, &peaks, p.rate);
+    let at = beats::refine(&p.fine, &p.raw, &peaks, p.rate);
     let mut judged = beats::judge(&p.fine, &at, p.rate);
+    let margin = beats::DROPOUT_MARGIN_S * p.rate;
+    let mut lost = 0;
+    for (start, end) in beats::dropouts(&p.raw, p.rate) {
+        for beat in judged
+            .iter_mut()
+            .filter(|b| b.at > start as f64 - margin && b.at < end as f64 + margin)
+        {
+            lost += usize::from(beat.accepted);
+            beat.accepted = false;
+        }
+    }
     intervals::merge_spurious(&mut judged, p.step_ms);
     let rr = intervals::series(&judged, p.step_ms);
     let accepted: Vec<&Beat> = judged.iter().filter(|b| b.accepted).collect();
@@ -174,6 +178,7 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
             .map(|b| (p.start_ms + b.at * p.step_ms, b.accepted))
             .collect(),
         rr,
+        lost,
         correlation,
         duration_ms: p.duration_ms,
         resolution_ms: p.step_ms,
@@ -205,6 +210,7 @@ fn from_intervals(rr: &[f64]) -> Result<Found, Abnormality> {
     Ok(Found {
         beats: beats.iter().map(|b| (b.at, true)).collect(),
         rr: intervals::series(&beats, 1.0),
+        lost: 0,
         correlation: 1.0,
         duration_ms: total,
         resolution_ms: quantum(rr),
@@ -258,9 +264,11 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         }
         return analysis;
     }
-    analysis.quality.class = if score >= GOOD {
+    let judged = found.beats.len().saturating_sub(found.lost).max(1);
+    let rejected_share = rejected_beats.saturating_sub(found.lost) as f64 / judged as f64;
+    analysis.quality.class = if score >= GOOD && rejected_share <= GOOD_REJECTED {
         QualityClass::Good
-    } else if score >= FAIR {
+    } else if score >= FAIR && rejected_share <= FAIR_REJECTED {
         QualityClass::Fair
     } else {
         return analysis;
@@ -293,7 +301,8 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         .map(|(_, t)| round1(*t))
         .collect();
     analysis.rr_intervals = accepted.iter().map(|v| round1(*v)).collect();
-    analysis.hrv = hrv::hrv(&found.rr).map(|h| super::result::Hrv {
+    let normal = intervals::normal_to_normal(&found.rr);
+    analysis.hrv = hrv::hrv(&normal).map(|h| super::result::Hrv {
         sdnn: round2(h.sdnn),
         rmssd: round2(h.rmssd),
         pnn50: round3(h.pnn50),
