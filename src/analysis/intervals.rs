@@ -140,19 +140,19 @@ pub fn normal_to_normal(rr: &[Option<f64>]) -> Vec<Option<f64>> {
     normal
 }
 
-/// The series the rhythm features are computed on: the accepted intervals in order, without
-/// the premature beats and their pauses unless they are so many that they are the rhythm.
-/// Returns it with the number of premature beats found.
-pub fn for_rhythm(rr: &[Option<f64>]) -> (Vec<f64>, usize) {
+/// The series the rhythm features are computed on: the accepted intervals, with each
+/// premature beat and its pause set aside (`None`) unless they are so many that they are the
+/// rhythm. Returns it with the number of premature beats found.
+pub fn for_rhythm(rr: &[Option<f64>]) -> (Vec<Option<f64>>, usize) {
     let premature = ectopics(rr);
     let accepted = rr.iter().flatten().count();
-    let set_aside = premature.len() as f64 <= MAX_ECTOPIC_SHARE * accepted as f64;
-    let clean = rr
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !(set_aside && premature.iter().any(|p| *i == *p || *i == p + 1)))
-        .filter_map(|(_, ms)| *ms)
-        .collect();
+    let mut clean = rr.to_vec();
+    if premature.len() as f64 <= MAX_ECTOPIC_SHARE * accepted as f64 {
+        for &i in &premature {
+            clean[i] = None;
+            clean[i + 1] = None;
+        }
+    }
     (clean, premature.len())
 }
 
@@ -196,6 +196,6 @@ mod tests {
         with_premature[9] = Some(1040.0);
         assert_eq!(ectopics(&with_premature), vec![8]);
         let (clean, count) = for_rhythm(&with_premature);
-        assert_eq!((clean.len(), count), (18, 1));
+        assert_eq!((clean.iter().flatten().count(), count), (18, 1));
     }
 }

@@ -32,7 +32,7 @@ pub use result::{
     Abnormality, Analysis, Colour, Features, Hrv, Indicator, Label, Quality, QualityClass,
     ResultKey, Rhythm, Source, Verdict,
 };
-pub use rhythm::features;
+pub use rhythm::{features, features_with_gaps};
 
 /// The algorithm's version, stamped on every result; a change of any threshold or step bumps
 /// it, so stored results can be told apart and re-analysed.

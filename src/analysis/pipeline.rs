@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::beats::{self, Beat};
 use super::input::{Context, Recording};
 use super::intervals;
-use super::result::{Abnormality, Analysis, Quality, QualityClass, Rhythm, Source};
+use super::result::{Abnormality, Analysis, Features, Quality, QualityClass, Rhythm, Source};
 use super::rhythm;
 use super::signal::{Grid, RATES, band_pass, mean_sd, median, rate_of};
 use super::{camera, hrv};
@@ -26,6 +26,8 @@ const GOOD: f64 = 0.8;
 const FAIR: f64 = 0.6;
 const GOOD_REJECTED: f64 = 0.05;
 const FAIR_REJECTED: f64 = 0.10;
+/// Slower recordings are interpolated onto a grid of this rate (Hz) before filtering.
+const MIN_WORK_RATE: f64 = 50.0;
 /// Above this many samples per second of recording the grid is mostly gaps.
 const MAX_GRID_PER_SAMPLE: usize = 2;
 
@@ -74,9 +76,12 @@ pub fn pulse_trace(recording: &Recording) -> Option<Trace> {
 
 /// A signal on its uniform grid, filtered.
 struct Prepared {
+    /// The working rate (Hz) and the grid step (ms).
     rate: f64,
     start_ms: f64,
     step_ms: f64,
+    /// The recording's own sample period, ms: the finest timing it resolves.
+    sample_ms: f64,
     duration_ms: f64,
     band: Vec<f64>,
     fine: Vec<f64>,
@@ -113,15 +118,29 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         Recording::Ppg { values, .. } => (grid.resample(values), None),
         Recording::RrIntervals(_) => unreachable!("handled above"),
     };
-    let band = band_pass(&signal, rate, PULSE_BAND_HZ.0, PULSE_BAND_HZ.1);
-    let fine = band_pass(&signal, rate, FINE_BAND_HZ.0, FINE_BAND_HZ.1);
+    // Slow recordings are worked on at MIN_WORK_RATE: the detector's 111 ms window and the
+    // beat templates need a few samples per systolic wave.
+    let (signal, work_rate) = if rate < MIN_WORK_RATE {
+        let native: Vec<f64> = (0..signal.len())
+            .map(|k| grid.start_ms + k as f64 * grid.step_ms)
+            .collect();
+        let finer = Grid::new(&native, MIN_WORK_RATE);
+        (finer.resample(&signal), MIN_WORK_RATE)
+    } else {
+        (signal, rate)
+    };
+    let band = band_pass(&signal, work_rate, PULSE_BAND_HZ.0, PULSE_BAND_HZ.1);
+    // Nothing above the recording's own Nyquist frequency is signal.
+    let fine_high = FINE_BAND_HZ.1.min(0.45 * rate);
+    let fine = band_pass(&signal, work_rate, FINE_BAND_HZ.0, fine_high);
     if mean_sd(&band).1 <= 1e-9 {
         return Err(Abnormality::PulseNotFound);
     }
     Ok(Prepared {
-        rate,
+        rate: work_rate,
         start_ms: grid.start_ms,
-        step_ms: grid.step_ms,
+        step_ms: 1000.0 / work_rate,
+        sample_ms: grid.step_ms,
         duration_ms,
         band,
         fine,
@@ -152,7 +171,7 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
         return Err(Abnormality::PulseNotFound);
     }
     let at = beats::refine(&p.fine, &p.raw, &peaks, p.rate);
-    let mut judged = beats::judge(&p.fine, &at, p.rate);
+    let mut judged = beats::judge(&p.band, &at, p.rate);
     let margin = beats::DROPOUT_MARGIN_S * p.rate;
     let mut lost = 0;
     for (start, end) in beats::dropouts(&p.raw, p.rate) {
@@ -181,7 +200,7 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
         lost,
         correlation,
         duration_ms: p.duration_ms,
-        resolution_ms: p.step_ms,
+        resolution_ms: p.sample_ms,
         channel: p.channel.clone(),
     })
 }
@@ -276,9 +295,22 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
 
     let heart_rate = 60_000.0 / (covered / accepted.len() as f64);
     let (clean, ectopic_beats) = intervals::for_rhythm(&found.rr);
-    let mut features = rhythm::features(&clean, found.resolution_ms);
+    let mut features = rhythm::features_with_gaps(&clean, found.resolution_ms);
     features.ectopic_beats = ectopic_beats;
-    let (labels, irregular) = rhythm::screen(&features, clean.len(), heart_rate, context.at_rest);
+    let mut n = rhythm::turning_point_values(&clean);
+    let mut af = rhythm::fibrillation_like(&features, n);
+    if !af && ectopic_beats > 0 {
+        let whole = rhythm::features_with_gaps(&found.rr, found.resolution_ms);
+        let whole_n = rhythm::turning_point_values(&found.rr);
+        if rhythm::fibrillation_like(&whole, whole_n) {
+            (af, n) = (true, whole_n);
+            features = Features {
+                ectopic_beats,
+                ..whole
+            };
+        }
+    }
+    let (labels, irregular) = rhythm::screen(&features, n, af, heart_rate, context.at_rest);
     let mut stretches = if irregular {
         rhythm::irregular_stretches(&found.rr, &closing)
     } else {

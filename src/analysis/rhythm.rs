@@ -6,7 +6,9 @@
 //! ratio). Two classic false positives are handled before and beside it: premature beats are
 //! set aside first ([`super::intervals::for_rhythm`]), and respiratory sinus arrhythmia,
 //! which is variable but periodic, is told apart by the concentration of the series' power in
-//! one frequency band.
+//! one frequency band. Because setting aside short-long pairs also takes turning points out
+//! of a truly random series, the whole series is judged too: premature beats in a regular
+//! rhythm leave its histogram narrow (low entropy), fibrillation does not.
 
 use realfft::RealFftPlanner;
 
@@ -45,37 +47,60 @@ const STRETCH_WINDOW: usize = 8;
 /// The irregularity features of a clean interval series (ms); `resolution_ms` is the finest
 /// step its timing can resolve, which sets the narrowest histogram bin.
 pub fn features(rr: &[f64], resolution_ms: f64) -> Features {
-    let n = rr.len();
+    let series: Vec<Option<f64>> = rr.iter().copied().map(Some).collect();
+    features_with_gaps(&series, resolution_ms)
+}
+
+/// The features of a series in which set-aside intervals are `None`. As for HRV, successive
+/// differences, Poincaré pairs and turning points are taken only between intervals that are
+/// next to each other; the histogram and the spectrum take the accepted intervals in order.
+/// Taking turning points across a gap would bias the ratio: a rejected beat is often the weak
+/// one after a short interval, and dropping it drops a turning point.
+pub fn features_with_gaps(rr: &[Option<f64>], resolution_ms: f64) -> Features {
     let mut f = Features {
         timing_resolution_ms: Some(resolution_ms),
         ..Features::default()
     };
-    if n < 3 {
+    let accepted: Vec<f64> = rr.iter().flatten().copied().collect();
+    let pairs: Vec<(f64, f64)> = rr.windows(2).filter_map(|w| Some((w[0]?, w[1]?))).collect();
+    let triples: Vec<(f64, f64, f64)> = rr
+        .windows(3)
+        .filter_map(|w| Some((w[0]?, w[1]?, w[2]?)))
+        .collect();
+    if accepted.len() < 3 || pairs.is_empty() || triples.is_empty() {
         return f;
     }
-    let mean = rr.iter().sum::<f64>() / n as f64;
-    let diffs: Vec<f64> = rr.windows(2).map(|w| w[1] - w[0]).collect();
-    let rmssd = (diffs.iter().map(|d| d * d).sum::<f64>() / diffs.len() as f64).sqrt();
+    let mean = accepted.iter().sum::<f64>() / accepted.len() as f64;
+    let rmssd =
+        (pairs.iter().map(|(a, b)| (b - a) * (b - a)).sum::<f64>() / pairs.len() as f64).sqrt();
     f.nrmssd = (mean > 0.0).then(|| rmssd / mean);
-    f.shannon_entropy = Some(shannon_entropy(rr, resolution_ms));
-    let turning = (1..n - 1)
-        .filter(|&i| {
-            (rr[i] > rr[i - 1] && rr[i] > rr[i + 1]) || (rr[i] < rr[i - 1] && rr[i] < rr[i + 1])
-        })
+    f.shannon_entropy = Some(shannon_entropy(&accepted, resolution_ms));
+    let turning = triples
+        .iter()
+        .filter(|(a, b, c)| (b > a && b > c) || (b < a && b < c))
         .count();
-    f.turning_point_ratio = Some(turning as f64 / (n - 2) as f64);
-    let minus: Vec<f64> = rr
-        .windows(2)
-        .map(|w| (w[0] - w[1]) / std::f64::consts::SQRT_2)
+    f.turning_point_ratio = Some(turning as f64 / triples.len() as f64);
+    let minus: Vec<f64> = pairs
+        .iter()
+        .map(|(a, b)| (a - b) / std::f64::consts::SQRT_2)
         .collect();
-    let plus: Vec<f64> = rr
-        .windows(2)
-        .map(|w| (w[0] + w[1]) / std::f64::consts::SQRT_2)
+    let plus: Vec<f64> = pairs
+        .iter()
+        .map(|(a, b)| (a + b) / std::f64::consts::SQRT_2)
         .collect();
     let sd2 = population_sd(&plus);
     f.sd1_sd2 = (sd2 > 0.0).then(|| population_sd(&minus) / sd2);
-    f.spectral_peak_share = spectral_peak_share(rr, mean);
+    f.spectral_peak_share = spectral_peak_share(&accepted, mean);
     f
+}
+
+/// How many values the turning-point test sees in a series with gaps: two more than the
+/// number of triples of adjacent intervals.
+pub fn turning_point_values(rr: &[Option<f64>]) -> usize {
+    rr.windows(3)
+        .filter(|w| w.iter().all(Option::is_some))
+        .count()
+        + 2
 }
 
 /// Normalised Shannon entropy of the histogram over [min, max] in at most 16 equal bins, no
@@ -149,31 +174,49 @@ fn turning_points_random(ratio: f64, n: usize) -> (bool, bool) {
     )
 }
 
-/// The screening's result: labels (least severe first) and whether the rhythm is irregular.
-pub fn screen(
-    features: &Features,
-    clean_intervals: usize,
-    heart_rate: f64,
-    at_rest: bool,
-) -> (Vec<Label>, bool) {
-    let mut labels = Vec::new();
+/// Whether a series with these features, of `n` intervals, is irregular in the way of atrial
+/// fibrillation: variable, spread out, random and not periodic.
+pub fn fibrillation_like(features: &Features, n: usize) -> bool {
     let (Some(nrmssd), Some(entropy), Some(tpr)) = (
         features.nrmssd,
         features.shannon_entropy,
         features.turning_point_ratio,
     ) else {
+        return false;
+    };
+    let (not_smooth, not_alternating) = turning_points_random(tpr, n);
+    n >= MIN_INTERVALS
+        && nrmssd >= NRMSSD_MIN
+        && !periodic(features)
+        && entropy >= SHANNON_MIN
+        && not_smooth
+        && not_alternating
+}
+
+fn periodic(features: &Features) -> bool {
+    features
+        .spectral_peak_share
+        .is_none_or(|share| share >= PERIODIC_SHARE)
+}
+
+/// The screening's result: labels (least severe first) and whether the rhythm is irregular.
+/// `features` are those of the `n` intervals the verdict was made on; `af` whether they (or
+/// the whole series, before premature beats were set aside) are fibrillation-like.
+pub fn screen(
+    features: &Features,
+    n: usize,
+    af: bool,
+    heart_rate: f64,
+    at_rest: bool,
+) -> (Vec<Label>, bool) {
+    let mut labels = Vec::new();
+    let (Some(nrmssd), Some(tpr)) = (features.nrmssd, features.turning_point_ratio) else {
         return (labels, false);
     };
-    let enough = clean_intervals >= MIN_INTERVALS;
-    let variable = nrmssd >= NRMSSD_MIN;
-    let periodic = features
-        .spectral_peak_share
-        .is_none_or(|share| share >= PERIODIC_SHARE);
-    let (not_smooth, not_alternating) = turning_points_random(tpr, clean_intervals);
-    let af =
-        enough && variable && !periodic && entropy >= SHANNON_MIN && not_smooth && not_alternating;
+    let (not_smooth, _) = turning_points_random(tpr, n);
     // Variable and aperiodic, not smooth, but not random enough for fibrillation.
-    let irregular_other = enough && !af && variable && !periodic && not_smooth;
+    let irregular_other =
+        n >= MIN_INTERVALS && !af && nrmssd >= NRMSSD_MIN && !periodic(features) && not_smooth;
     let ectopics = features.ectopic_beats;
 
     if af {
@@ -239,7 +282,8 @@ mod tests {
         let f = features(&breathing, 1.0);
         assert!(f.nrmssd.unwrap() > 0.1);
         assert!(f.spectral_peak_share.unwrap() > 0.8);
-        let (labels, irregular) = screen(&f, breathing.len(), 70.0, true);
+        let af = fibrillation_like(&f, breathing.len());
+        let (labels, irregular) = screen(&f, breathing.len(), af, 70.0, true);
         assert_eq!((labels, irregular), (vec![Label::SinusRhythm], false));
     }
 
