@@ -195,17 +195,13 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
     Ok(logins)
 }
 
-/// Payloads of the demo measurements (the test fixtures) with the result each shows.
-const MEASUREMENTS: [(&str, &str); 3] = [
-    (include_str!("../tests/fixtures/sinus_72.json"), "normal"),
-    (
-        include_str!("../tests/fixtures/irregular_af.json"),
-        "irregular",
-    ),
-    (
-        include_str!("../tests/fixtures/bradycardia_48.json"),
-        "bradycardia",
-    ),
+/// Payloads of the demo measurements: the camera recordings of the test fixtures (sinus
+/// rhythm at 72 bpm, an irregular rhythm like atrial fibrillation, a slow rhythm at 48 bpm).
+/// Tacho's analysis gives each its result, as for any upload.
+const MEASUREMENTS: [&str; 3] = [
+    include_str!("../tests/fixtures/sinus_72.json"),
+    include_str!("../tests/fixtures/irregular_af.json"),
+    include_str!("../tests/fixtures/bradycardia_48.json"),
 ];
 
 /// Four measurements over the last days for a new demo patient (the `n`th person, so that
@@ -213,11 +209,10 @@ const MEASUREMENTS: [(&str, &str); 3] = [
 async fn seed_measurements(store: &Store, user_id: &str, n: usize) -> anyhow::Result<()> {
     let now = store.clock().now();
     for (k, which) in [0, 1, 0, 2].into_iter().enumerate() {
-        let (payload, indicator) = MEASUREMENTS[(which + n) % MEASUREMENTS.len()];
+        let payload = MEASUREMENTS[(which + n) % MEASUREMENTS.len()];
         let mut data: serde_json::Value = serde_json::from_str(payload)?;
         let at = now - Duration::hours(7 + 29 * k as i64 + 3 * n as i64);
         data["measurement_timestamp"] = json!(at.timestamp_millis());
-        data["indicator"] = json!(indicator);
         let new =
             NewMeasurement::parse(data).map_err(|e| anyhow::anyhow!("demo measurement: {e}"))?;
         store.create_measurement(user_id, new).await?;

@@ -4,6 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::json::string_list;
+use crate::analysis::{
+    Abnormality, Analysis, Quality, QualityClass, Rhythm, Source, VERSION, analyse_payload,
+};
 
 /// Where a measurement is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,10 +58,11 @@ impl Status {
     }
 }
 
-/// Heart rates outside this range (bpm) are not a usable result.
-pub const USABLE_HEART_RATE: std::ops::RangeInclusive<f64> = 20.0..=300.0;
-/// Fields the server writes into `data`; clients may not send them.
-pub const SERVER_FIELDS: [&str; 1] = ["review"];
+/// Fields the server writes into `data`; clients may not send them (400 code 15 on upload and
+/// update): the physician's review, and the analysis' result ([`ANALYSIS_FIELDS`]).
+pub const SERVER_FIELDS: [&str; 5] = ["review", "indicator", "mostSevereLabel", "af", "analysis"];
+/// The fields of `data` an analysis writes, in the order they are appended to a payload.
+pub const ANALYSIS_FIELDS: [&str; 4] = ["indicator", "mostSevereLabel", "af", "analysis"];
 const MAX_TAGS: usize = 50;
 const MAX_TAG_CHARS: usize = 100;
 
@@ -83,17 +87,98 @@ fn invalid(field: impl Into<String>, rule: impl Into<String>) -> DataError {
     }
 }
 
-/// A new measurement, parsed.
+/// A new measurement, parsed and analysed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewMeasurement {
-    /// The payload as sent.
+    /// The payload as sent, followed by the analysis' fields ([`ANALYSIS_FIELDS`]).
     pub data: Map<String, Value>,
     pub measurement_timestamp: i64,
+    /// The heart rate the phone sent, bpm (not the server's: that is in `data.analysis`).
     pub heartrate: Option<f64>,
+    /// The server's indicator (`data.indicator`).
     pub indicator: Option<String>,
     pub tags: Vec<String>,
-    /// `analyzed` with a usable heart rate, else `analysis_failed`.
+    /// `analyzed`, or `analysis_failed` when the analysis found no result.
     pub status: Status,
+}
+
+/// The fields an analysis writes into a measurement's `data`, as the wire shows them:
+/// `indicator`, `mostSevereLabel: {key, color}`, `af` (1 or 0) and `analysis`.
+pub fn analysis_fields(analysis: &Analysis) -> Map<String, Value> {
+    let verdict = analysis.verdict();
+    let mut fields = Map::new();
+    fields.insert("indicator".into(), verdict.indicator.as_str().into());
+    fields.insert(
+        "mostSevereLabel".into(),
+        serde_json::json!({"key": verdict.key.as_str(), "color": verdict.colour.as_str()}),
+    );
+    fields.insert("af".into(), u8::from(verdict.af).into());
+    // The analysis is plain data (numbers, strings, lists); serialising it cannot fail, and
+    // if it ever did the result would still be recorded as failed rather than lost.
+    let analysis = serde_json::to_value(analysis).unwrap_or(Value::Null);
+    fields.insert("analysis".into(), analysis);
+    fields
+}
+
+/// Analyses the recording in a measurement's `data`. The analysis is built never to panic; if
+/// a fault in it ever did, the measurement is still stored (and can be analysed again once
+/// the fault is fixed), as failed with `bad_signal_quality`, instead of the upload being lost
+/// to an internal error.
+pub fn analyse(data: &Map<String, Value>) -> Analysis {
+    // The panic itself is reported by the process' panic hook, with its location.
+    std::panic::catch_unwind(|| analyse_payload(data)).unwrap_or_else(|_| {
+        let camera = data.contains_key("time") || data.contains_key("quadrants");
+        Analysis {
+            version: VERSION.to_owned(),
+            source: if camera {
+                Source::Camera
+            } else {
+                Source::RrIntervals
+            },
+            heart_rate: None,
+            beats: Vec::new(),
+            rejected_beats: Vec::new(),
+            rr_intervals: Vec::new(),
+            rr_times: Vec::new(),
+            quality: Quality {
+                score: 0.0,
+                class: QualityClass::Poor,
+                accepted_beats: 0,
+                rejected_beats: 0,
+                channel: None,
+            },
+            hrv: None,
+            rhythm: Rhythm::default(),
+            abnormalities: vec![Abnormality::BadSignalQuality],
+        }
+    })
+}
+
+/// Writes an analysis into `data`: fields already there keep their place (a re-analysis
+/// changes values, not the order of the document), new ones are appended.
+pub fn write_analysis(data: &mut Map<String, Value>, analysis: &Analysis) {
+    for (key, value) in analysis_fields(analysis) {
+        data.insert(key, value);
+    }
+}
+
+/// The status a measurement in `current` has once `analysis` is its result. `measured`,
+/// `analyzed` and `analysis_failed` follow the result. `pending_review` and `reviewed` are a
+/// person's doing (a patient asked, a physician answered) and stay as they are, also when a
+/// new analysis fails: a re-run of the software must not drop a review request from a
+/// physician's list or hide a review; the failure shows in the result itself
+/// (`indicator: quality`).
+pub fn status_after(current: Status, analysis: &Analysis) -> Status {
+    match current {
+        Status::PendingReview | Status::Reviewed => current,
+        Status::Measured | Status::Analyzed | Status::AnalysisFailed => {
+            if analysis.failed() {
+                Status::AnalysisFailed
+            } else {
+                Status::Analyzed
+            }
+        }
+    }
 }
 
 fn tags_of(value: Option<&Value>) -> Result<Vec<String>, DataError> {
@@ -126,9 +211,12 @@ fn tags_of(value: Option<&Value>) -> Result<Vec<String>, DataError> {
 }
 
 impl NewMeasurement {
-    /// Parses the bare `data` object of `POST /data/v1/measurements/documents`.
+    /// Parses the bare `data` object of `POST /data/v1/measurements/documents` and analyses
+    /// its recording. Only the envelope's fields are checked here: a camera trace that cannot
+    /// be read is not an error of the upload but a failed analysis, stored with its reason.
+    /// Pure, and CPU-bound in proportion to the payload's signal.
     pub fn parse(value: Value) -> Result<Self, DataError> {
-        let Value::Object(data) = value else {
+        let Value::Object(mut data) = value else {
             return Err(invalid("data", "must be a JSON object"));
         };
         if let Some(field) = SERVER_FIELDS.iter().find(|f| data.contains_key(**f)) {
@@ -163,16 +251,6 @@ impl NewMeasurement {
                 ));
             }
         }
-        let indicator = match data.get("indicator") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if !s.is_empty() && s.chars().count() <= 64 => Some(s.clone()),
-            Some(_) => {
-                return Err(invalid(
-                    "indicator",
-                    "must be a string of 1 to 64 characters",
-                ));
-            }
-        };
         if data
             .get("context")
             .is_some_and(|c| !c.is_null() && !c.is_object())
@@ -180,12 +258,10 @@ impl NewMeasurement {
             return Err(invalid("context", "must be an object"));
         }
         let tags = tags_of(data.get("tags"))?;
-        let usable = heartrate.is_some_and(|hr| USABLE_HEART_RATE.contains(&hr));
-        let status = if usable {
-            Status::Analyzed
-        } else {
-            Status::AnalysisFailed
-        };
+        let analysis = analyse(&data);
+        let status = status_after(Status::Measured, &analysis);
+        let indicator = Some(analysis.verdict().indicator.as_str().to_owned());
+        write_analysis(&mut data, &analysis);
         Ok(NewMeasurement {
             data,
             measurement_timestamp,
@@ -261,6 +337,9 @@ impl MeasurementUpdate {
                     } else {
                         review.diagnosis = Some(text);
                     }
+                }
+                server if SERVER_FIELDS.contains(&server) => {
+                    return Err(invalid(server, "is written by the server"));
                 }
                 other => {
                     return Err(invalid(
@@ -430,25 +509,122 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A regular series of `n` intervals of `ms`, with a little jitter as real beats have.
+    fn regular(ms: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ms + [0.0, 6.0, -4.0, 3.0, -5.0][i % 5])
+            .collect()
+    }
+
     #[test]
-    fn a_heart_rate_makes_a_measurement_analysed() {
-        let m = NewMeasurement::parse(
-            json!({"measurement_timestamp": 5, "heartrate": 72, "tags": ["a", "a", "b"]}),
-        )
+    fn the_analysis_decides_the_status_and_the_phone_keeps_its_heart_rate() {
+        let m = NewMeasurement::parse(json!({
+            "measurement_timestamp": 5,
+            "heartrate": 99,
+            "rr_intervals": regular(833.0, 70),
+            "tags": ["a", "a", "b"],
+        }))
         .unwrap();
         assert_eq!(m.status, Status::Analyzed);
-        assert_eq!(m.heartrate, Some(72.0));
+        assert_eq!(m.heartrate, Some(99.0), "the phone's value, as sent");
+        assert_eq!(m.data["heartrate"], 99);
         assert_eq!(m.tags, vec!["a", "b"]);
+        assert_eq!(m.indicator.as_deref(), Some("normal"));
+        assert_eq!(m.data["indicator"], "normal");
+        assert_eq!(
+            m.data["mostSevereLabel"],
+            json!({"key": "regular", "color": "green"})
+        );
+        assert_eq!(m.data["af"], 0);
+        let bpm = m.data["analysis"]["heart_rate"].as_f64().unwrap();
+        assert!((bpm - 72.0).abs() < 1.0, "{bpm}");
+        let keys: Vec<&str> = m.data.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "measurement_timestamp",
+                "heartrate",
+                "rr_intervals",
+                "tags",
+                "indicator",
+                "mostSevereLabel",
+                "af",
+                "analysis"
+            ],
+            "the payload first, as sent, then the server's fields"
+        );
+
+        // A heart rate alone is no signal: the phone's value does not make a result.
         for payload in [
+            json!({"measurement_timestamp": 5, "heartrate": 72}),
             json!({"measurement_timestamp": 5}),
-            json!({"measurement_timestamp": 5, "heartrate": 0}),
-            json!({"measurement_timestamp": 5, "heartrate": null}),
         ] {
-            assert_eq!(
-                NewMeasurement::parse(payload).unwrap().status,
-                Status::AnalysisFailed
-            );
+            let m = NewMeasurement::parse(payload).unwrap();
+            assert_eq!(m.status, Status::AnalysisFailed);
+            assert_eq!(m.data["indicator"], "quality");
+            assert_eq!(m.data["mostSevereLabel"]["key"], "no_result");
+            assert_eq!(m.data["analysis"]["abnormalities"], json!(["too_short"]));
         }
+    }
+
+    #[test]
+    fn re_analysis_moves_results_but_not_reviews() {
+        let ok = crate::analysis::analyse_payload(
+            json!({"rr_intervals": regular(800.0, 70)})
+                .as_object()
+                .unwrap(),
+        );
+        let failed = crate::analysis::analyse_payload(&Map::new());
+        assert!(failed.failed());
+        for current in [Status::Measured, Status::Analyzed, Status::AnalysisFailed] {
+            assert_eq!(status_after(current, &failed), Status::AnalysisFailed);
+        }
+        for current in [Status::PendingReview, Status::Reviewed] {
+            assert_eq!(status_after(current, &failed), current);
+        }
+        assert!(!ok.failed());
+        assert_eq!(status_after(Status::AnalysisFailed, &ok), Status::Analyzed);
+        assert_eq!(status_after(Status::Reviewed, &ok), Status::Reviewed);
+    }
+
+    #[test]
+    fn a_rewritten_analysis_keeps_its_place() {
+        let mut data = json!({"measurement_timestamp": 1, "analysis": {}, "af": 1, "z": 2})
+            .as_object()
+            .cloned()
+            .unwrap();
+        write_analysis(&mut data, &crate::analysis::analyse_payload(&Map::new()));
+        let keys: Vec<&str> = data.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "measurement_timestamp",
+                "analysis",
+                "af",
+                "z",
+                "indicator",
+                "mostSevereLabel"
+            ]
+        );
+        assert_eq!(data["af"], 0);
+    }
+
+    #[test]
+    fn summaries_read_the_server_result_and_old_rows_still_read() {
+        let m = NewMeasurement::parse(json!({
+            "measurement_timestamp": 5,
+            "context": {"symptoms": ["dizzy"]},
+        }))
+        .unwrap();
+        let summary = Summary::of(&m.data);
+        assert_eq!(summary.quality, "poor");
+        assert_eq!(summary.heart_rate, None);
+        assert_eq!(summary.result.as_deref(), Some("no_result"));
+        assert_eq!(summary.symptoms, vec!["dizzy"]);
+        assert!(summary.labels.is_empty());
+        let old: Summary = serde_json::from_str(r#"{"label":"normal","quality":"good"}"#).unwrap();
+        assert_eq!(old.label.as_deref(), Some("normal"));
+        assert_eq!((old.heart_rate, old.result), (None, None));
     }
 
     #[test]
@@ -475,6 +651,19 @@ mod tests {
             (json!({"measurement_timestamp": 1, "tags": [1]}), "tags[0]"),
             (json!({"measurement_timestamp": 1, "context": 3}), "context"),
             (json!({"measurement_timestamp": 1, "review": {}}), "review"),
+            (
+                json!({"measurement_timestamp": 1, "indicator": "normal"}),
+                "indicator",
+            ),
+            (
+                json!({"measurement_timestamp": 1, "mostSevereLabel": {}}),
+                "mostSevereLabel",
+            ),
+            (json!({"measurement_timestamp": 1, "af": 0}), "af"),
+            (
+                json!({"measurement_timestamp": 1, "analysis": null}),
+                "analysis",
+            ),
         ];
         for (payload, field) in cases {
             match NewMeasurement::parse(payload.clone()) {
@@ -516,6 +705,12 @@ mod tests {
         );
         assert!(staff.next_status(Status::AnalysisFailed).is_err());
         assert!(MeasurementUpdate::parse(json!({"heartrate": 50}), true).is_err());
+        for field in SERVER_FIELDS {
+            assert_eq!(
+                MeasurementUpdate::parse(json!({ field: 1 }), true),
+                Err(invalid(field, "is written by the server"))
+            );
+        }
         assert!(MeasurementUpdate::parse(json!({}), true).is_err());
     }
 }

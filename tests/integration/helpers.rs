@@ -414,6 +414,28 @@ impl World {
     }
 }
 
+/// A minute of beat-to-beat intervals (ms) at `bpm`, regular but for the few milliseconds of
+/// variation a resting heart has.
+pub fn regular_rr(bpm: f64) -> Vec<f64> {
+    let mean = 60_000.0 / bpm;
+    let count = (60_000.0 / mean).round() as usize;
+    (0..count)
+        .map(|i| (mean * (1.0 + [0.0, 0.007, -0.005, 0.004, -0.006][i % 5]) * 10.0).round() / 10.0)
+        .collect()
+}
+
+/// A minute of irregularly irregular intervals around `bpm`, as in atrial fibrillation: each
+/// drawn uniformly within ±30 % of the mean, from a generator seeded with `seed`.
+pub fn irregular_rr(bpm: f64, seed: u64) -> Vec<f64> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mean = 60_000.0 / bpm;
+    let count = (60_000.0 / mean).round() as usize;
+    (0..count)
+        .map(|_| (mean * rng.random_range(0.7..1.3) * 10.0).round() / 10.0)
+        .collect()
+}
+
 /// A measurement payload from `tests/fixtures/`.
 pub fn fixture(name: &str) -> Value {
     let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
@@ -480,22 +502,62 @@ impl TestApp {
             .expect("measurement stored")
     }
 
-    /// Posts a small analysed measurement taken at `at` (epoch ms) and returns its id.
+    /// Posts a measurement taken at `at` (epoch ms) whose beat-to-beat intervals really have
+    /// the rhythm `kind`, and returns its id once the server's analysis agreed:
+    /// - `normal`: a regular series at `heartrate` (50–100 bpm): sinus rhythm, `normal`;
+    /// - `irregular`: an irregularly irregular series around `heartrate` (random, seeded by
+    ///   `at`): possible atrial fibrillation, `urgent`;
+    /// - `bradycardia` / `tachycardia`: a regular series at `heartrate` when it is below 50 or
+    ///   above 100 bpm, else at 44 or 125 bpm: `warning` with that label.
+    ///
+    /// The phone's `heartrate` is sent as the series' rate.
     pub async fn measure_at(
         &self,
         user: &TestUser,
         at: i64,
         heartrate: f64,
-        indicator: &str,
+        kind: &str,
         symptoms: &[&str],
     ) -> String {
+        let (rate, intervals, indicator, label) = match kind {
+            "normal" => {
+                assert!((50.0..=100.0).contains(&heartrate), "{heartrate} bpm");
+                (heartrate, regular_rr(heartrate), "normal", "sinus_rhythm")
+            }
+            "irregular" => (
+                heartrate,
+                irregular_rr(heartrate, at as u64),
+                "urgent",
+                "atrial_fibrillation",
+            ),
+            "bradycardia" => {
+                let rate = if heartrate < 50.0 { heartrate } else { 44.0 };
+                (rate, regular_rr(rate), "warning", "bradycardia")
+            }
+            "tachycardia" => {
+                let rate = if heartrate > 100.0 { heartrate } else { 125.0 };
+                (rate, regular_rr(rate), "warning", "tachycardia")
+            }
+            other => panic!("no test rhythm `{other}`"),
+        };
         let payload = json!({
             "measurement_timestamp": at,
-            "heartrate": heartrate,
-            "indicator": indicator,
+            "heartrate": rate,
+            "rr_intervals": intervals,
             "context": {"symptoms": symptoms, "activity": "resting"},
         });
-        self.measure(user, payload).await.id
+        let measurement = self.measure(user, payload).await;
+        assert_eq!(
+            measurement.data["indicator"], indicator,
+            "a {kind} series at {rate} bpm: {}",
+            measurement.data["analysis"]
+        );
+        let labels = &measurement.data["analysis"]["rhythm"]["labels"];
+        assert!(
+            labels.as_array().unwrap().contains(&json!(label)),
+            "a {kind} series at {rate} bpm: {labels}"
+        );
+        measurement.id
     }
 
     /// A second later, `staff` reviews measurement `id` (label `normal`, a diagnosis), which

@@ -27,13 +27,31 @@ async fn measurements_are_stored_verbatim_with_a_server_envelope() {
         .await
         .assert_ok()
         .clone();
-    assert_eq!(document["data"], payload, "data comes back as sent");
+    // The payload comes back as sent, key order included, followed by the server's result.
+    let mut data = document["data"].as_object().unwrap().clone();
+    let server: Vec<(String, Value)> = ["indicator", "mostSevereLabel", "af", "analysis"]
+        .iter()
+        .map(|k| (k.to_string(), data.shift_remove(*k).expect(k)))
+        .collect();
     assert_eq!(
-        serde_json::to_string(&document["data"]).unwrap(),
+        Value::Object(data.clone()),
+        payload,
+        "data comes back as sent"
+    );
+    assert_eq!(
+        serde_json::to_string(&data).unwrap(),
         serde_json::to_string(&payload).unwrap(),
         "key order is kept too"
     );
+    let keys: Vec<&String> = document["data"].as_object().unwrap().keys().collect();
+    let server_keys: Vec<&String> = server.iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        keys[keys.len() - 4..],
+        server_keys[..],
+        "appended after the payload"
+    );
     assert_eq!(document["status"], "analyzed");
+    assert_eq!(document["data"]["indicator"], "normal");
     assert_eq!(document["creatorId"], world.patient.id.as_str());
     assert_eq!(document["userIds"], json!([world.patient.id]));
     assert_eq!(document["groupIds"], json!([world.group_a]));
@@ -68,7 +86,15 @@ async fn bad_payloads_answer_their_codes() {
     post(json!({"measurement_timestamp": 1, "heartrate": "fast"}))
         .await
         .assert_error(400, 15);
-    post(json!({"measurement_timestamp": 1, "review": {"label": "fine"}}))
+    for field in ["review", "indicator", "mostSevereLabel", "af", "analysis"] {
+        let reply = post(json!({"measurement_timestamp": 1, field: {"label": "fine"}})).await;
+        reply.assert_error(400, 15);
+        assert_eq!(
+            reply.body["message"],
+            format!("`{field}` is written by the server")
+        );
+    }
+    post(json!({"measurement_timestamp": 1, "rr_intervals": [800, "810"]}))
         .await
         .assert_error(400, 15);
     post(json!([1, 2])).await.assert_error(400, 15);
@@ -108,7 +134,15 @@ async fn gzipped_uploads_are_read_and_limited_by_their_unpacked_size() {
             .send()
     };
     let stored = crate::helpers::read(send(gzip(&plain)).await.unwrap()).await;
-    assert_eq!(stored.assert_ok()["data"], payload);
+    let data = stored.assert_ok()["data"].as_object().unwrap();
+    assert!(
+        payload
+            .as_object()
+            .unwrap()
+            .iter()
+            .all(|(k, v)| data[k] == *v)
+    );
+    assert_eq!(data["indicator"], "normal", "analysed like any upload");
 
     // Two megabytes of spaces pack into a few kilobytes: the limit holds for the unpacked body.
     let mut bomb = b"{\"measurement_timestamp\": 1".to_vec();
@@ -171,6 +205,15 @@ async fn measurements_are_queried_with_rql_on_indexed_fields() {
     );
     assert_eq!(
         names(list("eq(status,analysis_failed)").await),
+        vec!["no_heartrate"]
+    );
+    // `data.indicator` is the server's.
+    assert_eq!(
+        names(list("eq(data.indicator,urgent)").await),
+        vec!["irregular_af"]
+    );
+    assert_eq!(
+        names(list("eq(data.indicator,quality)").await),
         vec!["no_heartrate"]
     );
     assert_eq!(

@@ -1,7 +1,7 @@
 //! `/data/v1/measurements/documents`: measurements in the camelCase dialect.
 
 use actix_web::HttpResponse;
-use actix_web::web::{Data, Path};
+use actix_web::web::{self, Data, Path};
 use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, ErrorBody};
@@ -39,16 +39,24 @@ pub fn measurement_body(record: MeasurementRecord) -> Value {
     })
 }
 
-/// Stores a measurement; the body is the bare `data` object of the camera SDK.
+/// Stores a measurement and analyses it; the body is the bare `data` object of the camera SDK.
 #[utoipa::path(post, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
-    request_body(content = Object, description = "the measurement's data: measurement_timestamp (ms, required), heartrate, rr_intervals, time, quadrants, acc, gyro, technical_details, context, device, app, location, tags"),
-    responses((status = 200, description = "the stored document", body = Object), (status = 400, body = ErrorBody), (status = 413, body = ErrorBody)))]
+    request_body(content = Object, description = "the measurement's data: measurement_timestamp (ms, required), heartrate (the phone's, kept as sent), rr_intervals (ms), time (ms) and quadrants (4×4 cells of {y,u,v} per frame), acc, gyro, technical_details, context, device, app, location, tags. `indicator`, `mostSevereLabel`, `af`, `analysis` and `review` are written by the server: sending any of them is a 400 (code 15)."),
+    responses((status = 200, description = "the stored document: the payload as sent, followed by the server's result in `data`: `indicator` (normal|warning|urgent|quality), `mostSevereLabel` {key: regular|possibly_irregular|possible_atrial_fibrillation|quality_too_low|no_result, color: green|orange|red|grey}, `af` (1|0) and `analysis` (see docs/api.md, \"Rhythm analysis\"); `status` is `analyzed`, or `analysis_failed` with the reasons in `data.analysis.abnormalities` when the signal cannot be analysed", body = Object),
+        (status = 400, description = "code 14: `measurement_timestamp` missing; code 15: a field of the wrong type (e.g. `rr_intervals` not numbers of ms), or a field written by the server (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`); code 22: not JSON", body = ErrorBody),
+        (status = 413, body = ErrorBody)))]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let new = NewMeasurement::parse(body)?;
+    // The analysis takes about a millisecond for a minute of camera traces, but its cost grows
+    // with the signal, and an upload may carry up to TACHO_MAX_MEASUREMENT_BYTES of it (tens
+    // of milliseconds at the limit). On the blocking pool it never holds up the other
+    // requests of this worker; the hop costs a few microseconds.
+    let new = web::block(move || NewMeasurement::parse(body))
+        .await
+        .map_err(|err| ApiError::Internal(anyhow::anyhow!("measurement analysis: {err}")))??;
     let record = state.store.create_measurement(caller.id(), new).await?;
     Ok(HttpResponse::Ok().json(measurement_body(record)))
 }
@@ -103,7 +111,7 @@ pub async fn get(
 /// `diagnosis` and `label` (a review). Bumps `updateTimestamp`.
 #[utoipa::path(put, path = "/data/v1/measurements/documents/{id}", tag = "measurements", security(("bearer" = [])),
     params(("id" = String, Path, description = "measurement id")),
-    request_body(content = Object, description = "fields of data to change"),
+    request_body(content = Object, description = "fields of data to change: context, tags, review_requested; staff also diagnosis, label. The server's fields (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`) cannot be sent (400, code 15)."),
     responses((status = 200, description = "{\"affectedRecords\":1}", body = Object), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn update(
     state: Data<AppState>,
