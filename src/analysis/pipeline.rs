@@ -106,10 +106,11 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
     if duration_ms < MIN_DURATION_MS {
         return Err(Abnormality::TooShort);
     }
-    let grid = Grid::new(times, rate);
-    if grid.len() > MAX_GRID_PER_SAMPLE * times.len() {
+    // Checked before the grid is laid: one far-off time stamp would make it enormous.
+    if duration_ms * rate / 1000.0 > (MAX_GRID_PER_SAMPLE * times.len()) as f64 {
         return Err(Abnormality::BadSignalQuality);
     }
+    let grid = Grid::new(times, rate);
     let (signal, channel) = match recording {
         Recording::Camera { cells, .. } => {
             let (signal, channel) = camera::combine(cells, &grid, rate)?;
@@ -447,6 +448,35 @@ mod tests {
             assert_eq!(from_intervals.source, Source::RrIntervals);
             assert_eq!(from_intervals.verdict().key, key, "{from_intervals:?}");
         }
+    }
+
+    #[test]
+    fn hostile_time_stamps_fail_without_panicking() {
+        let n = 1800;
+        let mut times: Vec<f64> = (0..n).map(|i| i as f64 * 33.3).collect();
+        let values: Vec<f64> = (0..n).map(|i| (i as f64 * 0.2).sin()).collect();
+        times[n - 1] = 1e300;
+        let far = Recording::ppg(times, values.clone()).unwrap();
+        assert_eq!(
+            analyse(&far, Context::default()).abnormalities,
+            vec![Abnormality::BadSignalQuality]
+        );
+        let seconds: Vec<f64> = (0..n).map(|i| i as f64 * 0.0333).collect();
+        let in_seconds = Recording::ppg(seconds, values.clone()).unwrap();
+        assert!(analyse(&in_seconds, Context::default()).failed());
+        let one_second: Vec<f64> = (0..30).map(|i| i as f64 * 33.3).collect();
+        let short = Recording::ppg(one_second, values[..30].to_vec()).unwrap();
+        assert_eq!(
+            analyse(&short, Context::default()).abnormalities,
+            vec![Abnormality::TooShort]
+        );
+        let flat = Recording::ppg((0..n).map(|i| i as f64 * 10.0).collect(), vec![7.0; n]).unwrap();
+        assert_eq!(
+            analyse(&flat, Context::default()).abnormalities,
+            vec![Abnormality::PulseNotFound]
+        );
+        let huge = Recording::RrIntervals(vec![f64::MAX; 100]);
+        assert!(analyse(&huge, Context::default()).failed());
     }
 
     #[test]
