@@ -289,59 +289,106 @@ mod tests {
     /// into Arabic or Chinese by overriding the strings that matter for
     /// script and direction.
     fn sample() -> serde_json::Value {
-        let points: Vec<serde_json::Value> = (1..=70)
+        // Chart coordinates are fractions of the plot (see reports::findings).
+        let run: Vec<serde_json::Value> = (1..=70)
             .map(|beat| {
-                let rr = 820 + (beat * 37 % 90) - 45;
-                serde_json::json!([f64::from(beat) * 0.84, rr])
+                let rr = f64::from(820 + (beat * 37 % 90) - 45);
+                serde_json::json!([f64::from(beat) * 0.84 / 60.0, 1.0 - (rr - 600.0) / 500.0])
             })
             .collect();
-        serde_json::json!({
-            "lang": "en", "dir": "ltr",
-            "labels": {
-                "brand": "Tacho", "report-title": "Heart rhythm measurement report",
-                "report-subtitle": "Single measurement", "patient": "Patient", "name": "Name",
-                "birthday": "Date of birth", "age": "Age", "gender": "Sex",
-                "physician": "Physician", "not-given": "Not given",
-                "measurement": "Measurement", "measured-at": "Measured on",
-                "time-zone": "Time zone", "heart-rate": "Heart rate", "bpm": "bpm",
-                "result": "Result", "review": "Review", "reviewer-note": "Physician's note",
-                "diagnosis-label": "Physician's conclusion", "symptoms": "Symptoms",
-                "no-symptoms": "No symptoms reported", "symptom-severity": "Severity",
-                "context-activity": "Activity during the measurement",
-                "signal-quality": "Signal quality", "duration": "Duration",
-                "beats": "Beats analysed", "risk-factors": "Risk factors",
-                "comorbidities": "Conditions", "no-comorbidities": "None reported",
-                "smoker": "Smoker", "activity-level": "Physical activity",
-                "weight": "Weight", "length": "Height",
-                "disclaimer": "This report shows the result of a screening. It is not a diagnosis.",
-                "generated-on": "Generated on 22/11/2026 10:00",
-                "page-of": "Page {page} of {total}"
+        let strip_row = |row: i32| {
+            let line: Vec<serde_json::Value> = (0..600)
+                .map(|i| {
+                    serde_json::json!([
+                        f64::from(i) / 600.0,
+                        0.5 + 0.3 * (f64::from(i + row) / 8.0).sin()
+                    ])
+                })
+                .collect();
+            let beats: Vec<serde_json::Value> = (0..36)
+                .map(|i| serde_json::json!([f64::from(i) / 36.0 + 0.02, 0.25]))
+                .collect();
+            serde_json::json!({
+                "line": line, "accepted": beats, "rejected": [[0.5, 0.3]],
+                "x_ticks": (0..=6).map(|i| serde_json::json!({"at": f64::from(i) / 6.0, "label": (30 * row + 5 * i).to_string()})).collect::<Vec<_>>()
+            })
+        };
+        let findings = serde_json::json!({
+            "analysed": true, "failed": false, "heart_rate": 72,
+            "result": { "key": "regular", "label": "Regular rhythm", "colour": "green", "color": "#2e7d32" },
+            "labels": ["Sinus rhythm"], "reasons": [],
+            "quality": { "key": "good", "label": "Good", "color": "#2e7d32", "score": "0.93",
+                         "accepted_beats": 71, "rejected_beats": 1 },
+            "hrv": [
+                { "name": "SDNN", "meaning": "", "value": "32.1", "unit": "ms" },
+                { "name": "RMSSD", "meaning": "", "value": "28.4", "unit": "ms" },
+                { "name": "pNN50", "meaning": "", "value": "7.1", "unit": "%" },
+                { "name": "SD1", "meaning": "", "value": "20.1", "unit": "ms" },
+                { "name": "SD2", "meaning": "", "value": "40.3", "unit": "ms" }
+            ],
+            "tachogram": {
+                "runs": [run], "points": 70, "stretches": [[0.3, 0.45]],
+                "x_ticks": [{"at": 0.0, "label": "0"}, {"at": 0.5, "label": "30"}, {"at": 1.0, "label": "60"}],
+                "y_ticks": [{"at": 1.0, "label": "600"}, {"at": 0.0, "label": "1100"}]
             },
+            "strip": { "rows": [strip_row(0), strip_row(1)], "row_seconds": 30, "accepted_beats": 72, "rejected_beats": 2 }
+        });
+        let labels = serde_json::json!({
+            "brand": "Tacho", "report-title": "Heart rhythm measurement report",
+            "report-subtitle": "Single measurement", "patient": "Patient", "name": "Name",
+            "birthday": "Date of birth", "age": "Age", "gender": "Sex",
+            "physician": "Physician", "not-given": "Not given",
+            "measurement": "Measurement", "measured-at": "Measured on",
+            "time-zone": "Time zone", "heart-rate": "Heart rate", "bpm": "bpm",
+            "result": "Result", "review": "Review", "reviewer-note": "Physician's note",
+            "diagnosis-label": "Physician's conclusion", "symptoms": "Symptoms",
+            "no-symptoms": "No symptoms reported", "symptom-severity": "Severity",
+            "context-activity": "Activity during the measurement",
+            "signal-quality": "Signal quality", "duration": "Duration",
+            "risk-factors": "Risk factors",
+            "comorbidities": "Conditions", "no-comorbidities": "None reported",
+            "smoker": "Smoker", "activity-level": "Physical activity",
+            "weight": "Weight", "length": "Height",
+            "disclaimer": "This report shows the result of a screening. It is not a diagnosis.",
+            "generated-on": "Generated on 22/11/2026 10:00",
+            "page-of": "Page {page} of {total}"
+        });
+        let chart_labels = serde_json::json!({
+            "result-reason": "Reason", "quality-score": "Quality score",
+            "beats-accepted": "Beats accepted", "beats-rejected": "Beats rejected",
+            "hrv-title": "Heart-rate variability", "no-hrv": "Too few beats.",
+            "tachogram": "Tachogram", "ppg-signal": "Pulse signal",
+            "tachogram-caption": "Time between accepted heartbeats",
+            "ppg-caption": "Pulse signal from the camera", "axis-time-s": "Time (s)",
+            "axis-rr-ms": "RR interval (ms)", "legend-intervals": "RR interval",
+            "legend-irregular": "Irregular stretch", "legend-beat-accepted": "Detected beat",
+            "legend-beat-rejected": "Rejected beat"
+        });
+        let mut labels = labels;
+        if let (Some(all), Some(more)) = (labels.as_object_mut(), chart_labels.as_object()) {
+            all.extend(more.clone());
+        }
+        let mut data = serde_json::json!({
+            "lang": "en", "dir": "ltr",
+            "labels": labels,
             "patient": {
                 "name": "Anna Janssens", "birthday": "14/03/1958", "age": "68 years",
                 "gender": "Female", "physician": "Dr. Jan Peeters"
             },
             "measurement": {
                 "date": "20/11/2026", "time": "23:30", "zone": "Europe/Brussels (UTC+01:00)",
-                "heart_rate": 72,
-                "indicator": { "key": "normal", "label": "Regular rhythm", "color": "#2e7d32" },
                 "status": { "key": "reviewed", "label": "Reviewed by a physician" },
                 "review_note": "Sinus rhythm, no abnormalities.", "diagnosis_label": "Normal",
                 "symptoms": ["Palpitations", "Dizziness"], "severity": "3 of 5",
-                "activity": "Resting", "duration": "60 s", "beats": 71,
-                "quality": { "key": "good", "label": "Good", "color": "#2e7d32" }
-            },
-            "chart": {
-                "kind": "tachogram", "title": "Tachogram",
-                "caption": "Time between heartbeats (RR intervals) over the measurement",
-                "x_label": "Time (s)", "y_label": "RR interval (ms)",
-                "points": points, "x_max": 60, "y_min": 300, "y_max": 1400
+                "activity": "Resting", "duration": "60 s"
             },
             "risk": {
                 "comorbidities": ["High blood pressure"], "smoker": "No",
                 "activity": "Moderately active", "weight": "68 kg", "length": "165 cm"
             }
-        })
+        });
+        data["findings"] = findings;
+        data
     }
 
     fn localise(lang: &str) -> serde_json::Value {
@@ -355,7 +402,7 @@ mod tests {
                 data["labels"]["heart-rate"] = "معدل ضربات القلب".into();
                 data["labels"]["page-of"] = "الصفحة {page} من {total}".into();
                 data["patient"]["name"] = "ليلى حداد".into();
-                data["measurement"]["indicator"]["label"] = "نظم منتظم".into();
+                data["findings"]["result"]["label"] = "نظم منتظم".into();
             }
             "zh" => {
                 data["labels"]["report-title"] = "心律测量报告".into();
@@ -367,7 +414,7 @@ mod tests {
                 data["labels"]["length"] = "身高".into();
                 data["labels"]["page-of"] = "第 {page} 页，共 {total} 页".into();
                 data["patient"]["name"] = "王秀英".into();
-                data["measurement"]["indicator"]["label"] = "心律规则".into();
+                data["findings"]["result"]["label"] = "心律规则".into();
                 data["measurement"]["activity"] = "静息".into();
                 data["risk"]["comorbidities"] = serde_json::json!(["高血压"]);
             }
@@ -494,7 +541,7 @@ mod tests {
         data["patient"]["physician"] = serde_json::Value::Null;
         data["measurement"]["review_note"] = serde_json::Value::Null;
         data["measurement"]["symptoms"] = serde_json::json!([]);
-        data["chart"] = serde_json::json!({ "kind": "none" });
+        data["findings"] = serde_json::Value::Null;
         data["risk"] = serde_json::Value::Null;
         let text = text_of(&compile_cleanly(&data, "en"));
         assert!(text.contains("Not given"), "{text}");

@@ -1,6 +1,6 @@
-//! What every report shares: the page's labels, the patient header and risk factors, and the
-//! result classes and signal qualities with their colours (as `templates/pdf/common.typ`
-//! shares the layout).
+//! What every report shares: the page's labels, the patient header and risk factors (as
+//! `templates/pdf/common.typ` shares the layout). Results and their colours are in
+//! `findings.rs`.
 
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -79,56 +79,11 @@ pub fn labels(tr: &Translator, own: &[&str], as_of: DateTime<Utc>, zone: Tz) -> 
     labels
 }
 
-/// Result classes that have a translation and a colour, in the order reports list them.
-pub const INDICATORS: [(&str, &str); 6] = [
-    ("normal", "#2e7d32"),
-    ("irregular", "#c62828"),
-    ("tachycardia", "#ef6c00"),
-    ("bradycardia", "#7b1fa2"),
-    ("poor_signal", "#757575"),
-    ("unknown", "#9e9e9e"),
-];
-
-/// Signal qualities and their colours.
-pub const QUALITY_COLOURS: [(&str, &str); 3] = [
-    ("good", "#2e7d32"),
-    ("fair", "#ef6c00"),
-    ("poor", "#c62828"),
-];
-
 /// The translation of `prefix-value`, or the value itself when there is none (a value a
 /// newer app sent that this release does not know).
 pub fn translated_or_raw(tr: &Translator, prefix: &str, value: &str) -> String {
     tr.try_text(&format!("{prefix}-{value}"))
         .unwrap_or_else(|| value.to_owned())
-}
-
-/// The colour of `key` in `table`; grey for unknown keys.
-pub fn colour(table: &[(&str, &'static str)], key: &str) -> &'static str {
-    table
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, c)| *c)
-        .unwrap_or("#757575")
-}
-
-/// The result class of a stored indicator: a known key, else `unknown`.
-pub fn indicator_class(indicator: Option<&str>) -> &'static str {
-    indicator
-        .and_then(|i| INDICATORS.iter().find(|(k, _)| *k == i))
-        .map(|(k, _)| *k)
-        .unwrap_or("unknown")
-}
-
-/// The result class of a stored indicator (a known key, else `unknown`) and its label; an
-/// unknown indicator is shown as it was stored.
-pub fn indicator(tr: &Translator, indicator: Option<&str>) -> (&'static str, String) {
-    let key = indicator_class(indicator);
-    let label = match indicator {
-        Some(raw) if key == "unknown" => raw.to_owned(),
-        _ => tr.text(&format!("indicator-{key}")),
-    };
-    (key, label)
 }
 
 /// The patient header: name, date of birth, age on `on`, sex and physician.

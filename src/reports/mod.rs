@@ -6,6 +6,7 @@
 //! `cache_key` row across processes).
 
 pub mod common;
+pub mod findings;
 pub mod format;
 pub mod measurement;
 pub mod periodic;
@@ -50,6 +51,13 @@ pub struct Reports {
     renders: AtomicU64,
 }
 
+/// Whether a measurement in `status` can be reported on: once analysed, whatever the
+/// analysis found. A failed analysis is a result too ("signal quality too low", and why), which
+/// the patient and the physician need on paper as much as any other.
+pub fn reportable(status: Status) -> bool {
+    status.has_results() || status == Status::AnalysisFailed
+}
+
 /// The hash that identifies a rendered PDF.
 pub fn cache_key(template: Template, data: &serde_json::Value) -> String {
     let mut hasher = Sha256::new();
@@ -85,7 +93,7 @@ impl Reports {
     ) -> Result<(measurement_report::Model, file::Model), ReportError> {
         let m = &record.measurement;
         let status = Status::parse(&m.status).unwrap_or(Status::Measured);
-        if !status.has_results() {
+        if !reportable(status) {
             return Err(ReportError::NotReady(format!(
                 "measurement {} has status `{}`; a report needs an analysed measurement",
                 m.id, m.status

@@ -7,18 +7,19 @@ use chrono_tz::Tz;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::common::{
-    INDICATORS, QUALITY_COLOURS, as_of, colour, indicator, indicator_class, labels, patient_block,
-    risk_block, translated_or_raw,
-};
+use super::common::{as_of, labels, patient_block, risk_block, translated_or_raw};
+use super::findings::{Headline, hex, key_colour, result_key};
 use super::format;
+use crate::analysis::{QualityClass, ResultKey};
 use crate::domain::account::Language;
 use crate::i18n::Translator;
 use crate::store::entities::{profile, report, user};
 
 /// Messages only the periodic template prints as they are.
-const LABELS: [&str; 27] = [
+const LABELS: [&str; 29] = [
     "period",
+    "burden",
+    "heart-rate-sd",
     "quality-good",
     "quality-fair",
     "quality-poor",
@@ -55,20 +56,55 @@ const DAY_PARTS: [(&str, u32); 4] = [
     ("time-of-day-evening", 18),
 ];
 
-/// One measurement as a report stores it.
+/// One measurement as a report stores it. Reports made before the server analysed
+/// measurements hold no `heart_rate` or `result`: their measurements show no result.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Item {
     pub id: String,
     pub measurement_timestamp: Option<i64>,
-    pub heartrate: Option<f64>,
-    pub status: String,
+    /// The server's heart rate, bpm.
+    #[serde(default)]
+    pub heart_rate: Option<f64>,
+    /// The server's result key.
+    #[serde(default)]
+    pub result: Option<String>,
+    /// The server's indicator, which colours the result.
+    #[serde(default)]
     pub indicator: Option<String>,
+    /// The rhythm labels of the analysis, least severe first.
+    #[serde(default)]
+    pub labels: Vec<String>,
+    pub status: String,
     pub label: Option<String>,
     #[serde(default)]
     pub symptoms: Vec<String>,
     #[serde(default)]
     pub quality: Option<String>,
 }
+
+impl Item {
+    /// The result key; none stored (or one this release does not know) is no result.
+    fn key(&self) -> ResultKey {
+        self.result
+            .as_deref()
+            .and_then(result_key)
+            .unwrap_or(ResultKey::NoResult)
+    }
+
+    /// The heart rate when it is a number a chart can place.
+    fn rate(&self) -> Option<f64> {
+        self.heart_rate.filter(|hr| hr.is_finite())
+    }
+}
+
+/// Result keys in the order a report counts them: the rhythm results, then no result.
+const COUNTED: [ResultKey; 5] = [
+    ResultKey::Regular,
+    ResultKey::PossiblyIrregular,
+    ResultKey::PossibleAtrialFibrillation,
+    ResultKey::QualityTooLow,
+    ResultKey::NoResult,
+];
 
 #[derive(Debug, Deserialize)]
 struct Stored {
@@ -160,7 +196,7 @@ pub fn build(input: &PeriodicReportInput) -> PeriodicData {
         "period": period,
         "patient": patient_block(&tr, language, input.patient, &profile, end.date_naive()),
         "risk": risk_block(&tr, language, &profile),
-        "summary": summary(&tr, &items),
+        "summary": summary(&tr, language, &items),
         "chart": chart(language, zone, report, &items),
         "time_of_day": time_of_day(&tr, zone, &items),
         "symptoms": symptoms(&tr, &items),
@@ -169,41 +205,87 @@ pub fn build(input: &PeriodicReportInput) -> PeriodicData {
     PeriodicData { data, as_of }
 }
 
-fn class_of(tr: &Translator, item: &Item) -> (&'static str, String, &'static str) {
-    let (key, label) = indicator(tr, item.indicator.as_deref());
-    (key, label, colour(&INDICATORS, key))
-}
-
-/// Counts per result class (classes present only, in the fixed order), heart-rate statistics
-/// and signal-quality shares.
-fn summary(tr: &Translator, items: &[Item]) -> Value {
-    let classes: Vec<Value> = INDICATORS
+/// The counts of `keys` among `items`: every rhythm result (a zero says as much as a count),
+/// and failed or missing results only when there are some.
+fn counts(tr: &Translator, items: &[&Item]) -> Vec<Value> {
+    COUNTED
         .iter()
-        .filter_map(|(key, color)| {
-            let count = items
-                .iter()
-                .filter(|i| indicator_class(i.indicator.as_deref()) == *key)
-                .count();
-            (count > 0).then(|| {
-                json!({"key": key, "label": tr.text(&format!("indicator-{key}")), "color": color, "count": count})
+        .filter_map(|key| {
+            let count = items.iter().filter(|i| i.key() == *key).count();
+            let rhythm = !matches!(key, ResultKey::QualityTooLow | ResultKey::NoResult);
+            (count > 0 || rhythm).then(|| {
+                let headline = Headline::new(tr, *key, key_colour(*key));
+                json!({"key": headline.key, "label": headline.label, "color": headline.color, "count": count})
             })
         })
-        .collect();
-    let rates: Vec<f64> = items.iter().filter_map(|i| i.heartrate).collect();
+        .collect()
+}
+
+/// A share as a whole percentage, rounded half up.
+fn percent(part: usize, whole: usize) -> String {
+    format!("{} %", (part * 200 + whole) / (2 * whole))
+}
+
+/// Counts per result class, the burden (the share of irregular results among measurements
+/// with a result), heart-rate statistics and signal-quality shares.
+fn summary(tr: &Translator, language: Language, items: &[Item]) -> Value {
+    let all: Vec<&Item> = items.iter().collect();
+    let with_result = items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.key(),
+                ResultKey::Regular
+                    | ResultKey::PossiblyIrregular
+                    | ResultKey::PossibleAtrialFibrillation
+            )
+        })
+        .count();
+    let irregular = items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.key(),
+                ResultKey::PossiblyIrregular | ResultKey::PossibleAtrialFibrillation
+            )
+        })
+        .count();
+    let burden = (with_result > 0).then(|| {
+        json!({
+            "share": percent(irregular, with_result),
+            "detail": tr.text_with("burden-detail", &[
+                ("irregular", irregular.to_string()),
+                ("total", with_result.to_string()),
+            ]),
+            "color": hex(if irregular > 0 { key_colour(ResultKey::PossiblyIrregular) } else { key_colour(ResultKey::Regular) }),
+        })
+    });
+    let rates: Vec<f64> = items.iter().filter_map(Item::rate).collect();
     let heart_rate = (!rates.is_empty()).then(|| {
         let min = rates.iter().cloned().fold(f64::INFINITY, f64::min);
         let max = rates.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let mean = rates.iter().sum::<f64>() / rates.len() as f64;
-        json!({"min": min.round() as i64, "mean": mean.round() as i64, "max": max.round() as i64})
+        // The sample standard deviation: the spread of the patient's rate between measurements.
+        let sd = (rates.len() > 1).then(|| {
+            (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (rates.len() - 1) as f64)
+                .sqrt()
+        });
+        json!({
+            "min": min.round() as i64,
+            "mean": mean.round() as i64,
+            "max": max.round() as i64,
+            "sd": sd.map(|sd| format::decimal(language, sd, 1)),
+        })
     });
-    let quality: Vec<Value> = QUALITY_COLOURS
+    let quality: Vec<Value> = [QualityClass::Good, QualityClass::Fair, QualityClass::Poor]
         .iter()
-        .map(|(key, color)| {
+        .map(|class| {
+            let key = class.as_str();
             let count = items
                 .iter()
-                .filter(|i| i.quality.as_deref().unwrap_or("poor") == *key)
+                .filter(|i| i.quality.as_deref().unwrap_or("poor") == key)
                 .count();
-            json!({"key": key, "label": tr.text(&format!("quality-{key}")), "color": color, "count": count})
+            json!({"key": key, "label": tr.text(&format!("quality-{key}")), "count": count})
         })
         .collect();
     let good = items
@@ -212,10 +294,11 @@ fn summary(tr: &Translator, items: &[Item]) -> Value {
         .count();
     json!({
         "count": items.len(),
-        "classes": classes,
+        "classes": counts(tr, &all),
+        "burden": burden,
         "heart_rate": heart_rate,
         "quality": quality,
-        "good_share": (!items.is_empty()).then(|| format!("{} %", (good * 100 + items.len() / 2) / items.len())),
+        "good_share": (!items.is_empty()).then(|| percent(good, items.len())),
     })
 }
 
@@ -227,17 +310,16 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
     let points: Vec<Value> = items
         .iter()
         .filter_map(|item| {
-            let hr = item.heartrate?;
+            let hr = item.rate()?;
             let at = item.measurement_timestamp?;
-            let key = indicator_class(item.indicator.as_deref());
             Some(json!([
                 ((at - start) as f64 / span * 10_000.0).round() / 10_000.0,
                 hr.round(),
-                colour(&INDICATORS, key)
+                hex(key_colour(item.key()))
             ]))
         })
         .collect();
-    let rates: Vec<f64> = items.iter().filter_map(|i| i.heartrate).collect();
+    let rates: Vec<f64> = items.iter().filter_map(Item::rate).collect();
     let low = rates.iter().cloned().fold(60.0, f64::min);
     let high = rates.iter().cloned().fold(100.0, f64::max);
     let first = local(zone, start);
@@ -310,15 +392,9 @@ fn symptoms(tr: &Translator, items: &[Item]) -> Value {
     names.sort_unstable();
     names.dedup();
     let by_class = |subset: Vec<&Item>| -> Vec<Value> {
-        INDICATORS
-            .iter()
-            .filter_map(|(key, color)| {
-                let count = subset
-                    .iter()
-                    .filter(|i| indicator_class(i.indicator.as_deref()) == *key)
-                    .count();
-                (count > 0).then(|| json!({"label": tr.text(&format!("indicator-{key}")), "color": color, "count": count}))
-            })
+        counts(tr, &subset)
+            .into_iter()
+            .filter(|c| c["count"].as_u64() > Some(0))
             .collect()
     };
     let mut rows: Vec<Value> = names
@@ -341,15 +417,110 @@ fn symptoms(tr: &Translator, items: &[Item]) -> Value {
 /// One line of the table of measurements.
 fn row(tr: &Translator, zone: Tz, item: &Item) -> Value {
     let at = item.measurement_timestamp.map(|t| local(zone, t));
-    let (_, label, color) = class_of(tr, item);
+    let result = Headline::stored(tr, item.result.as_deref(), item.indicator.as_deref());
+    // A rate out of range is no rhythm result of its own ("regular" at 125 bpm), so the
+    // table names it beside the result.
+    let rates: Vec<String> = item
+        .labels
+        .iter()
+        .filter(|l| matches!(l.as_str(), "bradycardia" | "tachycardia"))
+        .map(|l| translated_or_raw(tr, "label", l))
+        .collect();
+    let label = std::iter::once(result.label)
+        .chain(rates)
+        .collect::<Vec<_>>()
+        .join(" · ");
     let language = tr.language();
     json!({
         "date": at.map(|t| format::short_date(language, t.date_naive())),
         "time": at.map(format::time),
-        "heart_rate": item.heartrate.map(|hr| hr.round() as i64),
-        "result": {"label": label, "color": color},
+        "heart_rate": item.rate().map(|hr| hr.round() as i64),
+        "result": {"label": label, "color": result.color},
         "review": translated_or_raw(tr, "status", &item.status),
         "label": item.label,
         "symptoms": item.symptoms.iter().map(|s| translated_or_raw(tr, "symptom", s)).collect::<Vec<_>>().join(", "),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(result: Option<&str>, heart_rate: Option<f64>) -> Item {
+        Item {
+            id: "m".into(),
+            measurement_timestamp: Some(0),
+            heart_rate,
+            result: result.map(str::to_owned),
+            indicator: None,
+            labels: Vec::new(),
+            status: "analyzed".into(),
+            label: None,
+            symptoms: Vec::new(),
+            quality: Some("good".into()),
+        }
+    }
+
+    #[test]
+    fn the_burden_is_the_share_of_irregular_results_among_measurements_with_one() {
+        let tr = Translator::new(Language::En);
+        let items = [
+            item(Some("regular"), Some(60.0)),
+            item(Some("regular"), Some(70.0)),
+            item(Some("possibly_irregular"), Some(80.0)),
+            item(Some("possible_atrial_fibrillation"), Some(110.0)),
+            item(Some("quality_too_low"), None),
+            item(None, None),
+        ];
+        let s = summary(&tr, Language::En, &items);
+        assert_eq!(s["burden"]["share"], "50 %", "2 of 4 with a result");
+        assert_eq!(s["burden"]["detail"], "2 of 4 measurements with a result");
+        let counts: Vec<(&str, u64)> = s["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["key"].as_str().unwrap(), c["count"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                ("regular", 2),
+                ("possibly_irregular", 1),
+                ("possible_atrial_fibrillation", 1),
+                ("quality_too_low", 1),
+                ("no_result", 1)
+            ]
+        );
+        assert_eq!(s["heart_rate"]["min"], 60);
+        assert_eq!(s["heart_rate"]["max"], 110);
+        assert_eq!(s["heart_rate"]["mean"], 80);
+        // Sample SD of 60, 70, 80, 110.
+        assert_eq!(s["heart_rate"]["sd"], "21.6");
+    }
+
+    #[test]
+    fn reports_made_before_results_existed_show_no_result_and_no_burden() {
+        let tr = Translator::new(Language::De);
+        let old: Item = serde_json::from_value(serde_json::json!({
+            "id": "m", "measurement_timestamp": 1, "heartrate": 72.0, "status": "analyzed",
+            "indicator": "normal", "label": null
+        }))
+        .unwrap();
+        let s = summary(&tr, Language::De, std::slice::from_ref(&old));
+        assert!(s["burden"].is_null());
+        assert!(
+            s["heart_rate"].is_null(),
+            "the phone's rate is not the server's"
+        );
+        let rhythm: u64 = s["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["key"] != "no_result")
+            .map(|c| c["count"].as_u64().unwrap())
+            .sum();
+        assert_eq!(rhythm, 0);
+        let shown = row(&tr, Tz::UTC, &old);
+        assert_eq!(shown["result"]["label"], "Kein Ergebnis");
+    }
 }

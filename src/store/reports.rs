@@ -54,6 +54,8 @@ type MeasurementRow = (
     Option<f64>,
     String,
     Option<String>,
+    Option<f64>,
+    Option<String>,
     Option<String>,
 );
 
@@ -99,6 +101,8 @@ impl Store {
                 measurement::Column::Heartrate,
                 measurement::Column::Status,
                 measurement::Column::Indicator,
+                measurement::Column::HeartRate,
+                measurement::Column::Result,
                 measurement::Column::Summary,
             ])
             .filter(measurement::Column::CreatorId.eq(user_id))
@@ -110,7 +114,7 @@ impl Store {
             .all(&self.db)
             .await?;
         let mut items = Vec::with_capacity(rows.len());
-        for (id, timestamp, heartrate, status, indicator, summary) in rows {
+        for (id, timestamp, heartrate, status, indicator, heart_rate, result, summary) in rows {
             let summary = match summary.and_then(|s| serde_json::from_str::<Summary>(&s).ok()) {
                 Some(summary) => summary,
                 None => match measurement::Entity::find_by_id(id.clone())
@@ -127,6 +131,9 @@ impl Store {
                 "heartrate": heartrate,
                 "status": status,
                 "indicator": indicator,
+                "heart_rate": heart_rate,
+                "result": result,
+                "labels": summary.labels,
                 "label": summary.label,
                 "symptoms": summary.symptoms,
                 "quality": summary.quality,

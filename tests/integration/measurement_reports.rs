@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{World, fixture, pdf_fonts, pdf_text, spawn_app};
+use crate::helpers::{World, fixture, pdf_fonts, pdf_pages, pdf_text, save_artifact, spawn_app};
 
 /// The report title in each language, as the PDF's text layer shows it.
 const TITLES: [(&str, &str); 8] = [
@@ -264,14 +264,148 @@ async fn fifty_concurrent_first_requests_render_once() {
     assert_eq!(app.state.reports.renders() - before, 1, "rendered once");
 }
 
+/// The result key's words in English, as the report prints them.
+fn english_result(key: &str) -> &'static str {
+    match key {
+        "regular" => "Regular rhythm",
+        "possibly_irregular" => "Possibly irregular rhythm",
+        "possible_atrial_fibrillation" => "Possible atrial fibrillation",
+        "quality_too_low" => "Signal quality too low",
+        _ => "No result",
+    }
+}
+
+#[tokio::test]
+async fn reports_show_the_servers_heart_rate_result_quality_hrv_and_charts() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    for (name, key, german, arabic, chinese) in [
+        (
+            "sinus_72",
+            "regular",
+            "Regelmäßiger Rhythmus",
+            "نظم منتظم",
+            "心律规则",
+        ),
+        (
+            "irregular_af",
+            "possible_atrial_fibrillation",
+            "Mögliches Vorhofflimmern",
+            "رجفان أذيني محتمل",
+            "可能存在心房颤动",
+        ),
+    ] {
+        let measurement = app.measure(&world.patient, fixture(name)).await;
+        let analysis = &measurement.data["analysis"];
+        assert_eq!(
+            measurement.data["mostSevereLabel"]["key"], key,
+            "{name}: {analysis}"
+        );
+        let bpm = analysis["heart_rate"]
+            .as_f64()
+            .expect("a heart rate")
+            .round() as i64;
+        if name == "sinus_72" {
+            assert!((70..=74).contains(&bpm), "{bpm} bpm");
+        }
+        let (_, pdf) = app
+            .report_pdf(&world.patient, &measurement.id, Some("en"))
+            .await;
+        save_artifact(&format!("measurement-{name}-en.pdf"), &pdf);
+        assert_eq!(pdf_pages(&pdf), 1, "{name} fits one page");
+        let text = pdf_text(&pdf);
+        let accepted = analysis["quality"]["accepted_beats"].to_string();
+        for expected in [
+            bpm.to_string().as_str(),
+            english_result(key),
+            "Signal quality",
+            "Quality score",
+            "Beats accepted",
+            accepted.as_str(),
+            "Heart-rate variability",
+            "SDNN",
+            "RMSSD",
+            "pNN50",
+            "SD1",
+            "SD2",
+            "Tachogram",
+            "RR interval",
+            "Pulse signal",
+            "Detected beat",
+            "not a diagnosis",
+        ] {
+            assert!(
+                text.contains(expected),
+                "{name}: `{expected}` missing from:\n{text}"
+            );
+        }
+        for (language, words) in [
+            ("de", vec![german, "Herzfrequenzvariabilität", "Pulssignal"]),
+            ("ar", vec![arabic, "ضربة مكتشفة"]),
+            ("zh", vec![chinese, "心率变异性"]),
+        ] {
+            let (_, pdf) = app
+                .report_pdf(&world.patient, &measurement.id, Some(language))
+                .await;
+            save_artifact(&format!("measurement-{name}-{language}.pdf"), &pdf);
+            assert_eq!(pdf_pages(&pdf), 1, "{name} in {language} fits one page");
+            let text = pdf_text(&pdf);
+            for word in words {
+                assert!(
+                    text.contains(word),
+                    "{name} in {language}: `{word}` missing from:\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_failed_analysis_is_reported_with_its_reason_and_no_rate_or_verdict() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
+    assert_eq!(failed.data["indicator"], "quality");
+    let key = failed.data["mostSevereLabel"]["key"].as_str().unwrap();
+    assert!(matches!(key, "quality_too_low" | "no_result"), "{key}");
+    let (document, pdf) = app.report_pdf(&world.patient, &failed.id, Some("en")).await;
+    assert_eq!(document["status"], "rendered");
+    save_artifact("measurement-failed-en.pdf", &pdf);
+    let text = pdf_text(&pdf);
+    let reason = match failed.data["analysis"]["abnormalities"][0].as_str() {
+        Some("too_short") => "too short",
+        Some("finger_not_found") => "did not see a fingertip",
+        Some("pulse_not_found") => "No pulse was found",
+        Some("saturated") => "too bright or too dark",
+        _ => "too disturbed",
+    };
+    for expected in [
+        english_result(key),
+        "Reason",
+        reason,
+        "Too few beats",
+        "not a diagnosis",
+    ] {
+        assert!(
+            text.contains(expected),
+            "`{expected}` missing from:\n{text}"
+        );
+    }
+    for absent in ["SDNN", "Tachogram", " bpm\n"] {
+        assert!(!text.contains(absent), "`{absent}` in:\n{text}");
+    }
+    let (_, dutch) = app.report_pdf(&world.patient, &failed.id, Some("nl")).await;
+    let text = pdf_text(&dutch);
+    assert!(
+        text.contains("Signaalkwaliteit te laag") || text.contains("Geen uitslag"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn reports_need_results_and_visibility() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
-    app.report(&world.patient, &failed.id, None)
-        .await
-        .assert_error(400, 27);
     let theirs = app.measure(&world.patient_b, fixture("sinus_72")).await;
     let their_id = theirs.id.as_str();
     app.report(&world.patient, their_id, None)

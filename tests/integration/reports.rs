@@ -600,7 +600,8 @@ async fn month_of_measurements(app: &TestApp) -> (World, Value) {
         app.measure_at(
             &world.patient,
             at,
-            60.0 + (n % 17) as f64 * 3.0,
+            // 60–96 bpm: a regular rhythm in it is sinus rhythm (tachycardia is its own kind).
+            60.0 + (n % 13) as f64 * 3.0,
             indicator,
             symptoms[n as usize % 4],
         )
@@ -644,8 +645,12 @@ async fn periodic_pdfs_show_the_period_in_any_language_and_zone() {
         "patient Tester",
         "Europe/Brussels",
         "Regular rhythm",
-        "Irregular rhythm",
-        "Fast heart rate",
+        "Possible atrial fibrillation",
+        "Fast heart rate (tachycardia)",
+        "Irregular measurements",
+        // A quarter of the month's measurements are irregular: 15 of 60.
+        "25 %",
+        "Spread (SD)",
         "Palpitations",
         "Without symptoms",
         "Heart rate over the period",
