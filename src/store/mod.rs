@@ -34,7 +34,7 @@ pub use groups::NewGroup;
 pub use jobs::NewJob;
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{MeasurementChange, MeasurementRecord};
-pub use portal::{EnlistmentSummary, PatientSummary};
+pub use portal::{EnlistmentSummary, PatientListing, PatientSummary};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};

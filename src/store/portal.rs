@@ -2,13 +2,16 @@
 //! latest measurement, and the job queue as administrators see it. Visibility comes from the
 //! same rules as every other query (`visibility.rs`).
 
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement};
 use sea_orm::{
-    ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, Condition, EntityTrait, Order, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 
 use super::entities::{job, measurement, user};
 use super::{AdminTask, Store, StoreResult, Viewer, visibility};
+use crate::analysis::ResultKey;
+use crate::reports::findings::RESULT_KEYS;
 
 /// A patient with the latest measurement they made.
 #[derive(Debug, Clone)]
@@ -17,12 +20,96 @@ pub struct PatientSummary {
     pub last_measurement: Option<measurement::Header>,
 }
 
+/// Which of a physician's patients to list, in which order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PatientListing {
+    /// Only patients whose latest measurement has this result (a measurement the server never
+    /// analysed counts as `no_result`).
+    pub result: Option<ResultKey>,
+    /// Most severe latest result first (in the order of [`RESULT_KEYS`]), then by name;
+    /// patients without measurements last. Otherwise by name.
+    pub by_result: bool,
+}
+
+/// The latest measurement of the user of the outer query's `users` row: a correlated lookup
+/// that reads `measurements_list` backwards from the user's newest entry, one index probe per
+/// patient and never a payload, selecting `value` of that row.
+fn latest_measurement(value: Expr) -> SelectStatement {
+    let latest = Alias::new("latest");
+    Query::select()
+        .expr(value)
+        .from_as(measurement::Entity, latest.clone())
+        .and_where(
+            Expr::col((latest.clone(), measurement::Column::CreatorId))
+                .equals((Alias::new("users"), Alias::new("id"))),
+        )
+        .order_by(
+            (latest.clone(), measurement::Column::MeasurementTimestamp),
+            Order::Desc,
+        )
+        .order_by((latest, measurement::Column::Id), Order::Desc)
+        .limit(1)
+        .to_owned()
+}
+
+fn latest_result_column() -> Expr {
+    Expr::col((Alias::new("latest"), measurement::Column::Result))
+}
+
+/// The latest result key, `no_result` for a measurement without one; NULL without measurements.
+fn latest_result() -> Expr {
+    Expr::SubQuery(
+        None,
+        Box::new(
+            latest_measurement(
+                Func::coalesce([
+                    latest_result_column(),
+                    Expr::val(ResultKey::NoResult.as_str()),
+                ])
+                .into(),
+            )
+            .into(),
+        ),
+    )
+}
+
+/// The severity rank of the latest result (0 most severe); past every rank without
+/// measurements.
+fn latest_rank() -> Expr {
+    let rank_of = |key: ResultKey| {
+        RESULT_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .unwrap_or(RESULT_KEYS.len()) as i32
+    };
+    // A stored key this release does not know ranks with no result.
+    let mut case = Expr::case(
+        latest_result_column().eq(RESULT_KEYS[0].as_str()),
+        rank_of(RESULT_KEYS[0]),
+    );
+    for key in RESULT_KEYS
+        .iter()
+        .skip(1)
+        .filter(|k| **k != ResultKey::NoResult)
+    {
+        case = case.case(latest_result_column().eq(key.as_str()), rank_of(*key));
+    }
+    let no_result = rank_of(ResultKey::NoResult);
+    let rank = Expr::SubQuery(
+        None,
+        Box::new(latest_measurement(case.finally(no_result).into()).into()),
+    );
+    Func::coalesce([rank, Expr::val(RESULT_KEYS.len() as i32)]).into()
+}
+
 impl Store {
     /// A page of the patients `viewer` cares for (enlisted in a group it is staff of; for
-    /// administrators every patient ever enlisted), by name, with the total.
+    /// administrators every patient ever enlisted), filtered and ordered as `listing` asks,
+    /// with the total.
     pub async fn patients_page(
         &self,
         viewer: &Viewer,
+        listing: PatientListing,
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<PatientSummary>, u64)> {
@@ -34,10 +121,16 @@ impl Store {
         } else {
             visibility::patients_of_staff(&viewer.user_id)
         };
-        let select = user::Entity::find()
+        let mut select = user::Entity::find()
             .filter(Expr::col((Alias::new("users"), Alias::new("id"))).in_subquery(patients))
             .filter(viewer.users("users", "id"));
+        if let Some(result) = listing.result {
+            select = select.filter(latest_result().eq(result.as_str()));
+        }
         let total = select.clone().count(&self.db).await?;
+        if listing.by_result {
+            select = select.order_by(latest_rank(), Order::Asc);
+        }
         let users = select
             .order_by_asc(user::Column::LastName)
             .order_by_asc(user::Column::FirstName)

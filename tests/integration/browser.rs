@@ -227,11 +227,24 @@ async fn each_role_walks_its_journey_in_chromium() {
     client
         .wait()
         .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("svg.chart polyline"))
+        .for_element(Locator::Css("svg.chart path.series"))
         .await
         .expect("a chart");
     let measurement_path = path_of(&client).await;
     shot(&client, "04-patient-measurement").await;
+    // The strip draws its beats: a marker path as wide as the strip itself.
+    let drawn: Value = client
+        .execute(
+            "const strip = document.querySelector('svg.strip .series').getBBox();
+             const beats = document.querySelector('svg.strip .beats');
+             return beats !== null && beats.getBBox().width > strip.width * 0.8;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(drawn, json!(true), "beats are marked along the strip");
+    scroll_to(&client, "tachogram").await;
+    shot(&client, "04b-patient-measurement-charts").await;
     let pdf_form_action = client
         .find(Locator::Css("#report form"))
         .await
@@ -408,6 +421,8 @@ async fn each_role_walks_its_journey_in_chromium() {
         .unwrap();
     assert_eq!(number_left_of_unit, json!(true));
     shot(&client, "14-patient-measurement-arabic").await;
+    scroll_to(&client, "tachogram").await;
+    shot(&client, "15-patient-measurement-charts-arabic").await;
     client.close().await.unwrap();
 }
 

@@ -428,7 +428,7 @@ async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let page = format!("/portal/measurements/{id}");
     let detail = patient.get(&page).await;
     assert!(detail.body.contains("No report yet."));
-    assert!(detail.body.contains("<svg class=\"chart\""));
+    assert!(detail.body.contains("<svg class=\"chart tachogram\""));
     let first = patient
         .post(&page, &format!("/portal/measurements/{id}/report"), &[])
         .await;
@@ -876,19 +876,29 @@ async fn a_password_is_changed_after_checking_the_current_one() {
 async fn measurement_lists_filter_by_result_and_day_and_page() {
     let app = spawn_app().await;
     let user = app.user("filters").await;
-    let mut normal = crate::helpers::fixture("sinus_72");
-    normal["indicator"] = json!("normal");
-    let normal = app.measure(&user, normal).await.id;
-    let mut irregular = crate::helpers::fixture("irregular_af");
-    irregular["indicator"] = json!("irregular");
-    let irregular = app.measure(&user, irregular).await.id;
+    let now = app.clock_millis();
+    let normal = app
+        .measure_at(&user, now - 3_600_000, 64.0, "normal", &[])
+        .await;
+    let irregular = app
+        .measure_at(&user, now - 60_000, 96.0, "irregular", &[])
+        .await;
     let mut browser = logged_in(&app, &user).await;
     let all = browser.get("/portal/measurements").await;
     assert!(all.body.contains(&normal) && all.body.contains(&irregular));
-    // Newest first: the AF fixture was measured after the sinus one.
+    // Newest first.
     assert!(all.body.find(&irregular) < all.body.find(&normal));
-    let only = browser.get("/portal/measurements?result=irregular").await;
+    assert!(
+        all.body
+            .contains("data-result=\"possible_atrial_fibrillation\"")
+    );
+    assert!(all.body.contains("result-red"));
+    let only = browser
+        .get("/portal/measurements?result=possible_atrial_fibrillation")
+        .await;
     assert!(only.body.contains(&irregular) && !only.body.contains(&normal));
+    let regular = browser.get("/portal/measurements?result=regular").await;
+    assert!(regular.body.contains(&normal) && !regular.body.contains(&irregular));
     let none = browser
         .get("/portal/measurements?from=2099-01-01&to=2099-12-31")
         .await;
@@ -898,4 +908,178 @@ async fn measurement_lists_filter_by_result_and_day_and_page() {
         .await;
     assert_eq!(bad.status, 200, "unknown filters are ignored");
     assert!(bad.body.contains(&normal));
+}
+
+/// The page of a measurement shows what the server found, as the PDF does: heart rate, result
+/// in its colour, labels, quality, HRV, the tachogram and the pulse strip with its beats.
+#[tokio::test]
+async fn the_measurement_page_shows_the_analysis_and_its_charts() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let measurement = app
+        .measure(&world.patient, crate::helpers::fixture("sinus_72"))
+        .await;
+    let bpm = measurement.data["analysis"]["heart_rate"]
+        .as_f64()
+        .expect("a heart rate")
+        .round() as i64;
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let page = physician
+        .get(&format!("/portal/measurements/{}", measurement.id))
+        .await;
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    for expected in [
+        format!("<bdi>{bpm} bpm</bdi>"),
+        "data-result=\"regular\"".to_owned(),
+        "Regular rhythm".to_owned(),
+        "Sinus rhythm".to_owned(),
+        "id=\"quality\"".to_owned(),
+        "Heart-rate variability".to_owned(),
+        "RMSSD".to_owned(),
+        "<svg class=\"chart tachogram\"".to_owned(),
+        "<svg class=\"chart strip\"".to_owned(),
+        "<title id=\"tachogram-svg-title\">".to_owned(),
+        "<desc id=\"ppg-svg-desc\">".to_owned(),
+        "<path class=\"beats\"".to_owned(),
+        "not a diagnosis".to_owned(),
+    ] {
+        assert!(body.contains(&expected), "`{expected}` missing");
+    }
+    // Each series is one path, however many points it has.
+    for class in ["series", "points", "beats"] {
+        let paths = body.matches(&format!("<path class=\"{class}\"")).count();
+        assert!(paths <= 2, "{paths} paths of class {class}");
+    }
+    assert!(!body.contains("<circle") && !body.contains("<polyline"));
+
+    let failed = app
+        .measure(&world.patient, crate::helpers::fixture("no_heartrate"))
+        .await;
+    let page = physician
+        .get(&format!("/portal/measurements/{}", failed.id))
+        .await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("data-result=\"quality_too_low\"")
+            || page.body.contains("data-result=\"no_result\"")
+    );
+    assert!(page.body.contains("class=\"reasons\""));
+    assert!(
+        page.body
+            .contains("Too few beats for heart-rate variability.")
+    );
+    assert!(!page.body.contains("id=\"tachogram\""));
+    assert!(
+        page.body.contains("id=\"report-pdf\""),
+        "a failed analysis has a report too"
+    );
+
+    let mut arabic = logged_in(&app, &world.patient).await;
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.patient.token,
+        json!({"language": "ar"}),
+    )
+    .await
+    .assert_ok();
+    let page = arabic
+        .get(&format!("/portal/measurements/{}", measurement.id))
+        .await;
+    assert!(page.body.contains("نظم منتظم") && page.body.contains("تقلّب معدل ضربات القلب"));
+    assert!(
+        page.body.contains(&format!("<bdi>{bpm} bpm</bdi>")),
+        "a Latin quantity is isolated"
+    );
+}
+
+/// Physicians sort and filter their patients by the result of each one's latest measurement,
+/// among the patients they may see only.
+#[tokio::test]
+async fn the_patient_list_sorts_and_filters_by_the_latest_result() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let now = app.clock_millis();
+    let hour = 3_600_000;
+    // patient: atrial fibrillation last; other_patient: it earlier, regular last; patient_b
+    // (another care team): atrial fibrillation.
+    app.measure_at(&world.patient, now - 5 * hour, 70.0, "normal", &[])
+        .await;
+    app.measure_at(&world.patient, now - hour, 92.0, "irregular", &[])
+        .await;
+    app.measure_at(&world.other_patient, now - 5 * hour, 88.0, "irregular", &[])
+        .await;
+    app.measure_at(&world.other_patient, now - hour, 66.0, "normal", &[])
+        .await;
+    app.measure_at(&world.patient_b, now - hour, 90.0, "irregular", &[])
+        .await;
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let names = |body: &str| -> Vec<&'static str> {
+        let mut found: Vec<(usize, &'static str)> =
+            ["other_patient Tester", "patient Tester", "patient_b Tester"]
+                .into_iter()
+                .filter_map(|name| body.find(&format!(">{name}<")).map(|at| (at, name)))
+                .collect();
+        found.sort();
+        found.into_iter().map(|(_, name)| name).collect()
+    };
+    let by_name = physician.get("/portal/patients").await;
+    assert_eq!(
+        names(&by_name.body),
+        ["other_patient Tester", "patient Tester"]
+    );
+    let by_result = physician.get("/portal/patients?sort=result").await;
+    assert_eq!(by_result.status, 200);
+    assert_eq!(
+        names(&by_result.body),
+        ["patient Tester", "other_patient Tester"]
+    );
+    assert!(
+        by_result
+            .body
+            .contains("<option value=\"result\" selected>")
+    );
+    let af = physician
+        .get("/portal/patients?result=possible_atrial_fibrillation&sort=result")
+        .await;
+    assert_eq!(
+        names(&af.body),
+        ["patient Tester"],
+        "the latest result counts, not an older one"
+    );
+    assert!(
+        af.body
+            .contains("data-result=\"possible_atrial_fibrillation\"")
+    );
+    let regular = physician.get("/portal/patients?result=regular").await;
+    assert_eq!(names(&regular.body), ["other_patient Tester"]);
+    let nobody = physician
+        .get("/portal/patients?result=quality_too_low")
+        .await;
+    assert!(names(&nobody.body).is_empty());
+    let ignored = physician
+        .get("/portal/patients?result=%27%3Bdrop&sort=%FF&page=0")
+        .await;
+    assert_eq!(ignored.status, 200, "meaningless values are ignored");
+    assert_eq!(
+        names(&ignored.body),
+        ["other_patient Tester", "patient Tester"]
+    );
+
+    // The other care team's physician and the administrator see by the same rules.
+    let mut other = logged_in(&app, &world.staff_b).await;
+    let theirs = other
+        .get("/portal/patients?result=possible_atrial_fibrillation")
+        .await;
+    assert_eq!(names(&theirs.body), ["patient_b Tester"]);
+    let mut admin = logged_in(&app, &world.admin).await;
+    let all = admin
+        .get("/portal/patients?result=possible_atrial_fibrillation&sort=result")
+        .await;
+    assert_eq!(names(&all.body), ["patient Tester", "patient_b Tester"]);
+    let mut patient = logged_in(&app, &world.patient).await;
+    assert_eq!(
+        patient.get("/portal/patients?sort=result").await.status,
+        403
+    );
 }

@@ -131,6 +131,7 @@ pub const MEASUREMENTS: Resource = Resource {
         ),
         column("data.heartrate", "heartrate", FieldKind::Number),
         column("data.indicator", "indicator", FieldKind::Text),
+        column("data.mostSevereLabel.key", "result", FieldKind::Text),
         list("data.tags", "measurement_tags", "tag", ElementKind::Text),
     ],
     selectable: &["data", "data."],

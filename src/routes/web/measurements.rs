@@ -1,5 +1,5 @@
 //! Measurements: the list (newest first, paged, filtered by result and date), the detail with
-//! its chart and results, the report PDF (created or reused exactly as the SDK's
+//! the analysis' findings and charts, the report PDF (created or reused exactly as the SDK's
 //! `getMeasurementReportUrl` would) and a physician's review.
 
 use actix_web::HttpResponse;
@@ -12,10 +12,11 @@ use serde_json::{Map, Value, json};
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
-use super::view::{self, Chart, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
+use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::measurement::{MeasurementUpdate, Status};
+use crate::reports::findings::Findings;
 use crate::routes::api::measurement_reports::file_token;
 use crate::routes::api::resources::{MEASUREMENT_REPORTS, MEASUREMENTS};
 use crate::store::entities::file;
@@ -67,12 +68,9 @@ pub async fn measurement_list(
     action: String,
 ) -> Result<MeasurementList, WebError> {
     let mut conditions = vec![format!("eq(creatorId,{patient_id})")];
-    let result = filters
-        .result
-        .as_deref()
-        .filter(|r| RESULTS.contains(r) && *r != "unknown");
+    let result = view::result_filter(filters.result.as_deref()).map(|r| r.as_str());
     if let Some(result) = result {
-        conditions.push(format!("eq(data.indicator,{result})"));
+        conditions.push(format!("eq(data.mostSevereLabel.key,{result})"));
     }
     let from = filters.from.as_deref().unwrap_or("").trim();
     let to = filters.to.as_deref().unwrap_or("").trim();
@@ -104,15 +102,7 @@ pub async fn measurement_list(
     if NaiveDate::parse_from_str(to, "%Y-%m-%d").is_ok() {
         base.push(format!("to={to}"));
     }
-    let results = RESULTS
-        .iter()
-        .filter(|r| **r != "unknown")
-        .map(|r| Choice {
-            value: (*r).to_owned(),
-            label: visitor.tr.text(&format!("indicator-{r}")),
-            selected: Some(*r) == result,
-        })
-        .collect();
+    let results = result_choices(visitor, result);
     Ok(MeasurementList {
         rows: headers
             .iter()
@@ -132,6 +122,18 @@ pub async fn measurement_list(
         },
         action,
     })
+}
+
+/// The result filter's choices, most severe first.
+pub fn result_choices(visitor: &Visitor, selected: Option<&str>) -> Vec<Choice> {
+    RESULTS
+        .iter()
+        .map(|r| Choice {
+            value: r.as_str().to_owned(),
+            label: visitor.tr.text(&format!("result-{}", r.as_str())),
+            selected: Some(r.as_str()) == selected,
+        })
+        .collect()
 }
 
 #[derive(Template)]
@@ -190,7 +192,7 @@ struct DetailPage {
     c: Chrome,
     row: MeasurementRow,
     patient: Option<(String, String)>,
-    chart: Option<Chart>,
+    findings: FindingsView,
     details: Vec<(String, String)>,
     review: Option<ReviewView>,
     report: ReportState,
@@ -269,9 +271,6 @@ fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, Stri
             tr.try_text(&format!("context-{activity}"))
                 .unwrap_or_else(|| activity.to_owned()),
         ));
-    }
-    if let Some(rr) = data.get("rr_intervals").and_then(Value::as_array) {
-        details.push((tr.text("beats"), (rr.len() + 1).to_string()));
     }
     if let Some(ms) = data
         .get("technical_details")
@@ -376,7 +375,10 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
             shared_link: None,
         },
     };
-    let can_report = view::has_results(m);
+    let can_report = view::reportable(m);
+    // The analysis is pure and takes about a millisecond, so the pulse strip is computed
+    // again for the page rather than stored.
+    let findings = Findings::of(&member.tr, &data);
     html(&DetailPage {
         c: Chrome::new(
             &member,
@@ -385,12 +387,12 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
         ),
         row: view::measurement_row(&member, &m.into()),
         patient,
-        chart: view::chart(&member, &data),
+        findings: view::findings_view(&member, &findings),
         details: details_of(&member, &data),
         review,
         report,
         can_report,
-        can_review: viewer.may_review(&m.creator_id).is_ok() && can_report,
+        can_review: viewer.may_review(&m.creator_id).is_ok() && view::has_results(m),
     })
 }
 

@@ -1,4 +1,5 @@
-//! A physician's patients: those of their groups with their latest measurement, and one
+//! A physician's patients: those of their groups with their latest measurement (filtered and
+//! sorted by its result when asked), and one
 //! patient's profile and measurements. What a physician may see is decided by the store's
 //! visibility rules: another group's patient is simply not found.
 
@@ -11,10 +12,10 @@ use serde_json::{Map, Value};
 use super::chrome::{Chrome, html};
 use super::context::{Member, Visitor};
 use super::error::WebError;
-use super::measurements::{Filters, MeasurementList, measurement_list};
+use super::measurements::{Choice, Filters, MeasurementList, measurement_list, result_choices};
 use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
 use crate::domain::id::Id;
-use crate::store::AuditEntry;
+use crate::store::{AuditEntry, PatientListing};
 
 /// A patient in the list.
 pub struct PatientRow {
@@ -30,6 +31,8 @@ struct PatientsPage {
     c: Chrome,
     rows: Vec<PatientRow>,
     pager: Pager,
+    results: Vec<Choice>,
+    by_result: bool,
 }
 
 /// Paging of a simple list.
@@ -38,19 +41,39 @@ pub struct PageQuery {
     pub page: Option<u64>,
 }
 
-/// The patients of the member's groups (all patients for administrators).
-pub async fn list(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
+/// The patient list's query: a page, the latest result to show only, and the order (`result`
+/// for the most severe latest result first, anything else by name).
+#[derive(Debug, Default, Deserialize)]
+pub struct PatientsQuery {
+    pub page: Option<u64>,
+    pub result: Option<String>,
+    pub sort: Option<String>,
+}
+
+/// The patients of the member's groups (all patients for administrators), filtered and
+/// sorted by their latest result when asked; values that mean nothing are ignored.
+pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpResponse, WebError> {
     member
         .state
         .store
         .may_list_patients(&member.viewer())
         .await?;
     let page = query.page.unwrap_or(0).min(10_000);
+    let result = view::result_filter(query.result.as_deref());
+    let by_result = query.sort.as_deref() == Some("result");
+    let listing = PatientListing { result, by_result };
     let (patients, total) = member
         .state
         .store
-        .patients_page(&member.viewer(), page * PAGE_SIZE, PAGE_SIZE)
+        .patients_page(&member.viewer(), listing, page * PAGE_SIZE, PAGE_SIZE)
         .await?;
+    let mut base = Vec::new();
+    if let Some(result) = result {
+        base.push(format!("result={}", result.as_str()));
+    }
+    if by_result {
+        base.push("sort=result".to_owned());
+    }
     let rows = patients
         .into_iter()
         .map(|p| PatientRow {
@@ -64,9 +87,11 @@ pub async fn list(member: Member, query: Query<PageQuery>) -> Result<HttpRespons
         })
         .collect();
     html(&PatientsPage {
+        results: result_choices(&member, result.map(|r| r.as_str())),
         c: Chrome::new(&member, "patients", "patients-title"),
         rows,
-        pager: Pager::new(page, total, ""),
+        pager: Pager::new(page, total, &base.join("&")),
+        by_result,
     })
 }
 

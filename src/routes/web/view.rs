@@ -1,13 +1,14 @@
-//! View models shared by several pages: measurement rows and details, the SVG chart, pages of
-//! a list, and the RQL the portal's lists are built from (the same whitelist and visibility
-//! path as the JSON API).
-
-use serde_json::{Map, Value};
+//! View models shared by several pages: measurement rows, the analysis' findings with their
+//! SVG charts, pages of a list, and the RQL the portal's lists are built from (the same
+//! whitelist and visibility path as the JSON API).
 
 use super::context::Visitor;
 use super::error::WebError;
+use crate::analysis::ResultKey;
 use crate::domain::measurement::Status;
 use crate::domain::rql;
+use crate::i18n::Translator;
+use crate::reports::findings::{Findings, Headline, RESULT_KEYS, Strip, Tachogram, result_key};
 use crate::store::entities::measurement;
 use crate::store::query::ListSpec;
 use crate::store::query::Resource;
@@ -15,15 +16,13 @@ use crate::store::query::Resource;
 /// Rows per page of every portal list.
 pub const PAGE_SIZE: u64 = 20;
 
-/// Result classes the portal offers as a filter (the measurement's `indicator`).
-pub const RESULTS: [&str; 6] = [
-    "normal",
-    "irregular",
-    "tachycardia",
-    "bradycardia",
-    "poor_signal",
-    "unknown",
-];
+/// Result keys the portal offers as a filter (the measurement's `result`), most severe first.
+pub const RESULTS: [ResultKey; 5] = RESULT_KEYS;
+
+/// The result key of a filter's value, if it is one.
+pub fn result_filter(value: Option<&str>) -> Option<ResultKey> {
+    value.map(str::trim).and_then(result_key)
+}
 
 /// A list query written as RQL and translated for `resource`, exactly as the API would.
 pub fn list_spec(resource: &Resource, rql_text: &str) -> Result<ListSpec, WebError> {
@@ -69,24 +68,13 @@ impl Pager {
 pub struct MeasurementRow {
     pub id: String,
     pub when: String,
+    /// The server's heart rate with its unit, or a dash.
     pub heart_rate: String,
+    /// The result key (for tests and styles) and its colour name (`green`, …).
     pub result_key: String,
+    pub result_colour: String,
     pub result: String,
     pub status: String,
-}
-
-/// The translated result class of a measurement.
-pub fn result_of(visitor: &Visitor, m: &measurement::Header) -> (String, String) {
-    let key = m
-        .indicator
-        .as_deref()
-        .filter(|i| RESULTS.contains(i))
-        .unwrap_or("unknown");
-    let label = match m.indicator.as_deref() {
-        Some(raw) if key == "unknown" => raw.to_owned(),
-        _ => visitor.tr.text(&format!("indicator-{key}")),
-    };
-    (key.to_owned(), label)
 }
 
 /// The translated status of a measurement.
@@ -97,130 +85,264 @@ pub fn status_of(visitor: &Visitor, m: &measurement::Header) -> String {
         .unwrap_or_else(|| m.status.clone())
 }
 
-/// A list row for `m`.
+/// A heart rate as shown: whole beats per minute, or a dash.
+pub fn heart_rate_text(visitor: &Visitor, bpm: Option<f64>) -> String {
+    bpm.filter(|hr| hr.is_finite())
+        .map(|hr| format!("{} {}", hr.round() as i64, visitor.tr.text("bpm")))
+        .unwrap_or_else(|| "–".into())
+}
+
+/// A list row for `m`: the server's heart rate and result.
 pub fn measurement_row(visitor: &Visitor, m: &measurement::Header) -> MeasurementRow {
-    let (result_key, result) = result_of(visitor, m);
+    let result = Headline::stored(&visitor.tr, m.result.as_deref(), m.indicator.as_deref());
     MeasurementRow {
         id: m.id.clone(),
         when: visitor.datetime(m.measurement_timestamp.unwrap_or(m.creation_timestamp)),
-        heart_rate: m
-            .heartrate
-            .map(|hr| format!("{} {}", hr.round() as i64, visitor.tr.text("bpm")))
-            .unwrap_or_else(|| "–".into()),
-        result_key,
-        result,
+        heart_rate: heart_rate_text(visitor, m.heart_rate),
+        result_key: result.key.to_owned(),
+        result_colour: result.colour.to_owned(),
+        result: result.label,
         status: status_of(visitor, m),
     }
 }
 
-/// Whether a measurement has results (so a report can be made).
+/// Whether a measurement has results (so it can be reviewed).
 pub fn has_results(m: &measurement::Model) -> bool {
     Status::parse(&m.status).is_some_and(Status::has_results)
 }
 
-/// An SVG line chart: the polyline's points in a 600 × 200 box, with axis labels.
-pub struct Chart {
-    pub title: String,
-    pub caption: String,
+/// Whether a report can be made of a measurement.
+pub fn reportable(m: &measurement::Model) -> bool {
+    Status::parse(&m.status).is_some_and(crate::reports::reportable)
+}
+
+/// An axis tick in SVG units.
+pub struct SvgTick {
+    pub x: String,
+    pub y: String,
+    pub label: String,
+}
+
+/// The tachogram as inline SVG: each series one path, in a [`PLOT_W`] × [`TACHOGRAM_H`] plot.
+pub struct TachogramSvg {
+    pub desc: String,
+    /// Irregular stretches: one path of rectangles.
+    pub stretches: String,
+    pub grid: String,
+    pub line: String,
+    /// The intervals' markers: one path of diamonds.
     pub points: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub y_min: String,
-    pub y_max: String,
-    pub x_max: String,
+    pub x_ticks: Vec<SvgTick>,
+    pub y_ticks: Vec<SvgTick>,
+    pub has_stretches: bool,
 }
 
-const WIDTH: f64 = 600.0;
-const HEIGHT: f64 = 200.0;
-/// More points than pixels only slow the browser down.
-const MAX_POINTS: usize = 600;
-
-fn polyline(points: &[(f64, f64)], x_max: f64, y_min: f64, y_max: f64) -> String {
-    let step = points.len().div_ceil(MAX_POINTS).max(1);
-    let span = (y_max - y_min).max(f64::EPSILON);
-    points
-        .iter()
-        .step_by(step)
-        .map(|(x, y)| {
-            format!(
-                "{:.1},{:.1}",
-                x / x_max * WIDTH,
-                HEIGHT - (y - y_min) / span * HEIGHT
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+/// The pulse strip as inline SVG: rows of [`STRIP_ROW_H`] stacked in one plot, each series
+/// one path across all rows.
+pub struct StripSvg {
+    pub desc: String,
+    /// The height of the SVG's view box: the rows, their ticks and room for the markers.
+    pub view_height: String,
+    pub grid: String,
+    pub frames: String,
+    pub line: String,
+    pub accepted: String,
+    pub rejected: String,
+    pub ticks: Vec<SvgTick>,
+    pub has_accepted: bool,
+    pub has_rejected: bool,
 }
 
-fn numbers(value: Option<&Value>) -> Vec<f64> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_f64).collect())
-        .unwrap_or_default()
+/// One line of the HRV table.
+pub struct HrvLine {
+    pub name: &'static str,
+    pub meaning: String,
+    pub value: String,
 }
 
-/// The tachogram (RR intervals over time) when the payload has them, else the camera's
-/// pulse signal (mean of the four central cells, inverted so beats point up), else nothing.
-pub fn chart(visitor: &Visitor, data: &Map<String, Value>) -> Option<Chart> {
-    let tr = &visitor.tr;
-    let rr = numbers(data.get("rr_intervals"));
-    if rr.len() >= 2 {
-        let mut elapsed = 0.0;
-        let points: Vec<(f64, f64)> = rr
+/// What the measurement page shows of the analysis.
+pub struct FindingsView {
+    pub heart_rate: String,
+    pub result_key: &'static str,
+    pub result_colour: &'static str,
+    pub result: String,
+    pub labels: Vec<String>,
+    pub reasons: String,
+    pub quality: Option<(String, &'static str, String)>,
+    pub accepted_beats: String,
+    pub rejected_beats: String,
+    pub hrv: Vec<HrvLine>,
+    pub tachogram: Option<TachogramSvg>,
+    pub strip: Option<StripSvg>,
+}
+
+/// The plot's width in SVG units.
+pub const PLOT_W: f64 = 600.0;
+/// The tachogram's height in SVG units.
+pub const TACHOGRAM_H: f64 = 160.0;
+/// One strip row's height, and the distance from one row to the next, in SVG units.
+pub const STRIP_ROW_H: f64 = 56.0;
+const STRIP_PITCH: f64 = 76.0;
+
+/// Appends `M x y L x y …` for `points` mapped by `at`.
+fn polyline(d: &mut String, points: &[[f64; 2]], at: impl Fn([f64; 2]) -> (f64, f64)) {
+    for (i, p) in points.iter().enumerate() {
+        let (x, y) = at(*p);
+        d.push_str(&format!("{}{x:.1} {y:.1}", if i == 0 { "M" } else { "L" }));
+    }
+}
+
+fn tachogram_svg(tr: &Translator, t: &Tachogram) -> TachogramSvg {
+    let at = |p: [f64; 2]| (p[0] * PLOT_W, p[1] * TACHOGRAM_H);
+    let mut line = String::new();
+    let mut points = String::new();
+    for run in &t.runs {
+        polyline(&mut line, run, at);
+        for p in run {
+            let (x, y) = at(*p);
+            points.push_str(&format!(
+                "M{x:.1} {:.1}l2.5 2.5l-2.5 2.5l-2.5 -2.5z",
+                y - 2.5
+            ));
+        }
+    }
+    let mut stretches = String::new();
+    for [a, b] in &t.stretches {
+        stretches.push_str(&format!(
+            "M{:.1} 0H{:.1}V{TACHOGRAM_H}H{:.1}z",
+            a * PLOT_W,
+            b * PLOT_W,
+            a * PLOT_W
+        ));
+    }
+    let mut grid = String::new();
+    for k in &t.y_ticks {
+        grid.push_str(&format!("M0 {:.1}H{PLOT_W}", k.at * TACHOGRAM_H));
+    }
+    for k in &t.x_ticks {
+        grid.push_str(&format!("M{:.1} 0V{TACHOGRAM_H}", k.at * PLOT_W));
+    }
+    TachogramSvg {
+        desc: tr.text_with(
+            "tachogram-desc",
+            &[
+                ("intervals", t.points.to_string()),
+                ("stretches", t.stretches.len().to_string()),
+            ],
+        ),
+        stretches,
+        grid,
+        line,
+        points,
+        x_ticks: t
+            .x_ticks
             .iter()
-            .map(|interval| {
-                elapsed += interval / 1000.0;
-                (elapsed, *interval)
+            .map(|k| SvgTick {
+                x: format!("{:.1}", k.at * PLOT_W),
+                y: format!("{:.1}", TACHOGRAM_H + 16.0),
+                label: k.label.clone(),
             })
-            .collect();
-        let low = rr.iter().cloned().fold(f64::INFINITY, f64::min);
-        let high = rr.iter().cloned().fold(0.0, f64::max);
-        let (y_min, y_max) = (
-            ((low - 100.0) / 100.0).floor().max(0.0) * 100.0,
-            ((high + 100.0) / 100.0).ceil() * 100.0,
-        );
-        let x_max = elapsed.max(60.0).ceil();
-        return Some(Chart {
-            title: tr.text("tachogram"),
-            caption: tr.text("tachogram-caption"),
-            points: polyline(&points, x_max, y_min, y_max),
-            x_label: tr.text("axis-time-s"),
-            y_label: tr.text("axis-rr-ms"),
-            y_min: format!("{y_min:.0}"),
-            y_max: format!("{y_max:.0}"),
-            x_max: format!("{x_max:.0}"),
-        });
+            .collect(),
+        y_ticks: t
+            .y_ticks
+            .iter()
+            .map(|k| SvgTick {
+                x: "-6".into(),
+                y: format!("{:.1}", k.at * TACHOGRAM_H + 4.0),
+                label: k.label.clone(),
+            })
+            .collect(),
+        has_stretches: !t.stretches.is_empty(),
     }
-    let times = numbers(data.get("time"));
-    let rows = data.get("quadrants")?.as_array()?;
-    let mut traces = Vec::new();
-    for (r, c) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
-        traces.push(numbers(rows.get(r)?.as_array()?.get(c)?.get("y")));
+}
+
+fn strip_svg(tr: &Translator, s: &Strip) -> StripSvg {
+    let top = |r: usize| r as f64 * STRIP_PITCH;
+    let seconds = s.row_seconds.round().clamp(1.0, 120.0) as usize;
+    let mut grid = String::new();
+    let mut frames = String::new();
+    let mut line = String::new();
+    let mut accepted = String::new();
+    let mut rejected = String::new();
+    let mut ticks = Vec::new();
+    for (r, row) in s.rows.iter().enumerate() {
+        let y0 = top(r);
+        for i in 0..=seconds {
+            grid.push_str(&format!(
+                "M{:.1} {y0:.1}v{STRIP_ROW_H}",
+                i as f64 / seconds as f64 * PLOT_W
+            ));
+        }
+        frames.push_str(&format!("M0 {y0:.1}H{PLOT_W}V{:.1}H0z", y0 + STRIP_ROW_H));
+        for k in &row.x_ticks {
+            frames.push_str(&format!("M{:.1} {y0:.1}v{STRIP_ROW_H}", k.at * PLOT_W));
+            ticks.push(SvgTick {
+                x: format!("{:.1}", k.at * PLOT_W),
+                y: format!("{:.1}", y0 + STRIP_ROW_H + 14.0),
+                label: k.label.clone(),
+            });
+        }
+        let at = |p: [f64; 2]| (p[0] * PLOT_W, y0 + p[1] * STRIP_ROW_H);
+        polyline(&mut line, &row.line, at);
+        for (marks, d) in [
+            (&row.accepted, &mut accepted),
+            (&row.rejected, &mut rejected),
+        ] {
+            for p in marks {
+                let (x, y) = at(*p);
+                // A triangle pointing down onto the beat.
+                d.push_str(&format!("M{:.1} {:.1}h7l-3.5 6z", x - 3.5, y - 9.0));
+            }
+        }
     }
-    let n = traces.iter().map(Vec::len).min()?.min(times.len());
-    if n < 2 {
-        return None;
+    StripSvg {
+        desc: tr.text_with(
+            "ppg-desc",
+            &[
+                ("accepted", s.accepted_beats.to_string()),
+                ("rejected", s.rejected_beats.to_string()),
+            ],
+        ),
+        view_height: format!("{:.0}", top(s.rows.len().max(1) - 1) + STRIP_ROW_H + 34.0),
+        has_accepted: !accepted.is_empty(),
+        has_rejected: !rejected.is_empty(),
+        grid,
+        frames,
+        line,
+        accepted,
+        rejected,
+        ticks,
     }
-    let points: Vec<(f64, f64)> = (0..n)
-        .map(|i| {
-            (
-                times[i] / 1000.0,
-                255.0 - traces.iter().map(|t| t[i]).sum::<f64>() / 4.0,
-            )
-        })
-        .collect();
-    let low = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let high = points.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-    let margin = ((high - low) * 0.1).max(0.5);
-    let x_max = (times[n - 1] / 1000.0).max(60.0).ceil();
-    Some(Chart {
-        title: tr.text("ppg-signal"),
-        caption: tr.text("ppg-caption"),
-        points: polyline(&points, x_max, low - margin, high + margin),
-        x_label: tr.text("axis-time-s"),
-        y_label: String::new(),
-        y_min: String::new(),
-        y_max: String::new(),
-        x_max: format!("{x_max:.0}"),
-    })
+}
+
+/// The measurement page's view of `findings`.
+pub fn findings_view(visitor: &Visitor, findings: &Findings) -> FindingsView {
+    let tr = &visitor.tr;
+    let quality = findings.quality.as_ref();
+    FindingsView {
+        heart_rate: heart_rate_text(visitor, findings.heart_rate.map(|hr| hr as f64)),
+        result_key: findings.result.key,
+        result_colour: findings.result.colour,
+        result: findings.result.label.clone(),
+        labels: findings.labels.clone(),
+        reasons: findings.reasons.join(" "),
+        quality: quality.map(|q| (q.label.clone(), q.key, q.score.clone())),
+        accepted_beats: quality.map_or_else(|| "–".into(), |q| q.accepted_beats.to_string()),
+        rejected_beats: quality.map_or_else(|| "–".into(), |q| q.rejected_beats.to_string()),
+        hrv: findings
+            .hrv
+            .iter()
+            .map(|r| HrvLine {
+                name: r.name,
+                meaning: r.meaning.clone(),
+                value: format!("{} {}", r.value, r.unit),
+            })
+            .collect(),
+        tachogram: findings.tachogram.as_ref().map(|t| tachogram_svg(tr, t)),
+        strip: findings
+            .strip
+            .as_ref()
+            .filter(|s| !s.rows.is_empty())
+            .map(|s| strip_svg(tr, s)),
+    }
 }
