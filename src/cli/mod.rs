@@ -1,5 +1,8 @@
-//! The command line: `serve`, `migrate`, `user add`, `reports run-due`, `reports create`.
+//! The command line: `serve`, `migrate`, `user add`, `reports run-due`, `reports create`,
+//! `measurements reanalyse`, `analyse`.
 
+mod analyse;
+mod measurements;
 mod reports;
 
 use std::process::ExitCode;
@@ -50,6 +53,36 @@ enum Command {
         #[command(subcommand)]
         command: ReportsCommand,
     },
+    /// Stored measurements.
+    Measurements {
+        #[command(subcommand)]
+        command: MeasurementsCommand,
+    },
+    /// Analyse a recording and print, as JSON, the `indicator`, `mostSevereLabel`, `af` and
+    /// `analysis` an upload of it would get. Needs no database. Exit code 2 when the file
+    /// cannot be read.
+    Analyse(AnalyseArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum MeasurementsCommand {
+    /// Run the current analysis over stored measurements again, with a progress bar; rewrites
+    /// (and bumps `updateTimestamp` of) only those whose result changed.
+    Reanalyse {
+        /// Only measurements taken on or after this day (YYYY-MM-DD, UTC) or epoch ms.
+        #[arg(long)]
+        since: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct AnalyseArgs {
+    /// A measurement JSON (its `data` object, or a document with `data`), a CSV of
+    /// `time_ms,value` rows, or a CSV of values with --rate; `-` reads stdin.
+    file: String,
+    /// Sampling rate in Hz of a CSV without times.
+    #[arg(long)]
+    rate: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -106,6 +139,10 @@ struct AddUser {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Pure computation on a file: no settings, database or runtime, and its own exit codes.
+    if let Command::Analyse(args) = &cli.command {
+        return analyse::run(&args.file, args.rate);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -158,6 +195,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", crate::routes::api::openapi::document());
             Ok(())
         }
+        Command::Measurements {
+            command: MeasurementsCommand::Reanalyse { since },
+        } => measurements::reanalyse(settings, since.as_deref()).await,
+        // Answered by `main` before a runtime or settings exist.
+        Command::Analyse(_) => Ok(()),
     }
 }
 

@@ -93,7 +93,8 @@ impl Progress {
     }
 }
 
-async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
+/// Migrates, then connects to the database of `settings`.
+pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
     Store::migrate_url(&settings.database_url)
         .await
         .context("database migration failed")?;

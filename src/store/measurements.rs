@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use serde_json::{Map, Value};
 
@@ -14,7 +15,9 @@ use super::entities::{
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
-use crate::domain::measurement::{NewMeasurement, Status, Summary};
+use crate::domain::measurement::{
+    ANALYSIS_FIELDS, NewMeasurement, Status, Summary, analyse, status_after, write_analysis,
+};
 
 /// A measurement with its list fields.
 #[derive(Debug, Clone)]
@@ -252,5 +255,231 @@ impl Store {
             .ok_or(StoreError::NotFound)?;
         txn.commit().await?;
         Ok(updated)
+    }
+}
+
+/// How far a re-analysis run got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reanalysis {
+    /// Measurements analysed again.
+    pub examined: u64,
+    /// Those whose result, status or columns changed (and were rewritten).
+    pub changed: u64,
+    /// Those whose analysis now finds no result.
+    pub failed: u64,
+}
+
+/// The rewrite of one measurement after a re-analysis, or none when nothing changed.
+struct Rewrite {
+    data: String,
+    status: Status,
+    indicator: Option<String>,
+    summary: Summary,
+}
+
+/// Whether two JSON values are the same up to the last bits of their numbers: a number read
+/// back from JSON text may differ from the one written in its last place (serde_json's fast
+/// float parsing), which is no change of a result.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => same_number(x, y),
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn same_number(x: f64, y: f64) -> bool {
+    x == y || (x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs())
+}
+
+/// Analyses a stored measurement again; what to write when anything the server derives from
+/// the analysis (its fields in `data`, the status, the result columns, the summary) differs.
+fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
+    let mut data = model.data_object();
+    let analysis = analyse(&data);
+    let failed = analysis.failed();
+    let current = Status::parse(&model.status).unwrap_or(Status::Measured);
+    let status = status_after(current, &analysis);
+    let before: Vec<Option<Value>> = ANALYSIS_FIELDS
+        .iter()
+        .map(|k| data.get(*k).cloned())
+        .collect();
+    write_analysis(&mut data, &analysis);
+    let fields_same = ANALYSIS_FIELDS.iter().zip(&before).all(|(k, old)| {
+        old.as_ref()
+            .zip(data.get(*k))
+            .is_some_and(|(o, n)| same(o, n))
+    });
+    let summary = Summary::of(&data);
+    let indicator = data
+        .get("indicator")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let stored_summary = model
+        .summary
+        .as_deref()
+        .and_then(|text| serde_json::from_str::<Value>(text).ok());
+    let summary_same = stored_summary
+        .is_some_and(|stored| serde_json::to_value(&summary).is_ok_and(|new| same(&stored, &new)));
+    let columns_same = status.as_str() == model.status
+        && indicator == model.indicator
+        && summary.result == model.result
+        && match (summary.heart_rate, model.heart_rate) {
+            (Some(x), Some(y)) => same_number(x, y),
+            (x, y) => x.is_none() && y.is_none(),
+        };
+    if fields_same && summary_same && columns_same {
+        return (None, failed);
+    }
+    let rewrite = Rewrite {
+        data: Value::Object(data).to_string(),
+        status,
+        indicator,
+        summary,
+    };
+    (Some(rewrite), failed)
+}
+
+impl Store {
+    /// The number of measurements taken at or after `since` (epoch ms; all when none).
+    pub async fn count_measurements_since(&self, since: Option<i64>) -> StoreResult<u64> {
+        let mut select = measurement::Entity::find();
+        if let Some(since) = since {
+            select = select.filter(measurement::Column::MeasurementTimestamp.gte(since));
+        }
+        Ok(select.count(&self.db).await?)
+    }
+
+    /// Analyses the measurements taken at or after `since` (all when none) again, `batch` at a
+    /// time in id order (never more payloads in memory than a batch), and rewrites those
+    /// whose result changed: the analysis' fields in `data`, the status (see
+    /// [`status_after`]), the result columns and the summary. Only they get a new
+    /// `updateTimestamp` (and `statusChangedTimestamp` when the status moved), so a report of
+    /// an unchanged measurement stays current. A measurement changed by someone else during
+    /// the run is read and analysed again. `progress` is called after every batch.
+    pub async fn reanalyse_measurements(
+        &self,
+        since: Option<i64>,
+        batch: u64,
+        mut progress: impl FnMut(&Reanalysis),
+    ) -> StoreResult<Reanalysis> {
+        let mut run = Reanalysis::default();
+        let mut after = String::new();
+        loop {
+            let mut select = measurement::Entity::find()
+                .filter(measurement::Column::Id.gt(after.as_str()))
+                .order_by_asc(measurement::Column::Id)
+                .limit(batch.max(1));
+            if let Some(since) = since {
+                select = select.filter(measurement::Column::MeasurementTimestamp.gte(since));
+            }
+            let models = select.all(&self.db).await?;
+            let Some(last) = models.last() else {
+                break;
+            };
+            after = last.id.clone();
+            for model in models {
+                let (changed, failed) = self.reanalyse_one(model).await?;
+                run.examined += 1;
+                run.changed += u64::from(changed);
+                run.failed += u64::from(failed);
+            }
+            progress(&run);
+        }
+        Ok(run)
+    }
+
+    /// Re-analyses one measurement; whether it changed and whether its analysis failed.
+    async fn reanalyse_one(&self, mut model: measurement::Model) -> StoreResult<(bool, bool)> {
+        loop {
+            // The analysis is CPU work; off the runtime's threads, as on upload.
+            let (rewrite, failed, current) = tokio::task::spawn_blocking(move || {
+                let (rewrite, failed) = reanalyse(&model);
+                (rewrite, failed, model)
+            })
+            .await
+            .map_err(|err| StoreError::Db(sea_orm::DbErr::Custom(err.to_string())))?;
+            let Some(rewrite) = rewrite else {
+                return Ok((false, failed));
+            };
+            if self.apply_rewrite(&current, rewrite).await? {
+                return Ok((true, failed));
+            }
+            // Changed (or deleted) since it was read: analyse what is there now.
+            match measurement::Entity::find_by_id(current.id.clone())
+                .one(&self.db)
+                .await?
+            {
+                Some(fresh) => model = fresh,
+                None => return Ok((false, failed)),
+            }
+        }
+    }
+
+    /// Writes a re-analysis if the measurement is still as it was read; whether it was.
+    async fn apply_rewrite(
+        &self,
+        current: &measurement::Model,
+        rewrite: Rewrite,
+    ) -> StoreResult<bool> {
+        let now = self.now().max(current.update_timestamp + 1);
+        let mut update = measurement::Entity::update_many()
+            .col_expr(measurement::Column::Data, Expr::value(rewrite.data))
+            .col_expr(
+                measurement::Column::Status,
+                Expr::value(rewrite.status.as_str()),
+            )
+            .col_expr(
+                measurement::Column::Indicator,
+                Expr::value(rewrite.indicator),
+            )
+            .col_expr(
+                measurement::Column::HeartRate,
+                Expr::value(rewrite.summary.heart_rate),
+            )
+            .col_expr(
+                measurement::Column::Result,
+                Expr::value(rewrite.summary.result.clone()),
+            )
+            .col_expr(
+                measurement::Column::Summary,
+                Expr::value(summary_text(&rewrite.summary)),
+            )
+            .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
+            .filter(measurement::Column::Id.eq(current.id.as_str()))
+            .filter(measurement::Column::Status.eq(current.status.as_str()))
+            .filter(measurement::Column::UpdateTimestamp.eq(current.update_timestamp));
+        if rewrite.status.as_str() != current.status {
+            update = update.col_expr(
+                measurement::Column::StatusChangedTimestamp,
+                Expr::value(now),
+            );
+        }
+        Ok(update.exec(&self.db).await?.rows_affected == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_read_back_from_text_are_the_same() {
+        let x = 72.123_456_789_012_34_f64;
+        let next = f64::from_bits(x.to_bits() + 1);
+        assert!(same(&json!({"a": [x, 1]}), &json!({"a": [next, 1]})));
+        assert!(!same(&json!({"a": [x]}), &json!({"a": [x + 1e-9]})));
+        assert!(!same(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+        assert!(!same(&json!([1, 2]), &json!([1])));
+        assert!(same(&json!("x"), &json!("x")));
     }
 }

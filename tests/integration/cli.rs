@@ -1,10 +1,15 @@
-//! The `tacho` command: migrate, user add, and the demo seed.
+//! The `tacho` command: migrate, user add, the demo seed, `analyse` and `measurements
+//! reanalyse`.
 
-use std::process::Command;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
+use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+use serde_json::{Value, json};
 use tacho::demo;
+use tacho::store::entities::measurement;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{TestApp, World, fixture, regular_rr, same_json, spawn_app};
 
 fn tacho(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_tacho"))
@@ -226,4 +231,319 @@ async fn logs_name_routes_and_never_secrets() {
             .all(|r| r["request_id"].is_string() || r["span"]["request_id"].is_string()),
         "{text}"
     );
+}
+
+/// Runs `tacho` with `args`, `stdin` as its input, outside any database.
+fn tacho_reading(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))
+        .args(args)
+        .env("TACHO_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tacho runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The JSON `tacho analyse` printed, after checking it succeeded.
+fn printed(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on stdout")
+}
+
+fn fixture_path(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A minute of finger PPG at `hz`: a systolic peak and a dicrotic wave per beat at `bpm`,
+/// with a little sensor noise (fixed seed).
+fn ppg(bpm: f64, hz: f64) -> Vec<(f64, f64)> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let period = 60_000.0 / bpm;
+    (0..(60.0 * hz) as usize)
+        .map(|i| {
+            let t = i as f64 * 1000.0 / hz;
+            let phase = (t % period) / period;
+            let pulse = 40.0 * (-(phase - 0.2).powi(2) / 0.004).exp()
+                + 15.0 * (-(phase - 0.5).powi(2) / 0.008).exp();
+            (t, 100.0 + pulse + rng.random_range(-0.8..0.8))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn analyse_prints_what_an_upload_of_the_same_recording_gets() {
+    let app = spawn_app().await;
+    let user = app.user("ann").await;
+    let path = "/data/v1/measurements/documents";
+    for name in ["sinus_72", "irregular_af", "no_heartrate"] {
+        let document = app.post(path, &user.token, fixture(name)).await;
+        let data = &document.assert_ok()["data"];
+        let wire = json!({
+            "indicator": data["indicator"],
+            "mostSevereLabel": data["mostSevereLabel"],
+            "af": data["af"],
+            "analysis": data["analysis"],
+        });
+        let from_file = printed(&tacho_reading(&["analyse", &fixture_path(name)], b""));
+        assert!(
+            same_json(&from_file, &wire),
+            "{name}: as the wire writes it"
+        );
+        // A whole document (as GET answers it) reads its `data`; `-` reads stdin.
+        let saved = serde_json::to_vec(&document.body).unwrap();
+        let from_stdin = printed(&tacho_reading(&["analyse", "-"], &saved));
+        assert!(same_json(&from_stdin, &wire), "{name}");
+    }
+}
+
+#[test]
+fn analyse_reads_csv_with_times_or_a_rate() {
+    let series = ppg(72.0, 100.0);
+    let mut with_times = String::from("time_ms,value\n");
+    for (t, v) in &series {
+        with_times.push_str(&format!("{t},{v:.3}\n"));
+    }
+    let values: String = ppg(72.0, 50.0)
+        .iter()
+        .map(|(_, v)| format!("{v:.3}\n"))
+        .collect();
+    for (args, csv) in [
+        (&["analyse", "-"][..], with_times.as_bytes()),
+        (&["analyse", "--rate", "50", "-"][..], values.as_bytes()),
+    ] {
+        let result = printed(&tacho_reading(args, csv));
+        let analysis = &result["analysis"];
+        assert_eq!(analysis["source"], "ppg", "{args:?}");
+        let bpm = analysis["heart_rate"].as_f64().expect("a heart rate");
+        assert!((bpm - 72.0).abs() <= 2.0, "{args:?}: {bpm}");
+        assert_eq!(result["indicator"], "normal", "{args:?}");
+        assert_eq!(result["af"], 0);
+    }
+}
+
+#[test]
+fn analyse_refuses_what_it_cannot_read_and_prints_failed_analyses() {
+    let missing = tacho_reading(&["analyse", "/nonexistent/recording.json"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/recording.json"));
+    assert!(missing.stdout.is_empty());
+    for (args, input) in [
+        (&["analyse", "-"][..], &b"time_ms,value\n0,1\nten,2\n"[..]),
+        (&["analyse", "-"][..], &b"1\n2\n3\n"[..]),
+        (&["analyse", "--rate", "0", "-"][..], &b"1\n2\n3\n"[..]),
+        (&["analyse", "-"][..], &b"{\"rr_intervals\": ["[..]),
+        (&["analyse", "-"][..], &b"0,1\n0,2\n"[..]),
+    ] {
+        let output = tacho_reading(args, input);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(input)
+        );
+        assert!(!output.stderr.is_empty());
+    }
+    // A recording that cannot be analysed is a result, not an error.
+    let failed = printed(&tacho_reading(
+        &["analyse", &fixture_path("no_heartrate")],
+        b"",
+    ));
+    assert_eq!(failed["indicator"], "quality");
+    assert!(
+        !failed["analysis"]["abnormalities"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Runs `tacho measurements reanalyse` on the test app's database; its summary line.
+fn reanalyse(app: &TestApp, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_tacho"))
+        .args(["measurements", "reanalyse"])
+        .args(args)
+        .env("TACHO_DATABASE_URL", &app.settings.database_url)
+        .env("TACHO_LOG", "warn")
+        .output()
+        .expect("tacho runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+async fn row(app: &TestApp, id: &str) -> measurement::Model {
+    measurement::Entity::find_by_id(id.to_owned())
+        .one(app.state.store.connection())
+        .await
+        .unwrap()
+        .expect("stored")
+}
+
+/// Overwrites a stored measurement's `data` (and status), as an older Tacho left it.
+async fn store_as(app: &TestApp, id: &str, data: Value, status: &str) {
+    let mut model = row(app, id).await.into_active_model();
+    model.data = Set(data.to_string());
+    model.status = Set(status.to_owned());
+    model.update(app.state.store.connection()).await.unwrap();
+}
+
+fn times(model: &measurement::Model) -> (i64, i64) {
+    (model.update_timestamp, model.status_changed_timestamp)
+}
+
+#[tokio::test]
+async fn reanalyse_rewrites_only_what_changed() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let path = "/data/v1/measurements/documents";
+    let mut ids = Vec::new();
+    let mut documents = Vec::new();
+    let intervals =
+        json!({"measurement_timestamp": 1_795_400_000_000_i64, "rr_intervals": regular_rr(60.0)});
+    for payload in [
+        fixture("sinus_72"),
+        fixture("irregular_af"),
+        fixture("no_heartrate"),
+        intervals,
+    ] {
+        let document = app.post(path, &world.patient.token, payload).await;
+        ids.push(document.assert_ok()["id"].as_str().unwrap().to_owned());
+        documents.push(document.body);
+    }
+    let (sinus, af, failed, rr) = (&ids[0], &ids[1], &ids[2], &ids[3]);
+    let mut before = Vec::new();
+    for id in &ids {
+        before.push(row(&app, id).await);
+    }
+
+    // What the server stored is what the analysis says: nothing to do.
+    let first = reanalyse(&app, &[]);
+    assert!(
+        first.starts_with("4 measurements examined, 0 changed, 1 failed"),
+        "{first}"
+    );
+    for (id, old) in ids.iter().zip(&before) {
+        assert_eq!(row(&app, id).await, *old, "untouched");
+    }
+
+    // Results of an older algorithm: one with another version stamp, one that had failed.
+    let mut stale = documents[1]["data"].clone();
+    stale["analysis"]["version"] = json!("0.9.0");
+    store_as(&app, af, stale, "analyzed").await;
+    let mut old_failure = documents[0]["data"].clone();
+    old_failure["indicator"] = json!("quality");
+    old_failure["mostSevereLabel"] = json!({"key": "quality_too_low", "color": "grey"});
+    old_failure["analysis"] = documents[2]["data"]["analysis"].clone();
+    store_as(&app, sinus, old_failure, "analysis_failed").await;
+    // A reviewed measurement whose stored recording no longer gives a result keeps its review.
+    let review = app
+        .put(
+            &format!("{path}/{rr}"),
+            &world.staff_a.token,
+            json!({"label": "normal"}),
+        )
+        .await;
+    review.assert_ok();
+    let mut emptied = row(&app, rr).await.data_object();
+    emptied.insert("rr_intervals".into(), json!([]));
+    store_as(&app, rr, Value::Object(emptied), "reviewed").await;
+    let mut stale_rows = Vec::new();
+    for id in &ids {
+        stale_rows.push(row(&app, id).await);
+    }
+
+    let summary = reanalyse(&app, &[]);
+    assert!(
+        summary.starts_with("4 measurements examined, 3 changed, 2 failed"),
+        "{summary}"
+    );
+    let af_now = row(&app, af).await;
+    assert_eq!(
+        af_now.data_object()["analysis"]["version"],
+        tacho::analysis::VERSION
+    );
+    assert!(same_json(
+        &Value::Object(af_now.data_object()),
+        &documents[1]["data"]
+    ));
+    assert!(af_now.update_timestamp > stale_rows[1].update_timestamp);
+    assert_eq!(
+        af_now.status_changed_timestamp,
+        stale_rows[1].status_changed_timestamp
+    );
+
+    let sinus_now = row(&app, sinus).await;
+    assert_eq!(sinus_now.status, "analyzed");
+    assert!(same_json(
+        &Value::Object(sinus_now.data_object()),
+        &documents[0]["data"]
+    ));
+    assert!(sinus_now.update_timestamp > stale_rows[0].update_timestamp);
+    assert!(sinus_now.status_changed_timestamp > stale_rows[0].status_changed_timestamp);
+    assert_eq!(
+        (
+            sinus_now.heart_rate,
+            sinus_now.result.as_deref(),
+            sinus_now.indicator.as_deref()
+        ),
+        (before[0].heart_rate, Some("regular"), Some("normal"))
+    );
+
+    let rr_now = row(&app, rr).await;
+    assert_eq!(rr_now.status, "reviewed");
+    assert_eq!(rr_now.indicator.as_deref(), Some("quality"));
+    assert_eq!(rr_now.heart_rate, None);
+    assert_eq!(rr_now.data_object()["review"]["label"], "normal");
+    assert!(rr_now.update_timestamp > stale_rows[3].update_timestamp);
+    assert_eq!(
+        rr_now.status_changed_timestamp,
+        stale_rows[3].status_changed_timestamp
+    );
+
+    assert_eq!(
+        times(&row(&app, failed).await),
+        times(&before[2]),
+        "unchanged"
+    );
+
+    // A second run finds nothing left to do and touches nothing.
+    let mut after = Vec::new();
+    for id in &ids {
+        after.push(row(&app, id).await);
+    }
+    let again = reanalyse(&app, &[]);
+    assert!(
+        again.starts_with("4 measurements examined, 0 changed, 2 failed"),
+        "{again}"
+    );
+    for (id, old) in ids.iter().zip(&after) {
+        assert_eq!(row(&app, id).await, *old);
+    }
+
+    // --since limits the run to the measurements taken from then on.
+    let since = documents[1]["data"]["measurement_timestamp"]
+        .as_i64()
+        .unwrap();
+    let taken_since = documents
+        .iter()
+        .filter(|d| d["data"]["measurement_timestamp"].as_i64().unwrap() >= since)
+        .count();
+    assert!((1..4).contains(&taken_since));
+    let limited = reanalyse(&app, &["--since", &since.to_string()]);
+    assert!(
+        limited.starts_with(&format!("{taken_since} measurements examined, 0 changed")),
+        "{limited}"
+    );
+    assert!(reanalyse(&app, &["--since", "2999-01-01"]).starts_with("0 measurements examined"));
 }
