@@ -63,7 +63,7 @@ pub async fn create(
 
 /// Measurements visible to the caller.
 #[utoipa::path(get, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
-    params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, userIds, groupIds, status, creationTimestamp, updateTimestamp, statusChangedTimestamp, data.measurement_timestamp, data.heartrate, data.indicator, data.tags")),
+    params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, userIds, groupIds, status, creationTimestamp, updateTimestamp, statusChangedTimestamp, data.measurement_timestamp, data.heartrate (the phone's), data.indicator and data.mostSevereLabel.key (the server's result), data.tags")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
 pub async fn list(
     state: Data<AppState>,
