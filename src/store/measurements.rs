@@ -303,7 +303,11 @@ fn same_number(x: f64, y: f64) -> bool {
 /// Analyses a stored measurement again; what to write when anything the server derives from
 /// the analysis (its fields in `data`, the status, the result columns, the summary) differs.
 fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
-    let mut data = model.data_object();
+    // A payload that no longer reads as an object is left as it is: rewriting it from an empty
+    // object would lose it.
+    let Ok(Value::Object(mut data)) = serde_json::from_str::<Value>(&model.data) else {
+        return (None, true);
+    };
     let analysis = analyse(&data);
     let failed = analysis.failed();
     let current = Status::parse(&model.status).unwrap_or(Status::Measured);
@@ -471,6 +475,39 @@ impl Store {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_unreadable_payload_is_never_rewritten() {
+        let model = measurement::Model {
+            id: "6740a0000000000000000001".into(),
+            creator_id: "6740a0000000000000000002".into(),
+            status: "analyzed".into(),
+            data: "{\"time\": [".into(),
+            measurement_timestamp: Some(1),
+            heartrate: None,
+            indicator: None,
+            heart_rate: None,
+            result: None,
+            summary: None,
+            creation_timestamp: 1,
+            update_timestamp: 1,
+            status_changed_timestamp: 1,
+        };
+        assert!(matches!(reanalyse(&model), (None, true)));
+        let readable = measurement::Model {
+            data: json!({"rr_intervals": [800, 810, 790]}).to_string(),
+            ..model
+        };
+        let (rewrite, failed) = reanalyse(&readable);
+        assert!(failed, "three intervals are too short for a rhythm");
+        let rewrite = rewrite.expect("a row without a summary is written");
+        assert_eq!(rewrite.status, Status::AnalysisFailed);
+        assert!(
+            rewrite
+                .data
+                .starts_with(r#"{"rr_intervals":[800,810,790],"indicator":"quality""#)
+        );
+    }
 
     #[test]
     fn numbers_read_back_from_text_are_the_same() {
