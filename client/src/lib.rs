@@ -83,7 +83,9 @@ mod user;
 
 pub use client::Client;
 pub use error::{ApiError, Error, codes};
-pub use measurement::{Measurement, MeasurementStatus, MeasurementUpdate};
+pub use measurement::{
+    AnalysisResult, Indicator, Measurement, MeasurementStatus, MeasurementUpdate, ResultKey,
+};
 pub use page::Page;
 pub use profile::{
     Activity, AppInfo, Birthday, Comorbidity, DeviceInfo, DeviceType, Gender, Impediment, Profile,

@@ -61,6 +61,109 @@ pub struct Measurement {
     pub status_changed_timestamp: Option<DateTime<Utc>>,
 }
 
+wire_enum! {
+    /// How urgent the server's result is (`data.indicator`).
+    Indicator {
+        /// Sinus rhythm, or isolated premature beats.
+        Normal => "normal",
+        /// Slow, fast, frequent premature beats or an irregular rhythm.
+        Warning => "warning",
+        /// Possible atrial fibrillation.
+        Urgent => "urgent",
+        /// No rhythm result: the recording could not be analysed.
+        Quality => "quality",
+    }
+}
+
+wire_enum! {
+    /// The server's headline result (`data.mostSevereLabel.key`).
+    ResultKey {
+        /// A regular rhythm (possibly slow or fast: see the indicator).
+        Regular => "regular",
+        /// Frequent premature beats or an irregular rhythm.
+        PossiblyIrregular => "possibly_irregular",
+        /// Irregularly irregular, as in atrial fibrillation.
+        PossibleAtrialFibrillation => "possible_atrial_fibrillation",
+        /// A signal was recorded but could not be read.
+        QualityTooLow => "quality_too_low",
+        /// No signal, or far too little.
+        NoResult => "no_result",
+    }
+}
+
+/// The server's analysis of a measurement, read from its `data` (see "Rhythm analysis" in the
+/// server's `docs/api.md`). Tacho screens; it does not diagnose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisResult {
+    /// How urgent it is.
+    pub indicator: Indicator,
+    /// The headline result.
+    pub key: ResultKey,
+    /// The result's colour: `green`, `orange`, `red` or `grey`.
+    pub color: String,
+    /// Whether the result is possible atrial fibrillation (`data.af` is 1).
+    pub af: bool,
+    /// The server's heart rate in beats per minute (not the phone's `data.heartrate`); none
+    /// when the analysis failed.
+    pub heart_rate: Option<f64>,
+    /// The rhythm labels, least severe first (e.g. `sinus_rhythm`, `bradycardia`).
+    pub labels: Vec<String>,
+    /// Why there is no result (e.g. `too_short`); empty when there is one.
+    pub abnormalities: Vec<String>,
+}
+
+impl Measurement {
+    /// The server's analysis, or none for a measurement stored before the server analysed
+    /// measurements.
+    ///
+    /// ```
+    /// use tacho_client::{Indicator, Measurement, ResultKey};
+    ///
+    /// let measurement: Measurement = serde_json::from_value(serde_json::json!({
+    ///     "id": "6740a0000000000000000001", "creatorId": "6740a0000000000000000002",
+    ///     "status": "analyzed",
+    ///     "creationTimestamp": "2026-11-22T08:00:00.000Z",
+    ///     "updateTimestamp": "2026-11-22T08:00:00.000Z",
+    ///     "data": {
+    ///         "measurement_timestamp": 1795305600000_i64, "heartrate": 70,
+    ///         "indicator": "normal", "mostSevereLabel": {"key": "regular", "color": "green"},
+    ///         "af": 0,
+    ///         "analysis": {"heart_rate": 71.6, "rhythm": {"labels": ["sinus_rhythm"]},
+    ///                      "abnormalities": []}
+    ///     }
+    /// })).unwrap();
+    /// let result = measurement.result().unwrap();
+    /// assert_eq!((result.indicator, result.key), (Indicator::Normal, ResultKey::Regular));
+    /// assert_eq!(result.heart_rate, Some(71.6));
+    /// assert!(!result.af);
+    /// ```
+    pub fn result(&self) -> Option<AnalysisResult> {
+        let data = &self.data;
+        let strings = |value: &Value| -> Vec<String> {
+            value
+                .as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let label = &data["mostSevereLabel"];
+        let analysis = &data["analysis"];
+        Some(AnalysisResult {
+            indicator: Indicator::from(data["indicator"].as_str()?),
+            key: ResultKey::from(label["key"].as_str()?),
+            color: label["color"].as_str().unwrap_or_default().to_owned(),
+            af: data["af"].as_i64() == Some(1),
+            heart_rate: analysis["heart_rate"].as_f64(),
+            labels: strings(&analysis["rhythm"]["labels"]),
+            abnormalities: strings(&analysis["abnormalities"]),
+        })
+    }
+}
+
 /// The part of a measurement to change.
 ///
 /// Patients may change `context` and `tags` and ask for a review; staff of the patient's

@@ -154,6 +154,24 @@ async fn intervals_alone_are_analysed_as_intervals() {
     assert!((bpm - 60.0).abs() < 1.0, "{bpm}");
     assert_eq!(document["data"]["indicator"], "normal");
     assert_eq!(sent_part(&document), payload);
+
+    // The client SDK reads the same result.
+    let irregular = json!({
+        "measurement_timestamp": 1_795_217_500_000_i64,
+        "rr_intervals": crate::helpers::irregular_rr(80.0, 11),
+    });
+    let measurement = app.measure(&user, irregular).await;
+    let result = measurement.result().expect("analysed");
+    assert_eq!(result.indicator, tacho_client::Indicator::Urgent);
+    assert_eq!(
+        result.key,
+        tacho_client::ResultKey::PossibleAtrialFibrillation
+    );
+    assert_eq!((result.color.as_str(), result.af), ("red", true));
+    assert!(result.labels.contains(&"atrial_fibrillation".to_owned()));
+    assert!(result.abnormalities.is_empty());
+    let bpm = result.heart_rate.expect("a heart rate");
+    assert!((bpm - 80.0).abs() < 8.0, "{bpm}");
 }
 
 #[tokio::test]
