@@ -419,12 +419,12 @@ fn row(tr: &Translator, zone: Tz, item: &Item) -> Value {
     let at = item.measurement_timestamp.map(|t| local(zone, t));
     let result = Headline::stored(tr, item.result.as_deref(), item.indicator.as_deref());
     // A rate out of range is no rhythm result of its own ("regular" at 125 bpm), so the
-    // table names it beside the result.
+    // table names it beside the result, in its short form to keep to one line.
     let rates: Vec<String> = item
         .labels
         .iter()
         .filter(|l| matches!(l.as_str(), "bradycardia" | "tachycardia"))
-        .map(|l| translated_or_raw(tr, "label", l))
+        .map(|l| translated_or_raw(tr, "short", l))
         .collect();
     let label = std::iter::once(result.label)
         .chain(rates)

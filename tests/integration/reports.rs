@@ -646,7 +646,7 @@ async fn periodic_pdfs_show_the_period_in_any_language_and_zone() {
         "Europe/Brussels",
         "Regular rhythm",
         "Possible atrial fibrillation",
-        "Fast heart rate (tachycardia)",
+        "Regular rhythm · Tachycardia",
         "Irregular measurements",
         // A quarter of the month's measurements are irregular: 15 of 60.
         "25 %",
