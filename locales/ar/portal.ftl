@@ -124,6 +124,7 @@ invalid-value = هذه القيمة غير صالحة.
 patients-title = المرضى
 patient-title = المريض
 patients-none = لا يوجد مرضى في فرق الرعاية الخاصة بك.
+patients-none-match = لم تكن هذه نتيجة آخر قياس لأي مريض.
 patients-last = آخر قياس
 admin-users-title = المستخدمون
 admin-groups-title = فرق الرعاية

@@ -124,6 +124,7 @@ invalid-value = Dieser Wert ist ungültig.
 patients-title = Patienten
 patient-title = Patient
 patients-none = Keine Patienten in Ihren Behandlungsteams.
+patients-none-match = Bei keinem Patienten hat die letzte Messung dieses Ergebnis.
 patients-last = Letzte Messung
 admin-users-title = Benutzer
 admin-groups-title = Behandlungsteams

@@ -124,6 +124,7 @@ invalid-value = This value is not valid.
 patients-title = Patients
 patient-title = Patient
 patients-none = No patients in your care teams.
+patients-none-match = No patient's latest measurement has this result.
 patients-last = Last measurement
 admin-users-title = Users
 admin-groups-title = Care teams

@@ -124,6 +124,7 @@ invalid-value = Este valor no es válido.
 patients-title = Pacientes
 patient-title = Paciente
 patients-none = No hay pacientes en sus equipos asistenciales.
+patients-none-match = La última medición de ningún paciente tiene este resultado.
 patients-last = Última medición
 admin-users-title = Usuarios
 admin-groups-title = Equipos asistenciales

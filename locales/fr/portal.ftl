@@ -124,6 +124,7 @@ invalid-value = Cette valeur n’est pas valide.
 patients-title = Patients
 patient-title = Patient
 patients-none = Aucun patient dans vos équipes de soins.
+patients-none-match = Aucun patient n'a ce résultat à sa dernière mesure.
 patients-last = Dernière mesure
 admin-users-title = Utilisateurs
 admin-groups-title = Équipes de soins

@@ -124,6 +124,7 @@ invalid-value = Questo valore non è valido.
 patients-title = Pazienti
 patient-title = Paziente
 patients-none = Nessun paziente nei tuoi team di cura.
+patients-none-match = Nessun paziente ha questo risultato nell'ultima misurazione.
 patients-last = Ultima misurazione
 admin-users-title = Utenti
 admin-groups-title = Team di cura

@@ -124,6 +124,7 @@ invalid-value = Deze waarde is ongeldig.
 patients-title = Patiënten
 patient-title = Patiënt
 patients-none = Geen patiënten in uw zorgteams.
+patients-none-match = Bij geen enkele patiënt heeft de laatste meting deze uitslag.
 patients-last = Laatste meting
 admin-users-title = Gebruikers
 admin-groups-title = Zorgteams

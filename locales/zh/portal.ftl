@@ -124,6 +124,7 @@ invalid-value = 此值无效。
 patients-title = 患者
 patient-title = 患者
 patients-none = 您的医护团队中没有患者。
+patients-none-match = 没有患者的最近一次测量是此结果。
 patients-last = 最近一次测量
 admin-users-title = 用户
 admin-groups-title = 医护团队

@@ -33,6 +33,8 @@ struct PatientsPage {
     pager: Pager,
     results: Vec<Choice>,
     by_result: bool,
+    /// Whether a result filter left out some patients.
+    filtered: bool,
 }
 
 /// Paging of a simple list.
@@ -92,6 +94,7 @@ pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpRes
         rows,
         pager: Pager::new(page, total, &base.join("&")),
         by_result,
+        filtered: result.is_some(),
     })
 }
 
