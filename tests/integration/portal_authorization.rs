@@ -181,6 +181,11 @@ async fn every_portal_page_and_action_follows_the_matrix() {
             "/portal/patients".into(),
             [Denied, Denied, Ok, Ok, Ok],
         ),
+        page(
+            "patients by latest result",
+            "/portal/patients?result=possible_atrial_fibrillation&sort=result".into(),
+            [Denied, Denied, Ok, Ok, Ok],
+        ),
         page("patient", format!("/portal/patients/{id}"), seers),
         page("admin: users", "/portal/admin/users".into(), admins),
         page("admin: groups", "/portal/admin/groups".into(), admins),
