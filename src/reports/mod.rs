@@ -51,11 +51,11 @@ pub struct Reports {
     renders: AtomicU64,
 }
 
-/// Whether a measurement in `status` can be reported on: once analysed, whatever the
-/// analysis found. A failed analysis is a result too ("signal quality too low", and why), which
-/// the patient and the physician need on paper as much as any other.
+/// Whether a measurement in `status` can be reported on: once it has results (the wire
+/// contract answers 27 for any other status, `analysis_failed` included; the portal shows a
+/// failed analysis and its reason on the measurement's page).
 pub fn reportable(status: Status) -> bool {
-    status.has_results() || status == Status::AnalysisFailed
+    status.has_results()
 }
 
 /// The hash that identifies a rendered PDF.

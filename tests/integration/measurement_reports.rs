@@ -361,45 +361,23 @@ async fn reports_show_the_servers_heart_rate_result_quality_hrv_and_charts() {
 }
 
 #[tokio::test]
-async fn a_failed_analysis_is_reported_with_its_reason_and_no_rate_or_verdict() {
+async fn a_failed_analysis_has_no_pdf_report() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let failed = app.measure(&world.patient, fixture("no_heartrate")).await;
+    assert_eq!(
+        failed.status,
+        tacho_client::MeasurementStatus::AnalysisFailed
+    );
     assert_eq!(failed.data["indicator"], "quality");
     let key = failed.data["mostSevereLabel"]["key"].as_str().unwrap();
     assert!(matches!(key, "quality_too_low" | "no_result"), "{key}");
-    let (document, pdf) = app.report_pdf(&world.patient, &failed.id, Some("en")).await;
-    assert_eq!(document["status"], "rendered");
-    save_artifact("measurement-failed-en.pdf", &pdf);
-    let text = pdf_text(&pdf);
-    let reason = match failed.data["analysis"]["abnormalities"][0].as_str() {
-        Some("too_short") => "too short",
-        Some("finger_not_found") => "did not see a fingertip",
-        Some("pulse_not_found") => "No pulse was found",
-        Some("saturated") => "too bright or too dark",
-        _ => "too disturbed",
-    };
-    for expected in [
-        english_result(key),
-        "Reason",
-        reason,
-        "Too few beats",
-        "not a diagnosis",
-    ] {
-        assert!(
-            text.contains(expected),
-            "`{expected}` missing from:\n{text}"
-        );
-    }
-    for absent in ["SDNN", "Tachogram", " bpm\n"] {
-        assert!(!text.contains(absent), "`{absent}` in:\n{text}");
-    }
-    let (_, dutch) = app.report_pdf(&world.patient, &failed.id, Some("nl")).await;
-    let text = pdf_text(&dutch);
-    assert!(
-        text.contains("Signaalkwaliteit te laag") || text.contains("Geen uitslag"),
-        "{text}"
-    );
+    // The wire contract (section 6): a report needs an analysed measurement, else 27. The
+    // reason is shown on the measurement itself (its `analysis.abnormalities`, and the
+    // portal's page).
+    app.report(&world.patient, &failed.id, Some("en"))
+        .await
+        .assert_error(400, 27);
 }
 
 #[tokio::test]
