@@ -479,31 +479,6 @@ impl Summary {
     }
 }
 
-/// Good with a heart rate and a still phone; fair when the phone moved; poor without a result.
-pub fn signal_quality(data: &Map<String, Value>, has_heart_rate: bool) -> &'static str {
-    if !has_heart_rate {
-        return "poor";
-    }
-    let axis = |name: &str| -> Vec<f64> {
-        data.get("acc")
-            .and_then(|a| a.get(name))
-            .and_then(Value::as_array)
-            .map(|v| v.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default()
-    };
-    let (x, y, z) = (axis("x"), axis("y"), axis("z"));
-    let n = x.len().min(y.len()).min(z.len());
-    if n < 2 {
-        return "good";
-    }
-    let magnitudes: Vec<f64> = (0..n)
-        .map(|i| (x[i] * x[i] + y[i] * y[i] + z[i] * z[i]).sqrt())
-        .collect();
-    let mean = magnitudes.iter().sum::<f64>() / n as f64;
-    let deviation = (magnitudes.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
-    if deviation > 0.05 { "fair" } else { "good" }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
