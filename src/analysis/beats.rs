@@ -90,7 +90,7 @@ pub fn detect(band: &[f64], rate: f64) -> Vec<usize> {
 pub fn refine(fine: &[f64], raw: &[f64], peaks: &[usize], rate: f64) -> Vec<f64> {
     let reach = ((0.06 * rate).round() as usize).max(1);
     let n = fine.len().min(raw.len());
-    let clip = clipping_level(raw);
+    let clip = clipping_level(raw, rate);
     peaks
         .iter()
         .map(|&p| {
@@ -121,22 +121,23 @@ pub fn refine(fine: &[f64], raw: &[f64], peaks: &[usize], rate: f64) -> Vec<f64>
         .collect()
 }
 
-/// The level a clipped signal is pinned at: its maximum, when runs of three or more samples
-/// within 0.5 % of the signal's range of it occur at least three times (a sensor at the end
-/// of its range); none otherwise.
-fn clipping_level(raw: &[f64]) -> Option<f64> {
+/// The level a clipped signal is pinned at: near its maximum (within 0.2 % of its range, a
+/// sensor's last bit or two), when runs there of 20 ms or more occur at least three times. A
+/// smooth peak spends only a few milliseconds that close to its top.
+fn clipping_level(raw: &[f64], rate: f64) -> Option<f64> {
     let high = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let low = raw.iter().copied().fold(f64::INFINITY, f64::min);
     let range = high - low;
     if range.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
-    let level = high - 0.005 * range;
+    let level = high - 0.002 * range;
+    let shortest = ((0.02 * rate).round() as usize).max(3);
     let (mut runs, mut length) = (0, 0);
     for v in raw {
         if *v >= level {
             length += 1;
-            if length == 3 {
+            if length == shortest {
                 runs += 1;
             }
         } else {
@@ -147,7 +148,7 @@ fn clipping_level(raw: &[f64]) -> Option<f64> {
 }
 
 /// Stretches (grid index ranges) where the sensor lost the signal: the signal pinned at its
-/// minimum for at least 100 ms (a pulse never dwells at its trough that long). The band-pass
+/// very minimum (a constant value) for at least 100 ms; a pulse never dwells at its trough. The band-pass
 /// filter rings around such a step for about one period of its 0.5 Hz corner, so beats within
 /// [`DROPOUT_MARGIN_S`] of one cannot be trusted.
 pub fn dropouts(raw: &[f64], rate: f64) -> Vec<(usize, usize)> {
@@ -158,7 +159,7 @@ pub fn dropouts(raw: &[f64], rate: f64) -> Vec<(usize, usize)> {
     if range.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return found;
     }
-    let level = low + 0.005 * range;
+    let level = low;
     let shortest = ((0.1 * rate).round() as usize).max(3);
     let mut start = None;
     for i in 0..=raw.len() {

@@ -8,7 +8,7 @@
 
 use super::input::CameraCell;
 use super::result::Abnormality;
-use super::signal::{Grid, mean_sd, moving_average};
+use super::signal::Grid;
 
 /// A fingertip on the lens with the torch on fills the frame with red: Cr (V) well above
 /// Cb (U). Ambient scenes sit near the neutral 128/128. The margin of 40 is a choice made
@@ -17,6 +17,8 @@ use super::signal::{Grid, mean_sd, moving_average};
 const FINGER_RED_MARGIN: f64 = 40.0;
 /// A channel pinned at the end of its range for more than this share of frames is clipped.
 const SATURATED_SHARE: f64 = 0.2;
+/// Channels are ranked on every `SCORE_STRIDE`th frame.
+const SCORE_STRIDE: usize = 2;
 /// Channels whose band signal correlates less than this with the reference are left out.
 const MIN_AGREEMENT: f64 = 0.5;
 
@@ -28,7 +30,7 @@ pub fn combine(
 ) -> Result<(Vec<f64>, String), Abnormality> {
     let finger: Vec<&CameraCell> = cells
         .iter()
-        .filter(|c| mean_sd(&c.v).0 - mean_sd(&c.u).0 >= FINGER_RED_MARGIN)
+        .filter(|c| mean(&c.v) - mean(&c.u) >= FINGER_RED_MARGIN)
         .collect();
     if finger.len() * 4 < cells.len() {
         return Err(Abnormality::FingerNotFound);
@@ -36,6 +38,14 @@ pub fn combine(
 
     // Candidate channels: unclipped and not constant. Y and V fall with blood volume (more
     // blood absorbs more red light), U rises: `polarity` turns each so that beats point up.
+    // Channels are ranked on every other frame as recorded (the frame times jitter by a
+    // millisecond or so, which does not matter for a pulse-to-noise ratio): this runs on 48
+    // channels per upload. Only the channels kept are interpolated onto the grid.
+    let n = grid.len();
+    let stride_rate = rate / SCORE_STRIDE as f64;
+    let slow_width = (stride_rate.round() as usize).max(3);
+    let fast_width = ((0.1 * stride_rate).round() as usize).max(3);
+    let mut sampled = Vec::with_capacity(n / SCORE_STRIDE + 1);
     let mut clipped = 0;
     let mut channels: Vec<Channel> = Vec::with_capacity(finger.len() * 3);
     for cell in &finger {
@@ -49,16 +59,16 @@ pub fn combine(
                 clipped += 1;
                 continue;
             }
-            let resampled = grid.resample(values);
-            let band = pulse_band(&resampled, rate);
-            let (_, sd) = mean_sd(&band.pulse);
-            if sd <= 1e-9 {
+            sampled.clear();
+            sampled.extend(values.iter().step_by(SCORE_STRIDE));
+            let band = pulse_band(&sampled, slow_width, fast_width);
+            if band.pulse_sd <= 1e-9 {
                 continue;
             }
             channels.push(Channel {
-                name: format!("{name}[{}][{}]", cell.row, cell.col),
+                name: (name, cell.row, cell.col),
                 polarity,
-                raw: resampled,
+                values,
                 band,
             });
         }
@@ -77,38 +87,35 @@ pub fn combine(
         .max_by(|a, b| a.1.band.snr().total_cmp(&b.1.band.snr()))
         .map(|(i, _)| i)
         .unwrap_or(0);
-    let reference_pulse = normalised(&channels[reference].band.pulse);
     let reference_polarity = channels[reference].polarity;
-    let mut combined = vec![0.0; grid.len()];
+    let mut combined = vec![0.0; n];
     let mut used = 0;
     for channel in &channels {
-        let pulse = normalised(&channel.band.pulse);
-        let agreement = correlation(&pulse, &reference_pulse);
+        let agreement = correlation(&channel.band, &channels[reference].band);
         if agreement.abs() < MIN_AGREEMENT {
             continue;
         }
         // Weight ∝ SNR, estimated from the agreement with the reference: r² / (1 − r²).
         let r2 = (agreement * agreement).min(0.999);
         let weight = agreement.signum() * reference_polarity * r2 / (1.0 - r2);
-        let (mean, sd) = mean_sd(&channel.raw);
-        for (out, v) in combined.iter_mut().zip(&channel.raw) {
-            *out += weight * (v - mean) / sd.max(1e-9);
-        }
+        let scale = weight / channel.band.raw_sd.max(1e-9);
+        let offset = channel.band.raw_mean;
+        grid.accumulate(channel.values, |k, v| combined[k] += scale * (v - offset));
         used += 1;
     }
-    let name = &channels[reference].name;
+    let (name, row, col) = channels[reference].name;
     let label = if used > 1 {
-        format!("{name}+{}", used - 1)
+        format!("{name}[{row}][{col}]+{}", used - 1)
     } else {
-        name.clone()
+        format!("{name}[{row}][{col}]")
     };
     Ok((combined, label))
 }
 
-struct Channel {
-    name: String,
+struct Channel<'a> {
+    name: (&'static str, usize, usize),
     polarity: f64,
-    raw: Vec<f64>,
+    values: &'a [f64],
     band: Band,
 }
 
@@ -117,36 +124,80 @@ struct Channel {
 /// average removes respiration and drift; a 100 ms one separates the pulse from frame noise.
 struct Band {
     pulse: Vec<f64>,
+    pulse_mean: f64,
+    pulse_sd: f64,
     noise_var: f64,
+    raw_mean: f64,
+    raw_sd: f64,
 }
 
 impl Band {
     fn snr(&self) -> f64 {
-        let (_, sd) = mean_sd(&self.pulse);
-        sd * sd / self.noise_var.max(1e-12)
+        self.pulse_sd * self.pulse_sd / self.noise_var.max(1e-12)
     }
 }
 
-fn pulse_band(x: &[f64], rate: f64) -> Band {
-    let slow = moving_average(x, rate.round() as usize);
-    let smooth = moving_average(x, ((0.1 * rate).round() as usize).max(3));
-    let pulse: Vec<f64> = smooth.iter().zip(&slow).map(|(s, b)| s - b).collect();
-    let noise_var = x
+/// Centred moving averages of two widths, kept as running sums, in one pass.
+fn pulse_band(x: &[f64], slow_width: usize, fast_width: usize) -> Band {
+    let n = x.len();
+    let (slow_half, fast_half) = (slow_width / 2, fast_width / 2);
+    // Running window sums over [i - half, i + half], cut at the ends of the series.
+    let window = |half: usize| {
+        let first: f64 = x[..(half + 1).min(n)].iter().sum();
+        (first, half)
+    };
+    let (mut slow_sum, _) = window(slow_half);
+    let (mut fast_sum, _) = window(fast_half);
+    let (mut sum, mut squares) = (0.0, 0.0);
+    let mut pulse = Vec::with_capacity(n);
+    let (mut p_sum, mut p_squares, mut noise) = (0.0, 0.0, 0.0);
+    for (i, &v) in x.iter().enumerate() {
+        let width = |half: usize| ((i + half + 1).min(n) - i.saturating_sub(half)) as f64;
+        let smooth = fast_sum / width(fast_half);
+        let p = smooth - slow_sum / width(slow_half);
+        sum += v;
+        squares += v * v;
+        p_sum += p;
+        p_squares += p * p;
+        noise += (v - smooth) * (v - smooth);
+        pulse.push(p);
+        for (total, half) in [(&mut slow_sum, slow_half), (&mut fast_sum, fast_half)] {
+            if i + half + 1 < n {
+                *total += x[i + half + 1];
+            }
+            if i >= half {
+                *total -= x[i - half];
+            }
+        }
+    }
+    let count = n.max(1) as f64;
+    let pulse_mean = p_sum / count;
+    let raw_mean = sum / count;
+    Band {
+        pulse,
+        pulse_mean,
+        pulse_sd: (p_squares / count - pulse_mean * pulse_mean)
+            .max(0.0)
+            .sqrt(),
+        noise_var: noise / count,
+        raw_mean,
+        raw_sd: (squares / count - raw_mean * raw_mean).max(0.0).sqrt(),
+    }
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len().max(1) as f64
+}
+
+/// Pearson's correlation of two channels' pulse bands.
+fn correlation(a: &Band, b: &Band) -> f64 {
+    let n = a.pulse.len().min(b.pulse.len()).max(1) as f64;
+    let covariance = a
+        .pulse
         .iter()
-        .zip(&smooth)
-        .map(|(v, s)| (v - s) * (v - s))
+        .zip(&b.pulse)
+        .map(|(x, y)| (x - a.pulse_mean) * (y - b.pulse_mean))
         .sum::<f64>()
-        / x.len().max(1) as f64;
-    Band { pulse, noise_var }
-}
-
-fn normalised(x: &[f64]) -> Vec<f64> {
-    let (mean, sd) = mean_sd(x);
-    let sd = sd.max(1e-12);
-    x.iter().map(|v| (v - mean) / sd).collect()
-}
-
-fn correlation(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len()).max(1) as f64;
-    a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>() / n
+        / n;
+    covariance / (a.pulse_sd * b.pulse_sd).max(1e-18)
 }

@@ -480,6 +480,24 @@ mod tests {
     }
 
     #[test]
+    fn a_noiseless_pulse_train_is_read() {
+        let rate = 100.0;
+        let times: Vec<f64> = (0..6000).map(|i| i as f64 * 10.0).collect();
+        let values: Vec<f64> = times
+            .iter()
+            .map(|t| {
+                (0..80)
+                    .map(|k| (-0.5 * ((t - 300.0 - k as f64 * 800.0) / 60.0).powi(2)).exp())
+                    .sum()
+            })
+            .collect();
+        let analysis = analyse(&Recording::ppg(times, values).unwrap(), Context::default());
+        assert!(!analysis.failed(), "{analysis:?}");
+        assert_eq!(analysis.heart_rate, Some(75.0));
+        assert_eq!(analysis.quality.rejected_beats, 0);
+    }
+
+    #[test]
     fn a_failed_capture_gives_no_result() {
         let analysis = analyse_payload(&fixture(include_str!(
             "../../tests/fixtures/no_heartrate.json"

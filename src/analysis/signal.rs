@@ -64,11 +64,22 @@ impl Grid {
 
     /// `values` (one per sample time) linearly interpolated onto the grid.
     pub fn resample(&self, values: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.len()];
+        self.resample_into(values, &mut out);
+        out
+    }
+
+    /// As [`Grid::resample`], into `out` (as long as the grid).
+    pub fn resample_into(&self, values: &[f64], out: &mut [f64]) {
+        self.accumulate(values, |k, v| out[k] = v);
+    }
+
+    /// Calls `apply(k, value)` with each grid point's interpolated value.
+    pub fn accumulate(&self, values: &[f64], mut apply: impl FnMut(usize, f64)) {
         let last = values.len() - 1;
-        self.points
-            .iter()
-            .map(|&(i, w)| values[i] * (1.0 - w) + values[(i + 1).min(last)] * w)
-            .collect()
+        for (k, &(i, w)) in self.points.iter().enumerate() {
+            apply(k, values[i] * (1.0 - w) + values[(i + 1).min(last)] * w);
+        }
     }
 }
 
