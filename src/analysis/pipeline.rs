@@ -95,6 +95,24 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         Recording::Camera { times_ms, .. } | Recording::Ppg { times_ms, .. } => times_ms,
         Recording::RrIntervals(_) => return Err(Abnormality::TooShort),
     };
+    // The fields are public, so a recording may have been built without its checks.
+    let lengths_agree = match recording {
+        Recording::Camera { cells, .. } => cells.iter().all(|c| {
+            [&c.y, &c.u, &c.v]
+                .iter()
+                .all(|v| v.len() == times.len() && v.iter().all(|x| x.is_finite()))
+        }),
+        Recording::Ppg { values, .. } => {
+            values.len() == times.len() && values.iter().all(|x| x.is_finite())
+        }
+        Recording::RrIntervals(_) => true,
+    };
+    if !lengths_agree
+        || !times.iter().all(|t| t.is_finite())
+        || times.windows(2).any(|w| w[1] <= w[0])
+    {
+        return Err(Abnormality::BadSignalQuality);
+    }
     if times.len() < 2 {
         return Err(Abnormality::TooShort);
     }
@@ -207,6 +225,9 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
 }
 
 fn from_intervals(rr: &[f64]) -> Result<Found, Abnormality> {
+    if rr.iter().any(|ms| !ms.is_finite() || *ms <= 0.0) {
+        return Err(Abnormality::BadSignalQuality);
+    }
     let total: f64 = rr.iter().sum();
     if total < MIN_DURATION_MS || rr.len() < 2 {
         return Err(Abnormality::TooShort);
@@ -300,7 +321,7 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     features.ectopic_beats = ectopic_beats;
     let mut n = rhythm::turning_point_values(&clean);
     let mut af = rhythm::fibrillation_like(&features, n);
-    if !af && ectopic_beats > 0 {
+    if !af && ectopic_beats >= rhythm::FREQUENT_ECTOPICS {
         let whole = rhythm::features_with_gaps(&found.rr, found.resolution_ms);
         let whole_n = rhythm::turning_point_values(&found.rr);
         if rhythm::fibrillation_like(&whole, whole_n) {
@@ -477,11 +498,17 @@ mod tests {
         );
         let huge = Recording::RrIntervals(vec![f64::MAX; 100]);
         assert!(analyse(&huge, Context::default()).failed());
+        let not_numbers = Recording::RrIntervals(vec![800.0, f64::NAN, f64::INFINITY]);
+        assert!(analyse(&not_numbers, Context::default()).failed());
+        let unequal = Recording::Ppg {
+            times_ms: (0..420).map(|i| i as f64 * 10.0).collect(),
+            values: Vec::new(),
+        };
+        assert!(analyse(&unequal, Context::default()).failed());
     }
 
     #[test]
     fn a_noiseless_pulse_train_is_read() {
-        let rate = 100.0;
         let times: Vec<f64> = (0..6000).map(|i| i as f64 * 10.0).collect();
         let values: Vec<f64> = times
             .iter()

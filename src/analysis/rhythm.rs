@@ -40,7 +40,7 @@ pub const MIN_INTERVALS: usize = 12;
 const BRADYCARDIA_BPM: f64 = 50.0;
 const TACHYCARDIA_BPM: f64 = 100.0;
 /// Premature beats in a minute from which they are "frequent".
-const FREQUENT_ECTOPICS: usize = 3;
+pub const FREQUENT_ECTOPICS: usize = 3;
 /// Intervals in each window when marking irregular stretches.
 const STRETCH_WINDOW: usize = 8;
 
