@@ -22,21 +22,28 @@ pub fn hrv(rr: &[Option<f64>]) -> Option<Hrv> {
     let n = diffs.len() as f64;
     let rmssd = (diffs.iter().map(|d| d * d).sum::<f64>() / n).sqrt();
     let pnn50 = diffs.iter().filter(|d| d.abs() > 50.0).count() as f64 / n;
-    let minus: Vec<f64> = pairs
-        .iter()
-        .map(|(a, b)| (a - b) / std::f64::consts::SQRT_2)
-        .collect();
-    let plus: Vec<f64> = pairs
-        .iter()
-        .map(|(a, b)| (a + b) / std::f64::consts::SQRT_2)
-        .collect();
+    let (sd1, sd2) = poincare(&pairs);
     Some(Hrv {
         sdnn: population_sd(&accepted),
         rmssd,
         pnn50,
-        sd1: population_sd(&minus),
-        sd2: population_sd(&plus),
+        sd1,
+        sd2,
     })
+}
+
+/// Poincaré SD1 and SD2 of pairs of successive intervals `(a, b)`: the population standard
+/// deviations of (a − b)/√2 and (a + b)/√2.
+pub fn poincare(pairs: &[(f64, f64)]) -> (f64, f64) {
+    let across: Vec<f64> = pairs
+        .iter()
+        .map(|(a, b)| (a - b) / std::f64::consts::SQRT_2)
+        .collect();
+    let along: Vec<f64> = pairs
+        .iter()
+        .map(|(a, b)| (a + b) / std::f64::consts::SQRT_2)
+        .collect();
+    (population_sd(&across), population_sd(&along))
 }
 
 /// The population standard deviation (divides by n).

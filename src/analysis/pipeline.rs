@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::beats::{self, Beat};
 use super::input::{Context, Recording};
 use super::intervals;
-use super::result::{Abnormality, Analysis, Features, Quality, QualityClass, Rhythm, Source};
+use super::result::{Abnormality, Analysis, Features, QualityClass, Rhythm, Source};
 use super::rhythm;
 use super::signal::{Grid, RATES, band_pass, mean_sd, median, rate_of};
 use super::{camera, hrv};
@@ -408,25 +408,7 @@ fn source_of(data: &Map<String, Value>) -> Source {
 
 /// An analysis that found no result, for `reason`.
 pub(super) fn failed(source: Source, reason: Abnormality) -> Analysis {
-    Analysis {
-        version: super::VERSION.to_owned(),
-        source,
-        heart_rate: None,
-        beats: Vec::new(),
-        rejected_beats: Vec::new(),
-        rr_intervals: Vec::new(),
-        rr_times: Vec::new(),
-        quality: Quality {
-            score: 0.0,
-            class: QualityClass::Poor,
-            accepted_beats: 0,
-            rejected_beats: 0,
-            channel: None,
-        },
-        hrv: None,
-        rhythm: Rhythm::default(),
-        abnormalities: vec![reason],
-    }
+    Analysis::unreadable(source, reason)
 }
 
 #[cfg(test)]

@@ -284,6 +284,29 @@ pub struct Verdict {
 }
 
 impl Analysis {
+    /// An analysis of a `source` recording that gives no result, for `reason`.
+    pub fn unreadable(source: Source, reason: Abnormality) -> Analysis {
+        Analysis {
+            version: super::VERSION.to_owned(),
+            source,
+            heart_rate: None,
+            beats: Vec::new(),
+            rejected_beats: Vec::new(),
+            rr_intervals: Vec::new(),
+            rr_times: Vec::new(),
+            quality: Quality {
+                score: 0.0,
+                class: QualityClass::Poor,
+                accepted_beats: 0,
+                rejected_beats: 0,
+                channel: None,
+            },
+            hrv: None,
+            rhythm: Rhythm::default(),
+            abnormalities: vec![reason],
+        }
+    }
+
     /// Whether no result could be given.
     pub fn failed(&self) -> bool {
         !self.abnormalities.is_empty()

@@ -12,7 +12,7 @@
 
 use realfft::RealFftPlanner;
 
-use super::hrv::population_sd;
+use super::hrv::poincare;
 use super::result::{Features, Label};
 
 /// Dash et al. 2009: AF when RMSSD / mean interval ≥ 0.1.
@@ -25,8 +25,10 @@ const SHANNON_MIN: f64 = 0.6;
 const SHANNON_BINS: usize = 16;
 /// The turning-point test for randomness (Kendall & Stuart, The Advanced Theory of
 /// Statistics, vol. 3; used by Dash et al. 2009 at 95 %): a random series of n values has
-/// (2n − 4)/3 turning points with variance (16n − 29)/90. A series within z = 2.58 (99 %) of
-/// that is random; fewer turning points mean a smooth rhythm, more an alternating one.
+/// (2n − 4)/3 turning points with variance (16n − 29)/90. Fewer than z = 2.58 (99 %) below
+/// that mean a smooth rhythm, not fibrillation. Too many turning points are not held against
+/// a series: an alternating rhythm (bigeminy) is periodic and caught by [`PERIODIC_SHARE`],
+/// and a random one exceeds the bound by chance.
 const TURNING_POINT_Z: f64 = 2.58;
 /// A random series spreads its power evenly, so that the strongest three adjacent bins of a
 /// one-minute series hold about a quarter of it; a breathing rhythm puts most of its power
@@ -80,16 +82,8 @@ pub fn features_with_gaps(rr: &[Option<f64>], resolution_ms: f64) -> Features {
         .filter(|(a, b, c)| (b > a && b > c) || (b < a && b < c))
         .count();
     f.turning_point_ratio = Some(turning as f64 / triples.len() as f64);
-    let minus: Vec<f64> = pairs
-        .iter()
-        .map(|(a, b)| (a - b) / std::f64::consts::SQRT_2)
-        .collect();
-    let plus: Vec<f64> = pairs
-        .iter()
-        .map(|(a, b)| (a + b) / std::f64::consts::SQRT_2)
-        .collect();
-    let sd2 = population_sd(&plus);
-    f.sd1_sd2 = (sd2 > 0.0).then(|| population_sd(&minus) / sd2);
+    let (sd1, sd2) = poincare(&pairs);
+    f.sd1_sd2 = (sd2 > 0.0).then(|| sd1 / sd2);
     f.spectral_peak_share = spectral_peak_share(&accepted, mean);
     f
 }
@@ -162,16 +156,13 @@ fn spectral_peak_share(rr: &[f64], mean: f64) -> Option<f64> {
     Some(best / total)
 }
 
-/// Whether the turning points of a series of `n` values are as many as chance gives.
-fn turning_points_random(ratio: f64, n: usize) -> (bool, bool) {
+/// Whether a series of `n` values has at least as many turning points as chance gives (within
+/// [`TURNING_POINT_Z`]): it is not smooth.
+fn not_smooth(ratio: f64, n: usize) -> bool {
     let n = n as f64;
     let expected = (2.0 * n - 4.0) / 3.0;
     let sd = ((16.0 * n - 29.0) / 90.0).sqrt();
-    let count = ratio * (n - 2.0);
-    (
-        count >= expected - TURNING_POINT_Z * sd,
-        count <= expected + TURNING_POINT_Z * sd,
-    )
+    ratio * (n - 2.0) >= expected - TURNING_POINT_Z * sd
 }
 
 /// Whether a series with these features, of `n` intervals, is irregular in the way of atrial
@@ -184,13 +175,11 @@ pub fn fibrillation_like(features: &Features, n: usize) -> bool {
     ) else {
         return false;
     };
-    let (not_smooth, not_alternating) = turning_points_random(tpr, n);
     n >= MIN_INTERVALS
         && nrmssd >= NRMSSD_MIN
         && !periodic(features)
         && entropy >= SHANNON_MIN
-        && not_smooth
-        && not_alternating
+        && not_smooth(tpr, n)
 }
 
 fn periodic(features: &Features) -> bool {
@@ -213,10 +202,12 @@ pub fn screen(
     let (Some(nrmssd), Some(tpr)) = (features.nrmssd, features.turning_point_ratio) else {
         return (labels, false);
     };
-    let (not_smooth, _) = turning_points_random(tpr, n);
     // Variable and aperiodic, not smooth, but not random enough for fibrillation.
-    let irregular_other =
-        n >= MIN_INTERVALS && !af && nrmssd >= NRMSSD_MIN && !periodic(features) && not_smooth;
+    let irregular_other = n >= MIN_INTERVALS
+        && !af
+        && nrmssd >= NRMSSD_MIN
+        && !periodic(features)
+        && not_smooth(tpr, n);
     let ectopics = features.ectopic_beats;
 
     if af {

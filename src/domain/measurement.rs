@@ -4,9 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::json::string_list;
-use crate::analysis::{
-    Abnormality, Analysis, Quality, QualityClass, Rhythm, Source, VERSION, analyse_payload,
-};
+use crate::analysis::{Abnormality, Analysis, Source, analyse_payload};
 
 /// Where a measurement is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,29 +126,12 @@ pub fn analyse(data: &Map<String, Value>) -> Analysis {
     // The panic itself is reported by the process' panic hook, with its location.
     std::panic::catch_unwind(|| analyse_payload(data)).unwrap_or_else(|_| {
         let camera = data.contains_key("time") || data.contains_key("quadrants");
-        Analysis {
-            version: VERSION.to_owned(),
-            source: if camera {
-                Source::Camera
-            } else {
-                Source::RrIntervals
-            },
-            heart_rate: None,
-            beats: Vec::new(),
-            rejected_beats: Vec::new(),
-            rr_intervals: Vec::new(),
-            rr_times: Vec::new(),
-            quality: Quality {
-                score: 0.0,
-                class: QualityClass::Poor,
-                accepted_beats: 0,
-                rejected_beats: 0,
-                channel: None,
-            },
-            hrv: None,
-            rhythm: Rhythm::default(),
-            abnormalities: vec![Abnormality::BadSignalQuality],
-        }
+        let source = if camera {
+            Source::Camera
+        } else {
+            Source::RrIntervals
+        };
+        Analysis::unreadable(source, Abnormality::BadSignalQuality)
     })
 }
 
