@@ -3,6 +3,7 @@
 
 mod analyse;
 mod measurements;
+mod progress;
 mod reports;
 
 use std::process::ExitCode;

@@ -1,97 +1,20 @@
 //! `tacho reports run-due` and `tacho reports create`.
 
-use std::io::IsTerminal;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use chrono::{DateTime, NaiveDate, TimeZone as _};
 use chrono_tz::Tz;
-use indicatif::{ProgressBar, ProgressStyle};
 
+use super::progress::Progress;
 use crate::config::Settings;
 use crate::domain::account::TimeZone;
 use crate::domain::clock::{Clock, SystemClock};
 use crate::domain::id::Id;
 use crate::domain::periods::{Trigger, check_manual_period, manual_period};
-use crate::scheduler::{RunSummary, Scheduler, SchedulerOptions};
+use crate::scheduler::{Scheduler, SchedulerOptions};
 use crate::store::{NewReport, Store};
-
-/// Progress on a terminal as a bar, elsewhere (logs, CI) as a plain line every few seconds.
-enum Progress {
-    Bar(ProgressBar),
-    Lines {
-        total: u64,
-        started: Instant,
-        last: Instant,
-    },
-}
-
-impl Progress {
-    fn new(total: u64) -> Self {
-        if std::io::stderr().is_terminal() {
-            let bar = ProgressBar::new(total);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} [{bar:40}] {pos}/{len} reports · {msg} · {eta} left",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.enable_steady_tick(Duration::from_millis(200));
-            Progress::Bar(bar)
-        } else {
-            eprintln!("run-due: {total} reports to make");
-            let now = Instant::now();
-            Progress::Lines {
-                total,
-                started: now,
-                last: now,
-            }
-        }
-    }
-
-    fn update(&mut self, summary: &RunSummary) {
-        let done = summary.handled();
-        match self {
-            Progress::Bar(bar) => {
-                if done > bar.length().unwrap_or(0) {
-                    bar.set_length(done);
-                }
-                bar.set_position(done);
-                let rate = done as f64 / bar.elapsed().as_secs_f64().max(0.001);
-                bar.set_message(format!(
-                    "{rate:.0}/s · {} made, {} skipped, {} failed",
-                    summary.made, summary.skipped, summary.failed
-                ));
-            }
-            Progress::Lines {
-                total,
-                started,
-                last,
-            } => {
-                if last.elapsed() >= Duration::from_secs(2) || done == *total {
-                    *last = Instant::now();
-                    let total = (*total).max(done);
-                    eprintln!(
-                        "run-due: {done}/{total} ({}%) after {:.1} s: {} made, {} skipped, {} failed",
-                        done * 100 / total.max(1),
-                        started.elapsed().as_secs_f64(),
-                        summary.made,
-                        summary.skipped,
-                        summary.failed
-                    );
-                }
-            }
-        }
-    }
-
-    fn finish(self) {
-        if let Progress::Bar(bar) = self {
-            bar.finish_and_clear();
-        }
-    }
-}
 
 /// Migrates, then connects to the database of `settings`.
 pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
@@ -116,8 +39,21 @@ pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
     );
     let started = Instant::now();
     let periods = scheduler.enqueue_due().await?;
-    let mut progress = Progress::new(scheduler.waiting().await?);
-    let summary = scheduler.work(|s| progress.update(s)).await?;
+    let mut progress = Progress::new(
+        "run-due",
+        "reports",
+        "reports to make",
+        scheduler.waiting().await?,
+    );
+    let summary = scheduler
+        .work(|s| {
+            let counts = format!(
+                "{} made, {} skipped, {} failed",
+                s.made, s.skipped, s.failed
+            );
+            progress.update(s.handled(), &counts)
+        })
+        .await?;
     progress.finish();
     println!(
         "{} reports made, {} skipped, {} failed in {:.1} s ({periods} new periods enqueued)",
