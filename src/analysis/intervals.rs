@@ -123,10 +123,11 @@ pub fn ectopics(rr: &[Option<f64>]) -> Vec<usize> {
 /// Normal-to-normal intervals, the series HRV is defined on (Task Force of the ESC and
 /// NASPE, Circulation 93:1043–1065, 1996): premature beats and their pauses are left out,
 /// and so is every interval that differs by more than 20 % from the one before it (Malik et
-/// al. 1989), which also catches an unrecognised artefact.
-pub fn normal_to_normal(rr: &[Option<f64>]) -> Vec<Option<f64>> {
+/// al. 1989), which also catches an unrecognised artefact. `premature` are the
+/// [`ectopics`] of `rr`.
+pub fn normal_to_normal(rr: &[Option<f64>], premature: &[usize]) -> Vec<Option<f64>> {
     let mut normal = rr.to_vec();
-    for i in ectopics(rr) {
+    for &i in premature {
         normal[i] = None;
         normal[i + 1] = None;
     }
@@ -142,18 +143,17 @@ pub fn normal_to_normal(rr: &[Option<f64>]) -> Vec<Option<f64>> {
 
 /// The series the rhythm features are computed on: the accepted intervals, with each
 /// premature beat and its pause set aside (`None`) unless they are so many that they are the
-/// rhythm. Returns it with the number of premature beats found.
-pub fn for_rhythm(rr: &[Option<f64>]) -> (Vec<Option<f64>>, usize) {
-    let premature = ectopics(rr);
+/// rhythm. `premature` are the [`ectopics`] of `rr`.
+pub fn for_rhythm(rr: &[Option<f64>], premature: &[usize]) -> Vec<Option<f64>> {
     let accepted = rr.iter().flatten().count();
     let mut clean = rr.to_vec();
     if premature.len() as f64 <= MAX_ECTOPIC_SHARE * accepted as f64 {
-        for &i in &premature {
+        for &i in premature {
             clean[i] = None;
             clean[i + 1] = None;
         }
     }
-    (clean, premature.len())
+    clean
 }
 
 #[cfg(test)]
@@ -194,8 +194,9 @@ mod tests {
         let mut with_premature = vec![Some(800.0); 20];
         with_premature[8] = Some(560.0);
         with_premature[9] = Some(1040.0);
-        assert_eq!(ectopics(&with_premature), vec![8]);
-        let (clean, count) = for_rhythm(&with_premature);
-        assert_eq!((clean.iter().flatten().count(), count), (18, 1));
+        let premature = ectopics(&with_premature);
+        assert_eq!(premature, vec![8]);
+        let clean = for_rhythm(&with_premature, &premature);
+        assert_eq!(clean.iter().flatten().count(), 18);
     }
 }

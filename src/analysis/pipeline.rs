@@ -316,7 +316,9 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     };
 
     let heart_rate = 60_000.0 / (covered / accepted.len() as f64);
-    let (clean, ectopic_beats) = intervals::for_rhythm(&found.rr);
+    let premature = intervals::ectopics(&found.rr);
+    let ectopic_beats = premature.len();
+    let clean = intervals::for_rhythm(&found.rr, &premature);
     let mut features = rhythm::features_with_gaps(&clean, found.resolution_ms);
     features.ectopic_beats = ectopic_beats;
     let mut n = rhythm::turning_point_values(&clean);
@@ -338,7 +340,7 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     } else {
         Vec::new()
     };
-    for i in intervals::ectopics(&found.rr) {
+    for &i in &premature {
         if let (Some(short), Some(&end)) = (found.rr[i], closing.get(i + 1)) {
             stretches.push([closing[i] - short, end]);
         }
@@ -355,7 +357,7 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         .map(|(_, t)| round1(*t))
         .collect();
     analysis.rr_intervals = accepted.iter().map(|v| round1(*v)).collect();
-    let normal = intervals::normal_to_normal(&found.rr);
+    let normal = intervals::normal_to_normal(&found.rr, &premature);
     analysis.hrv = hrv::hrv(&normal).map(|h| super::result::Hrv {
         sdnn: round2(h.sdnn),
         rmssd: round2(h.rmssd),
