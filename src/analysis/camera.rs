@@ -8,7 +8,7 @@
 
 use super::input::CameraCell;
 use super::result::Abnormality;
-use super::signal::Grid;
+use super::signal::{Grid, dot, prefix_sums, sum, window_means};
 
 /// A fingertip on the lens with the torch on fills the frame with red: Cr (V) well above
 /// Cb (U). Ambient scenes sit near the neutral 128/128. The margin of 40 is a choice made
@@ -40,12 +40,11 @@ pub fn combine(
     // blood absorbs more red light), U rises: `polarity` turns each so that beats point up.
     // Channels are ranked on every other frame as recorded (the frame times jitter by a
     // millisecond or so, which does not matter for a pulse-to-noise ratio): this runs on 48
-    // channels per upload. Only the channels kept are interpolated onto the grid.
-    let n = grid.len();
+    // channels per upload.
     let stride_rate = rate / SCORE_STRIDE as f64;
     let slow_width = (stride_rate.round() as usize).max(3);
     let fast_width = ((0.1 * stride_rate).round() as usize).max(3);
-    let mut sampled = Vec::with_capacity(n / SCORE_STRIDE + 1);
+    let mut work = BandWork::default();
     let mut clipped = 0;
     let mut channels: Vec<Channel> = Vec::with_capacity(finger.len() * 3);
     for cell in &finger {
@@ -59,9 +58,7 @@ pub fn combine(
                 clipped += 1;
                 continue;
             }
-            sampled.clear();
-            sampled.extend(values.iter().step_by(SCORE_STRIDE));
-            let band = pulse_band(&sampled, slow_width, fast_width);
+            let band = work.band(values, slow_width, fast_width);
             if band.pulse_sd <= 1e-9 {
                 continue;
             }
@@ -88,11 +85,14 @@ pub fn combine(
         .map(|(i, _)| i)
         .unwrap_or(0);
     let reference_polarity = channels[reference].polarity;
-    let mut combined = vec![0.0; n];
+    // The channels are added frame by frame as recorded and the sum is laid on the grid once:
+    // interpolation is linear, so this equals adding the interpolated channels.
+    let frames = channels[reference].values.len();
+    let mut combined = vec![0.0; frames];
     let mut used = 0;
     for channel in &channels {
-        let agreement = correlation(&channel.band, &channels[reference].band);
-        if agreement.abs() < MIN_AGREEMENT {
+        let agreement = work.correlation(&channel.band, &channels[reference].band);
+        if agreement.abs() < MIN_AGREEMENT || channel.values.len() != frames {
             continue;
         }
         // Weight ∝ SNR, estimated from the agreement with the reference: r² / (1 − r²).
@@ -100,7 +100,10 @@ pub fn combine(
         let weight = agreement.signum() * reference_polarity * r2 / (1.0 - r2);
         let scale = weight / channel.band.raw_sd.max(1e-9);
         let offset = channel.band.raw_mean;
-        grid.accumulate(channel.values, |k, v| combined[k] += scale * (v - offset));
+        combined
+            .iter_mut()
+            .zip(channel.values)
+            .for_each(|(sum, v)| *sum += scale * (v - offset));
         used += 1;
     }
     let (name, row, col) = channels[reference].name;
@@ -109,7 +112,7 @@ pub fn combine(
     } else {
         format!("{name}[{row}][{col}]")
     };
-    Ok((combined, label))
+    Ok((grid.resample(&combined), label))
 }
 
 struct Channel<'a> {
@@ -123,7 +126,9 @@ struct Channel<'a> {
 /// weighting channels (the combined signal is filtered properly afterwards): a 1 s moving
 /// average removes respiration and drift; a 100 ms one separates the pulse from frame noise.
 struct Band {
-    pulse: Vec<f64>,
+    /// Where the pulse band sits in [`BandWork::pulses`].
+    at: usize,
+    len: usize,
     pulse_mean: f64,
     pulse_sd: f64,
     noise_var: f64,
@@ -137,67 +142,64 @@ impl Band {
     }
 }
 
-/// Centred moving averages of two widths, kept as running sums, in one pass.
-fn pulse_band(x: &[f64], slow_width: usize, fast_width: usize) -> Band {
-    let n = x.len();
-    let (slow_half, fast_half) = (slow_width / 2, fast_width / 2);
-    // Running window sums over [i - half, i + half], cut at the ends of the series.
-    let window = |half: usize| {
-        let first: f64 = x[..(half + 1).min(n)].iter().sum();
-        (first, half)
-    };
-    let (mut slow_sum, _) = window(slow_half);
-    let (mut fast_sum, _) = window(fast_half);
-    let (mut sum, mut squares) = (0.0, 0.0);
-    let mut pulse = Vec::with_capacity(n);
-    let (mut p_sum, mut p_squares, mut noise) = (0.0, 0.0, 0.0);
-    for (i, &v) in x.iter().enumerate() {
-        let width = |half: usize| ((i + half + 1).min(n) - i.saturating_sub(half)) as f64;
-        let smooth = fast_sum / width(fast_half);
-        let p = smooth - slow_sum / width(slow_half);
-        sum += v;
-        squares += v * v;
-        p_sum += p;
-        p_squares += p * p;
-        noise += (v - smooth) * (v - smooth);
-        pulse.push(p);
-        for (total, half) in [(&mut slow_sum, slow_half), (&mut fast_sum, fast_half)] {
-            if i + half + 1 < n {
-                *total += x[i + half + 1];
-            }
-            if i >= half {
-                *total -= x[i - half];
-            }
+/// Buffers reused across the channels of a recording; every channel's pulse band is kept in
+/// one allocation.
+#[derive(Default)]
+struct BandWork {
+    sampled: Vec<f64>,
+    prefix: Vec<f64>,
+    slow: Vec<f64>,
+    fast: Vec<f64>,
+    pulses: Vec<f64>,
+}
+
+impl BandWork {
+    /// The pulse band of every `SCORE_STRIDE`th value of `values`: centred moving averages
+    /// of two widths from one set of prefix sums.
+    fn band(&mut self, values: &[f64], slow_width: usize, fast_width: usize) -> Band {
+        self.sampled.clear();
+        self.sampled
+            .extend(values.chunks(SCORE_STRIDE).map(|frames| frames[0]));
+        prefix_sums(self.sampled.iter().copied(), &mut self.prefix);
+        window_means(&self.prefix, slow_width, &mut self.slow);
+        window_means(&self.prefix, fast_width, &mut self.fast);
+        let n = self.fast.len();
+        let count = n.max(1) as f64;
+        let at = self.pulses.len();
+        self.pulses
+            .extend(self.fast.iter().zip(&self.slow).map(|(f, s)| f - s));
+        let pulse = &self.pulses[at..];
+        let pulse_mean = sum(pulse) / count;
+        let pulse_var = dot(pulse, pulse) / count - pulse_mean * pulse_mean;
+        let raw_mean = self.prefix[n] / count;
+        let raw_var = dot(&self.sampled, &self.sampled) / count - raw_mean * raw_mean;
+        // The noise above the pulse band, reusing `slow` for the residual.
+        self.slow.clear();
+        self.slow
+            .extend(self.sampled.iter().zip(&self.fast).map(|(v, f)| v - f));
+        Band {
+            at,
+            len: n,
+            pulse_mean,
+            pulse_sd: pulse_var.max(0.0).sqrt(),
+            noise_var: dot(&self.slow, &self.slow) / count,
+            raw_mean,
+            raw_sd: raw_var.max(0.0).sqrt(),
         }
     }
-    let count = n.max(1) as f64;
-    let pulse_mean = p_sum / count;
-    let raw_mean = sum / count;
-    Band {
-        pulse,
-        pulse_mean,
-        pulse_sd: (p_squares / count - pulse_mean * pulse_mean)
-            .max(0.0)
-            .sqrt(),
-        noise_var: noise / count,
-        raw_mean,
-        raw_sd: (squares / count - raw_mean * raw_mean).max(0.0).sqrt(),
+
+    fn pulse(&self, band: &Band) -> &[f64] {
+        &self.pulses[band.at..band.at + band.len]
+    }
+
+    /// Pearson's correlation of two channels' pulse bands.
+    fn correlation(&self, a: &Band, b: &Band) -> f64 {
+        let n = a.len.min(b.len).max(1) as f64;
+        let covariance = dot(self.pulse(a), self.pulse(b)) / n - a.pulse_mean * b.pulse_mean;
+        covariance / (a.pulse_sd * b.pulse_sd).max(1e-18)
     }
 }
 
 fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len().max(1) as f64
-}
-
-/// Pearson's correlation of two channels' pulse bands.
-fn correlation(a: &Band, b: &Band) -> f64 {
-    let n = a.pulse.len().min(b.pulse.len()).max(1) as f64;
-    let covariance = a
-        .pulse
-        .iter()
-        .zip(&b.pulse)
-        .map(|(x, y)| (x - a.pulse_mean) * (y - b.pulse_mean))
-        .sum::<f64>()
-        / n;
-    covariance / (a.pulse_sd * b.pulse_sd).max(1e-18)
+    sum(x) / x.len().max(1) as f64
 }

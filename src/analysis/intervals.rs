@@ -90,15 +90,22 @@ pub fn series(beats: &[Beat], ms_per_sample: f64) -> Vec<Option<f64>> {
 fn local_reference(rr: &[Option<f64>], i: usize, skip: &[usize]) -> Option<f64> {
     let lo = i.saturating_sub(NEIGHBOURS);
     let hi = (i + NEIGHBOURS + 2).min(rr.len());
-    let around: Vec<f64> = (lo..hi)
-        .filter(|j| !skip.contains(j))
-        .filter_map(|j| rr[j])
-        .collect();
-    if around.len() < 2 {
+    // At most 2 × NEIGHBOURS + 2 values: on the stack, as this runs for every interval.
+    let mut around = [0.0; 2 * NEIGHBOURS + 2];
+    let mut count = 0;
+    for j in (lo..hi).filter(|j| !skip.contains(j)) {
+        if let Some(ms) = rr[j] {
+            around[count] = ms;
+            count += 1;
+        }
+    }
+    if count < 2 {
         // Too few neighbours to judge: the interval stands on its own.
         return rr[i];
     }
-    median(&around)
+    let around = &mut around[..count];
+    let (_, middle, _) = around.select_nth_unstable_by(count / 2, f64::total_cmp);
+    Some(*middle)
 }
 
 /// Premature beats: the indices `i` where `rr[i]` is premature and `rr[i + 1]` its pause.

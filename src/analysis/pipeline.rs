@@ -7,7 +7,7 @@ use super::input::{Context, Recording};
 use super::intervals;
 use super::result::{Abnormality, Analysis, Features, QualityClass, Rhythm, Source};
 use super::rhythm;
-use super::signal::{Grid, RATES, band_pass, mean_sd, median, rate_of};
+use super::signal::{Grid, RATES, all_finite, band_passes, mean_sd, median, rate_of, upsample};
 use super::{camera, hrv};
 
 /// A rhythm needs at least 10 s of signal.
@@ -100,17 +100,12 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         Recording::Camera { cells, .. } => cells.iter().all(|c| {
             [&c.y, &c.u, &c.v]
                 .iter()
-                .all(|v| v.len() == times.len() && v.iter().all(|x| x.is_finite()))
+                .all(|v| v.len() == times.len() && all_finite(v))
         }),
-        Recording::Ppg { values, .. } => {
-            values.len() == times.len() && values.iter().all(|x| x.is_finite())
-        }
+        Recording::Ppg { values, .. } => values.len() == times.len() && all_finite(values),
         Recording::RrIntervals(_) => true,
     };
-    if !lengths_agree
-        || !times.iter().all(|t| t.is_finite())
-        || times.windows(2).any(|w| w[1] <= w[0])
-    {
+    if !lengths_agree || !all_finite(times) || times.windows(2).any(|w| w[1] <= w[0]) {
         return Err(Abnormality::BadSignalQuality);
     }
     if times.len() < 2 {
@@ -140,18 +135,18 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
     // Slow recordings are worked on at MIN_WORK_RATE: the detector's 111 ms window and the
     // beat templates need a few samples per systolic wave.
     let (signal, work_rate) = if rate < MIN_WORK_RATE {
-        let native: Vec<f64> = (0..signal.len())
-            .map(|k| grid.start_ms + k as f64 * grid.step_ms)
-            .collect();
-        let finer = Grid::new(&native, MIN_WORK_RATE);
-        (finer.resample(&signal), MIN_WORK_RATE)
+        (upsample(&signal, rate, MIN_WORK_RATE), MIN_WORK_RATE)
     } else {
         (signal, rate)
     };
-    let band = band_pass(&signal, work_rate, PULSE_BAND_HZ.0, PULSE_BAND_HZ.1);
     // Nothing above the recording's own Nyquist frequency is signal.
     let fine_high = FINE_BAND_HZ.1.min(0.45 * rate);
-    let fine = band_pass(&signal, work_rate, FINE_BAND_HZ.0, fine_high);
+    let [band, fine] = band_passes(
+        &signal,
+        work_rate,
+        PULSE_BAND_HZ.0,
+        [PULSE_BAND_HZ.1, fine_high],
+    );
     if mean_sd(&band).1 <= 1e-9 {
         return Err(Abnormality::PulseNotFound);
     }

@@ -83,22 +83,20 @@ impl Grid {
     }
 }
 
-/// Zero-phase band-pass: second-order Butterworth high-pass and low-pass sections run forwards
-/// and then backwards over the series (as `filtfilt` does), so peaks are not delayed. The
-/// ends are padded with an odd reflection of the signal to keep the start-up transient out.
-pub fn band_pass(x: &[f64], rate: f64, low_hz: f64, high_hz: f64) -> Vec<f64> {
+/// Two zero-phase band-passes of `x` with one low corner and two high ones: second-order
+/// Butterworth high-pass and low-pass sections run forwards and then backwards over the
+/// series (as `filtfilt` does), so peaks are not delayed. The ends are padded with an odd
+/// reflection of the signal to keep the start-up transient out. The high-pass section runs
+/// once for both, and the two low-pass sections run side by side (their recursions are
+/// independent, so the processor overlaps them); each result is the one it would be alone.
+pub fn band_passes(x: &[f64], rate: f64, low_hz: f64, high_hz: [f64; 2]) -> [Vec<f64>; 2] {
     let n = x.len();
     if n < 4 {
-        return vec![0.0; n];
+        return [vec![0.0; n], vec![0.0; n]];
     }
-    let high_hz = high_hz.min(0.45 * rate);
-    let sections: Vec<Coefficients<f64>> = [(Type::HighPass, low_hz), (Type::LowPass, high_hz)]
-        .into_iter()
-        .filter_map(|(kind, f0)| {
-            Coefficients::<f64>::from_params(kind, rate.hz(), f0.hz(), biquad::Q_BUTTERWORTH_F64)
-                .ok()
-        })
-        .collect();
+    let section = |kind, f0: f64| {
+        Coefficients::<f64>::from_params(kind, rate.hz(), f0.hz(), biquad::Q_BUTTERWORTH_F64).ok()
+    };
     let pad = ((rate / low_hz) as usize).min(n - 1);
     let mut y = Vec::with_capacity(n + 2 * pad);
     let (first, last) = (x[0], x[n - 1]);
@@ -107,35 +105,158 @@ pub fn band_pass(x: &[f64], rate: f64, low_hz: f64, high_hz: f64) -> Vec<f64> {
     y.extend((1..=pad).map(|i| 2.0 * last - x[n - 1 - i]));
     let offset = y.iter().sum::<f64>() / y.len() as f64;
     y.iter_mut().for_each(|v| *v -= offset);
-    for coefficients in &sections {
-        let mut forward = DirectForm2Transposed::<f64>::new(*coefficients);
+    if let Some(high_pass) = section(Type::HighPass, low_hz) {
+        let mut forward = DirectForm2Transposed::<f64>::new(high_pass);
         y.iter_mut().for_each(|v| *v = forward.run(*v));
-        let mut backward = DirectForm2Transposed::<f64>::new(*coefficients);
+        let mut backward = DirectForm2Transposed::<f64>::new(high_pass);
         y.iter_mut().rev().for_each(|v| *v = backward.run(*v));
     }
-    y.drain(..pad);
-    y.truncate(n);
-    y
+    let mut z = y.clone();
+    let low_passes = high_hz.map(|f0| section(Type::LowPass, f0.min(0.45 * rate)));
+    if let [Some(a), Some(b)] = low_passes {
+        let (mut fa, mut fb) = (
+            DirectForm2Transposed::<f64>::new(a),
+            DirectForm2Transposed::<f64>::new(b),
+        );
+        for (u, v) in y.iter_mut().zip(z.iter_mut()) {
+            (*u, *v) = (fa.run(*u), fb.run(*v));
+        }
+        let (mut ba, mut bb) = (
+            DirectForm2Transposed::<f64>::new(a),
+            DirectForm2Transposed::<f64>::new(b),
+        );
+        for (u, v) in y.iter_mut().rev().zip(z.iter_mut().rev()) {
+            (*u, *v) = (ba.run(*u), bb.run(*v));
+        }
+    } else {
+        for (series, coefficients) in [(&mut y, low_passes[0]), (&mut z, low_passes[1])] {
+            if let Some(coefficients) = coefficients {
+                let mut forward = DirectForm2Transposed::<f64>::new(coefficients);
+                series.iter_mut().for_each(|v| *v = forward.run(*v));
+                let mut backward = DirectForm2Transposed::<f64>::new(coefficients);
+                series.iter_mut().rev().for_each(|v| *v = backward.run(*v));
+            }
+        }
+    }
+    [y, z].map(|mut series| {
+        series.drain(..pad);
+        series.truncate(n);
+        series
+    })
+}
+
+/// A series sampled uniformly at `rate` Hz, linearly interpolated onto `to_rate` Hz over the
+/// same span (as [`Grid::resample`] does for a uniform series).
+pub fn upsample(x: &[f64], rate: f64, to_rate: f64) -> Vec<f64> {
+    if x.is_empty() {
+        return Vec::new();
+    }
+    let last = x.len() - 1;
+    let step = rate / to_rate;
+    let len = ((last as f64 * to_rate / rate) + 1e-9).floor() as usize + 1;
+    let mut out = Vec::with_capacity(len);
+    // Walk the series alongside the new grid: position k × step lies between x[i] and x[i + 1].
+    let mut i = 0;
+    for k in 0..len {
+        let position = k as f64 * step;
+        while i < last && (i + 1) as f64 <= position {
+            i += 1;
+        }
+        let w = position - i as f64;
+        let next = if i < last { x[i + 1] } else { x[i] };
+        out.push(x[i] * (1.0 - w) + next * w);
+    }
+    out
+}
+
+/// Whether every value is finite. `v × 0` is 0 for a finite `v` and NaN for an infinite or
+/// NaN one, so the sum of those products is 0 exactly when every value is finite; summed as
+/// [`sum`] does, this runs as vector code, which a test that stops early does not.
+pub fn all_finite(x: &[f64]) -> bool {
+    let (x4, tail) = x.as_chunks::<4>();
+    let mut sums = [0.0; 4];
+    for v in x4 {
+        for k in 0..4 {
+            sums[k] += v[k] * 0.0;
+        }
+    }
+    sums.iter().chain(tail).all(|v| v.is_finite())
 }
 
 /// Centred moving average over `width` samples (at least 1), shrinking at the ends.
 pub fn moving_average(x: &[f64], width: usize) -> Vec<f64> {
-    let n = x.len();
-    let half = width.max(1) / 2;
-    let mut prefix = Vec::with_capacity(n + 1);
+    let mut prefix = Vec::with_capacity(x.len() + 1);
+    prefix_sums(x.iter().copied(), &mut prefix);
+    let mut out = Vec::with_capacity(x.len());
+    window_means(&prefix, width, &mut out);
+    out
+}
+
+/// `prefix[k]` = the sum of the first `k` values (`prefix[0]` = 0), into `prefix`.
+pub fn prefix_sums(x: impl Iterator<Item = f64>, prefix: &mut Vec<f64>) {
+    prefix.clear();
     prefix.push(0.0);
     let mut sum = 0.0;
-    for v in x {
+    prefix.extend(x.map(|v| {
         sum += v;
-        prefix.push(sum);
+        sum
+    }));
+}
+
+/// The centred moving average over `width` samples (as [`moving_average`]) of the series
+/// whose prefix sums are `prefix`, into `out`. Inside the series every window is full, so
+/// the division becomes one multiplication by a constant there.
+pub fn window_means(prefix: &[f64], width: usize, out: &mut Vec<f64>) {
+    let n = prefix.len().saturating_sub(1);
+    let half = width.max(1) / 2;
+    out.clear();
+    out.reserve(n);
+    let full = 1.0 / (2 * half + 1) as f64;
+    let cut = |i: usize| {
+        let (lo, hi) = (i.saturating_sub(half), (i + half + 1).min(n));
+        (prefix[hi] - prefix[lo]) / (hi - lo) as f64
+    };
+    let head = half.min(n);
+    let tail_start = n.saturating_sub(half).max(head);
+    out.extend((0..head).map(cut));
+    out.extend(
+        prefix
+            .get(2 * half + 1..)
+            .unwrap_or_default()
+            .iter()
+            .zip(prefix)
+            .take(tail_start - head)
+            .map(|(hi, lo)| (hi - lo) * full),
+    );
+    out.extend((tail_start..n).map(cut));
+}
+
+/// The dot product of two series (over the shorter one's length), in four independent sums:
+/// the compiler keeps floating-point additions in order, so one running sum would wait on
+/// each addition in turn.
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let ((a4, a_tail), (b4, b_tail)) = (a[..n].as_chunks::<4>(), b[..n].as_chunks::<4>());
+    let mut sums = [0.0; 4];
+    for (x, y) in a4.iter().zip(b4) {
+        for k in 0..4 {
+            sums[k] += x[k] * y[k];
+        }
     }
-    (0..n)
-        .map(|i| {
-            let lo = i.saturating_sub(half);
-            let hi = (i + half + 1).min(n);
-            (prefix[hi] - prefix[lo]) / (hi - lo) as f64
-        })
-        .collect()
+    let tail: f64 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
+    sums[0] + sums[1] + sums[2] + sums[3] + tail
+}
+
+/// The sum of a series, in four independent sums (as [`dot`]).
+pub fn sum(a: &[f64]) -> f64 {
+    let (a4, tail) = a.as_chunks::<4>();
+    let mut sums = [0.0; 4];
+    for x in a4 {
+        for k in 0..4 {
+            sums[k] += x[k];
+        }
+    }
+    sums[0] + sums[1] + sums[2] + sums[3] + tail.iter().sum::<f64>()
 }
 
 /// Mean and population standard deviation.
@@ -173,6 +294,60 @@ mod tests {
     }
 
     #[test]
+    fn moving_averages_shrink_at_the_ends_and_match_the_definition() {
+        let x: Vec<f64> = (0..23).map(|i| ((i * 7919) % 13) as f64 - 6.0).collect();
+        for n in [0, 1, 2, 5, 23] {
+            for width in [1, 2, 3, 4, 7, 30] {
+                let half = width / 2;
+                let expected: Vec<f64> = (0..n)
+                    .map(|i: usize| {
+                        let window = &x[i.saturating_sub(half)..(i + half + 1).min(n)];
+                        window.iter().sum::<f64>() / window.len() as f64
+                    })
+                    .collect();
+                let got = moving_average(&x[..n], width);
+                assert_eq!(got.len(), n);
+                for (g, e) in got.iter().zip(&expected) {
+                    assert!((g - e).abs() < 1e-12, "n {n} width {width}: {got:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sums_dot_products_and_finiteness() {
+        let x: Vec<f64> = (0..11).map(|i| i as f64 - 3.5).collect();
+        let y: Vec<f64> = (0..13).map(|i| (i * i) as f64).collect();
+        let naive: f64 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
+        assert_eq!(dot(&x, &y), naive);
+        assert_eq!(sum(&x), x.iter().sum::<f64>());
+        assert_eq!(sum(&[]), 0.0);
+        assert!(all_finite(&x) && all_finite(&[]));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for at in [0, 5, 10] {
+                let mut z = x.clone();
+                z[at] = bad;
+                assert!(!all_finite(&z), "{bad} at {at}");
+            }
+        }
+        assert!(all_finite(&[f64::MAX, f64::MAX, -f64::MAX, 1e308, 1e308]));
+    }
+
+    #[test]
+    fn upsampling_interpolates_a_uniform_series_as_the_grid_does() {
+        let x: Vec<f64> = (0..31).map(|i| ((i * 37) % 11) as f64).collect();
+        let times: Vec<f64> = (0..31).map(|i| i as f64 * 1000.0 / 30.0).collect();
+        let expected = Grid::new(&times, 50.0).resample(&x);
+        let got = upsample(&x, 30.0, 50.0);
+        assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            assert!((g - e).abs() < 1e-9, "{got:?} vs {expected:?}");
+        }
+        assert!(upsample(&[], 30.0, 50.0).is_empty());
+        assert_eq!(upsample(&[4.0], 30.0, 50.0), vec![4.0]);
+    }
+
+    #[test]
     fn the_grid_interpolates_between_samples() {
         let times = [0.0, 10.0, 30.0];
         let grid = Grid::new(&times, 100.0);
@@ -189,7 +364,10 @@ mod tests {
                 (2.0 * std::f64::consts::PI * 1.2 * t).sin() + 5.0 + 0.5 * t
             })
             .collect();
-        let y = band_pass(&x, rate, 0.5, 8.0);
+        let [y, wide] = band_passes(&x, rate, 0.5, [8.0, 25.0]);
+        // Each band is what it would be alone.
+        assert_eq!(band_passes(&x, rate, 0.5, [8.0, 8.0])[1], y);
+        assert_eq!(band_passes(&x, rate, 0.5, [25.0, 25.0])[0], wide);
         // Away from the ends: the 1.2 Hz wave survives in phase, the offset and drift do not.
         for (i, value) in y.iter().enumerate().take(5000).skip(1000) {
             let t = i as f64 / rate;
