@@ -40,6 +40,7 @@ TACHO_DATA_DIR="$work/data" TACHO_ADDR="127.0.0.1:$port" TACHO_LOG=warn TACHO_LO
 for _ in $(seq 1 100); do curl -sf "$url/health/ready" >/dev/null && break; sleep 0.1; done
 curl -sf "$url/health/ready" >/dev/null || { cat "$work/server.log" >&2; exit 1; }
 
-PEERS_ENV="${PEERS_ENV:-target/peers-env}" RUNS="${RUNS:-5}" N="${N:-20}" \
+# Absolute: the harness hands it to node and to processes that run elsewhere.
+PEERS_ENV=$(realpath -m "${PEERS_ENV:-target/peers-env}") RUNS="${RUNS:-5}" N="${N:-20}" \
   OURS_NAME=tacho OURS_WARM="python3 $peers/tacho_warm.py" TACHO_URL="$url" \
   "$peers/run.sh"

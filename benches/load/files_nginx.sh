@@ -10,6 +10,7 @@
 #
 # Usage: benches/load/files_nginx.sh [DURATION] [ROUNDS]      (defaults 10 and 3)
 #   TACHO_BIN=path   use this binary instead of building the release one
+#   TACHO_FILE_CACHE_BYTES=0 (or any other TACHO_* setting) is passed on to the server
 # Installs nginx-light and wrk with apt-get when missing (needs root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
