@@ -57,6 +57,9 @@ pub struct Settings {
     /// `TACHO_CACHE_TTL_MS`: how long token and user lookups may be served from memory; 0 turns
     /// the cache off; default 2000.
     pub cache_ttl: Duration,
+    /// `TACHO_FILE_CACHE_BYTES`: memory for hot stored files (PDFs) served by
+    /// `/files/v1/<token>/file`; 0 turns it off; default 64 MiB.
+    pub file_cache_bytes: u64,
     /// `TACHO_REDIS_URL`: keep portal sessions in Redis (shared by every instance) instead of
     /// the database; default unset (the database).
     pub redis_url: Option<String>,
@@ -210,6 +213,13 @@ impl Settings {
             ),
             None => crate::store::DEFAULT_CACHE_TTL,
         };
+        let file_cache_bytes = match get("TACHO_FILE_CACHE_BYTES") {
+            Some(v) => v
+                .trim()
+                .parse()
+                .context("TACHO_FILE_CACHE_BYTES must be a number of bytes")?,
+            None => 64 * 1024 * 1024,
+        };
         let max_measurement_bytes = match get("TACHO_MAX_MEASUREMENT_BYTES") {
             Some(v) => v
                 .trim()
@@ -242,6 +252,7 @@ impl Settings {
             max_measurement_bytes,
             file_storage,
             cache_ttl,
+            file_cache_bytes,
             login_rate_per_minute,
             workers,
             database_url,

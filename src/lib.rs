@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod domain;
+pub mod file_cache;
 pub mod i18n;
 pub mod pdf;
 pub mod reports;

@@ -14,6 +14,7 @@ use crate::auth::password::PasswordHasher;
 use crate::auth::throttle::LoginThrottle;
 use crate::config::{FileStorageKind, ListenAddr, Settings};
 use crate::domain::clock::{Clock, SystemClock};
+use crate::file_cache::FileCache;
 use crate::pdf::Engine;
 use crate::reports::Reports;
 use crate::routes;
@@ -27,6 +28,8 @@ use crate::store::Store;
 pub struct AppState {
     pub store: Store,
     pub reports: Reports,
+    /// Hot stored files (row and contents) for `/files/v1/<token>/file`.
+    pub files: FileCache,
     pub auth: Authenticator,
     pub login_throttle: LoginThrottle,
     pub settings: Arc<Settings>,
@@ -99,8 +102,10 @@ impl Application {
             };
             (Scheduler::new(store.clone(), options), tick)
         });
+        let files = FileCache::new(settings.file_cache_bytes, settings.cache_ttl);
         let state = web::Data::new(AppState {
             reports,
+            files,
             store,
             auth,
             login_throttle,

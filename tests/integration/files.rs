@@ -144,3 +144,122 @@ async fn the_database_storage_shares_pdfs_between_instances() {
         "the other instance reuses the PDF"
     );
 }
+
+/// The token of a fresh English report of the patient's `sinus_72` measurement.
+async fn report_token(app: &crate::helpers::TestApp, world: &World) -> String {
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    app.report(&world.patient, &id, Some("en")).await.body["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_cached_pdf_is_the_same_answer_and_still_needs_its_secret() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let token = report_token(&app, &world).await;
+    let (file_id, _) = token.split_once('-').unwrap();
+
+    let (status, first_headers, pdf) = app.download(&token).await;
+    assert_eq!(status, 200);
+    let hot = app
+        .state
+        .files
+        .get(file_id)
+        .expect("kept in memory after a download");
+    assert_eq!(&hot.contents[..], &pdf[..]);
+
+    // Without the stored copy only memory can answer: the answer must not change.
+    let stored = app
+        .settings
+        .data_dir
+        .join("files")
+        .join(&hot.file.cache_key[..2])
+        .join(&hot.file.cache_key);
+    let aside = stored.with_extension("aside");
+    std::fs::rename(&stored, &aside).unwrap();
+    let (status, headers, again) = app.download(&token).await;
+    assert_eq!(status, 200);
+    assert_eq!(again, pdf, "the same bytes");
+    for name in [
+        "content-type",
+        "content-disposition",
+        "content-length",
+        "etag",
+        "cache-control",
+        "referrer-policy",
+        "x-content-type-options",
+    ] {
+        assert_eq!(headers.get(name), first_headers.get(name), "{name}");
+    }
+    let etag = headers["etag"].to_str().unwrap();
+    let unchanged = app
+        .client
+        .get(app.url(&format!("/files/v1/{token}/file")))
+        .header("If-None-Match", etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchanged.status(), 304);
+    assert_eq!(unchanged.headers()["etag"], etag);
+    let head = app
+        .client
+        .head(app.url(&format!("/files/v1/{token}/file")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(
+        head.headers()["content-length"],
+        first_headers["content-length"]
+    );
+
+    // A cached file is no capability of its own: a wrong secret is still 404, on both routes.
+    let wrong_secret = format!("{file_id}-2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6");
+    for suffix in ["file", "details"] {
+        let reply = app
+            .request(
+                Method::GET,
+                &format!("/files/v1/{wrong_secret}/{suffix}"),
+                None,
+                None,
+            )
+            .await;
+        reply.assert_error(404, 16);
+    }
+    let upper = format!("{file_id}-{}", token[25..].to_ascii_uppercase());
+    assert_eq!(
+        app.download(&upper).await.2,
+        pdf,
+        "secrets match in any case"
+    );
+
+    // Forgotten, the file is read from the storage again; a wrong secret does not bring it back.
+    std::fs::rename(&aside, &stored).unwrap();
+    app.state.files.forget(file_id);
+    let reply = app
+        .request(
+            Method::GET,
+            &format!("/files/v1/{wrong_secret}/file"),
+            None,
+            None,
+        )
+        .await;
+    reply.assert_error(404, 16);
+    assert!(app.state.files.get(file_id).is_none());
+    assert_eq!(app.download(&token).await.2, pdf);
+    assert!(app.state.files.get(file_id).is_some());
+}
+
+#[tokio::test]
+async fn the_file_cache_can_be_turned_off() {
+    let app = spawn_app_with(|s| s.file_cache_bytes = 0).await;
+    let world = World::new(&app).await;
+    let token = report_token(&app, &world).await;
+    let (file_id, _) = token.split_once('-').unwrap();
+    let (status, _, pdf) = app.download(&token).await;
+    assert_eq!(status, 200);
+    assert!(pdf.starts_with(b"%PDF"));
+    assert!(app.state.files.get(file_id).is_none());
+}

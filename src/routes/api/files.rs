@@ -1,14 +1,18 @@
 //! `/files/v1/<token>`: stored PDFs behind capability tokens, no authentication. Tokens are
 //! never logged (the request log names the route pattern) and never echoed in errors.
 
+use std::sync::Arc;
+
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{Data, Path};
 use actix_web::{HttpRequest, HttpResponse};
+use bytes::Bytes;
 use serde_json::json;
 
 use super::error::{ApiError, ErrorBody};
 use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
+use crate::file_cache::CachedFile;
 use crate::startup::AppState;
 use crate::store::entities::file;
 
@@ -32,17 +36,42 @@ fn same_secret(a: &str, b: &str) -> bool {
             == 0
 }
 
-async fn open(state: &AppState, token: &str) -> Result<file::Model, ApiError> {
+/// The row of the file a token names, from memory when the file is hot. A wrong secret is
+/// 404 whether the file is cached or not, and is always compared in constant time with the
+/// stored one.
+async fn open(state: &AppState, token: &str) -> Result<Opened, ApiError> {
     let (id, secret) = parse_token(token)?;
-    let file = state
-        .store
-        .file_by_id(&id.to_string())
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    if !same_secret(&file.secret, &secret.to_ascii_lowercase()) {
+    let id = id.to_string();
+    let secret = secret.to_ascii_lowercase();
+    let opened = match state.files.get(&id) {
+        Some(hot) => Opened::Hot(hot),
+        None => Opened::Cold(
+            state
+                .store
+                .file_by_id(&id)
+                .await?
+                .ok_or(ApiError::NotFound)?,
+        ),
+    };
+    if !same_secret(&opened.file().secret, &secret) {
         return Err(ApiError::NotFound);
     }
-    Ok(file)
+    Ok(opened)
+}
+
+/// A file found by its token: in memory with its contents, or a row just read.
+enum Opened {
+    Hot(Arc<CachedFile>),
+    Cold(file::Model),
+}
+
+impl Opened {
+    fn file(&self) -> &file::Model {
+        match self {
+            Opened::Hot(hot) => &hot.file,
+            Opened::Cold(file) => file,
+        }
+    }
 }
 
 /// The file itself (GET and HEAD), with `ETag` and `If-None-Match` support.
@@ -55,17 +84,40 @@ pub async fn download(
     req: HttpRequest,
     token: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let file = open(&state, &token).await?;
     // A token names one file forever: its contents never change.
-    serve(&state, &req, &file, "private, max-age=31536000, immutable").await
+    const IMMUTABLE: &str = "private, max-age=31536000, immutable";
+    match open(&state, &token).await? {
+        Opened::Hot(hot) => respond(&state, &req, &hot.file, Some(&hot.contents), IMMUTABLE).await,
+        Opened::Cold(file) => respond(&state, &req, &file, None, IMMUTABLE).await,
+    }
 }
 
 /// A stored file as the answer: `ETag` (304 when the client has it), `cache_control`, no
-/// referrer, and the contents with their type and name.
+/// referrer, and the contents with their type and name. The contents come from memory when
+/// the file is hot, else from the storage (and are then kept in memory).
 pub async fn serve(
     state: &AppState,
     req: &HttpRequest,
     file: &file::Model,
+    cache_control: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    // The row was just read by the caller: memory serves it only if it is the same file.
+    let hot = state.files.get(&file.id).filter(|hot| hot.file == *file);
+    respond(
+        state,
+        req,
+        file,
+        hot.as_ref().map(|hot| &hot.contents),
+        cache_control,
+    )
+    .await
+}
+
+async fn respond(
+    state: &AppState,
+    req: &HttpRequest,
+    file: &file::Model,
+    hot: Option<&Bytes>,
     cache_control: &'static str,
 ) -> Result<HttpResponse, ApiError> {
     let etag = format!("\"{}\"", file.sha256);
@@ -83,15 +135,21 @@ pub async fn serve(
         HttpResponse::Ok()
     };
     response
-        .insert_header((header::ETAG, etag.clone()))
+        .insert_header((header::ETAG, etag))
         .insert_header((header::CACHE_CONTROL, cache_control))
         .insert_header((header::REFERRER_POLICY, "no-referrer"));
     if matches {
         return Ok(response.finish());
     }
-    let contents = state.reports.contents(file).await?.ok_or_else(|| {
-        ApiError::Internal(anyhow::anyhow!("stored file {} has no contents", file.id))
-    })?;
+    let contents = match hot {
+        Some(contents) => contents.clone(),
+        None => {
+            let contents = state.reports.contents(file).await?.ok_or_else(|| {
+                ApiError::Internal(anyhow::anyhow!("stored file {} has no contents", file.id))
+            })?;
+            state.files.insert(file.clone(), Bytes::from(contents))
+        }
+    };
     let disposition = format!(
         "inline; filename=\"{}\"",
         file.name.replace(['"', '\\'], "")
@@ -111,7 +169,8 @@ pub async fn serve(
     responses((status = 200, description = "{name, mimetype, size, creationTimestamp}", body = Object),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn details(state: Data<AppState>, token: Path<String>) -> Result<HttpResponse, ApiError> {
-    let file = open(&state, &token).await?;
+    let opened = open(&state, &token).await?;
+    let file = opened.file();
     Ok(HttpResponse::Ok()
         .insert_header((header::REFERRER_POLICY, "no-referrer"))
         .json(json!({
