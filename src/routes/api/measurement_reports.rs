@@ -21,6 +21,7 @@ impl From<ReportError> for ApiError {
         match err {
             ReportError::NotReady(message) => ApiError::IllegalState(message),
             ReportError::Store(err) => err.into(),
+            ReportError::Deadline(_) => ApiError::RenderDeadline(err.to_string()),
             ReportError::Internal(err) => ApiError::Internal(err),
         }
     }

@@ -190,7 +190,7 @@ pub async fn pdf(
     };
     let file = state
         .reports
-        .periodic_report_pdf(&report, &patient, language, zone)
+        .periodic_report_pdf(caller.id(), &report, &patient, language, zone)
         .await?;
     // The same URL gives a new PDF when the patient's details change: revalidate each time.
     super::files::serve(&state, &req, &file, "private, no-cache").await
