@@ -1,11 +1,13 @@
 //! `/data/v1/measurements/documents`: measurements in the camelCase dialect.
 
 use actix_web::HttpResponse;
+use actix_web::http::header::ContentType;
 use actix_web::web::{self, Data, Path};
 use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::measurement_list;
 use super::page::Page;
 use super::resources::MEASUREMENTS;
 use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
@@ -61,7 +63,8 @@ pub async fn create(
     Ok(HttpResponse::Ok().json(measurement_body(record)))
 }
 
-/// Measurements visible to the caller.
+/// Measurements visible to the caller. The body is written document by document as the
+/// payloads are read (see [`measurement_list`]), so its size is not known up front.
 #[utoipa::path(get, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, userIds, groupIds, status, creationTimestamp, updateTimestamp, statusChangedTimestamp, data.measurement_timestamp, data.heartrate (the phone's), data.indicator and data.mostSevereLabel.key (the server's result), data.tags")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
@@ -73,10 +76,12 @@ pub async fn list(
     let spec = MEASUREMENTS.translate(&query)?;
     let (records, total) = state
         .store
-        .list_measurements(&caller.viewer(), &spec)
+        .list_measurements_lean(&caller.viewer(), &spec)
         .await?;
-    let items: Vec<Value> = records.into_iter().map(measurement_body).collect();
-    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+    let body = measurement_list::body(state.store.clone(), records, total, &spec);
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .streaming(body))
 }
 
 /// One measurement.
