@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use sea_orm::sea_query::{Expr, Func};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait,
     QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
@@ -247,7 +247,8 @@ impl Store {
         let Some(page) = page else {
             return Ok((Vec::new(), total));
         };
-        let data = Expr::col((measurement::Entity, Column::Data));
+        // A bigint on every database (PostgreSQL's OCTET_LENGTH is an int4).
+        let data_bytes = Expr::cust(r#"CAST(OCTET_LENGTH("measurements"."data") AS BIGINT)"#);
         let rows: Vec<ListedMeasurement> = page
             .select_only()
             .columns([
@@ -258,10 +259,7 @@ impl Store {
                 Column::UpdateTimestamp,
                 Column::StatusChangedTimestamp,
             ])
-            .column_as(
-                Expr::from(Func::cust("OCTET_LENGTH").arg(data)),
-                "data_bytes",
-            )
+            .column_as(data_bytes, "data_bytes")
             .into_model()
             .all(&self.db)
             .await?;
