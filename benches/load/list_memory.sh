@@ -9,10 +9,12 @@
 # TACHO_BIN runs another build of the server (e.g. one from before the lists were streamed).
 # MEMORY_CAP_MB caps the server's address space (ulimit -v) so that a build that would take
 # more memory than the machine has fails alone instead of starving the machine.
+# UPLOADS (default 50) stores fewer measurements, for a quick check of the script.
 # Usage: benches/load/list_memory.sh [PARALLEL]   (needs curl and python3)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 parallel="${1:-50}"
+uploads="${UPLOADS:-50}"
 target="${CARGO_TARGET_DIR:-target}"
 if [ -z "${TACHO_BIN:-}" ]; then cargo build --release -q --bin tacho; fi
 bin="${TACHO_BIN:-$target/release/tacho}"
@@ -60,16 +62,35 @@ curl -sf "$base/users/v1/register" -H 'Content-Type: application/json' -o /dev/n
 token=$(curl -s "$base/auth/v2/oauth2/tokens" -H 'Content-Type: application/json' \
   -d '{"grant_type":"password","username":"max@tacho.test","password":"correct horse battery"}' |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
-for _ in $(seq 1 50); do
-  code=$(curl -s -o /dev/null -w '%{http_code}' "$base/data/v1/measurements/documents" \
-    -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-    --data-binary @"$work/payload.json")
+for _ in $(seq 1 "$uploads"); do
+  read -r code seconds < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' \
+    "$base/data/v1/measurements/documents" -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' --data-binary @"$work/payload.json")
   [ "$code" = 200 ] || { echo "upload answered $code" >&2; exit 1; }
-done
-echo "== 50 measurements of $size bytes each stored; restarting the server on the same data"
+  echo "$seconds"
+done >"$work/uploads.txt"
+python3 - "$work/uploads.txt" "$size" <<'EOF'
+import statistics, sys
+ms = sorted(float(t) * 1000 for t in open(sys.argv[1]))
+print(f"== {len(ms)} uploads of {int(sys.argv[2])} bytes (every array at its bound), one at a time: "
+      f"p50 {statistics.median(ms):.0f} ms, max {ms[-1]:.0f} ms")
+EOF
+echo "== restarting the server on the same data"
 kill "$server"; wait "$server" 2>/dev/null || true
 start
 echo "VmHWM after start: $(hwm) MiB"
+# One list first, read whole: the page is what the wire shape says it is.
+curl -s "$base/data/v1/measurements/documents?limit(50)" -H "Authorization: Bearer $token" \
+  -o "$work/one.json"
+python3 - "$work/one.json" "$uploads" <<'EOF'
+import json, sys
+page = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert page["page"] == {"total": n, "offset": 0, "limit": 50}, page["page"]
+assert len(page["data"]) == n and all(len(d["data"]["time"]) == 30_000 for d in page["data"])
+print(f"one list read whole: {len(page['data'])} documents, envelope {page['page']}")
+EOF
+rm "$work/one.json"
 
 list() {
   curl -s -o /dev/null -w '%{http_code} %{size_download} %{time_total}\n' \
