@@ -114,3 +114,7 @@ if [ "$alive" = yes ]; then
 else
   echo "the server died during the lists:"; tail -5 "$work/server.log"
 fi
+if grep -q ERROR "$work/server.log"; then
+  echo "server errors: $(grep -c ERROR "$work/server.log"), the first:"
+  grep -m1 ERROR "$work/server.log" | cut -c1-400
+fi

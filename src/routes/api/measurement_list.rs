@@ -31,6 +31,10 @@ const UNIT: usize = 1024;
 static BUDGET: Semaphore = Semaphore::const_new(BUDGET_BYTES / UNIT);
 /// Payloads read by one query: up to this many bytes, or one payload when it is larger.
 const BATCH_BYTES: usize = 4 * 1024 * 1024;
+/// Payload queries of all lists at once: half of SQLite's pool of 8 connections, so that the
+/// reads of large payloads never take every connection from the requests queued behind them
+/// (a page query, a login) for longer than the pool lets those wait.
+static READS: Semaphore = Semaphore::const_new(4);
 /// The body is handed to the connection in pieces of this size (views of one buffer, not
 /// copies), so that the connection's write buffer never holds a whole document.
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -238,7 +242,10 @@ impl Writer {
         let units = u32::try_from(units).unwrap_or(u32::MAX);
         self.held = BUDGET.acquire_many(units).await.ok();
         let ids: Vec<String> = batch.iter().map(|r| r.measurement.id.clone()).collect();
-        let mut texts = self.store.measurement_payloads(&ids).await?;
+        let mut texts = {
+            let _read = READS.acquire().await.ok();
+            self.store.measurement_payloads(&ids).await?
+        };
         for record in &batch {
             // A measurement gone since the page was read is left out.
             let Some(text) = texts.remove(&record.measurement.id) else {
