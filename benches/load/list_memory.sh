@@ -22,7 +22,7 @@ work=$(mktemp -d)
 port=18185
 base="http://127.0.0.1:$port"
 server=
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; wait; rm -rf "$work"' EXIT
 
 start() {
   (
@@ -98,6 +98,11 @@ list() {
 }
 export -f list; export base token
 started=$(date +%s.%N)
+# VmHWM sampled meanwhile too, for a server that does not live to the end.
+( while kill -0 "$server" 2>/dev/null; do
+    peak=$(hwm 2>/dev/null) && [ -n "$peak" ] && echo "$peak" >"$work/hwm.txt"; sleep 0.2
+  done ) &
+sampler=$!
 seq 1 "$parallel" | xargs -P "$parallel" -I{} bash -c list >"$work/lists.txt"
 elapsed=$(python3 -c "import time; print(f'{time.time() - $started:.1f}')")
 alive=yes; kill -0 "$server" 2>/dev/null || alive=no
@@ -112,7 +117,8 @@ EOF
 if [ "$alive" = yes ]; then
   echo "server peak resident set (VmHWM): $(hwm) MiB"
 else
-  echo "the server died during the lists:"; tail -5 "$work/server.log"
+  echo "the server died during the lists; its last VmHWM sample: $(cat "$work/hwm.txt") MiB"
+  tail -3 "$work/server.log"
 fi
 if grep -q ERROR "$work/server.log"; then
   echo "server errors: $(grep -c ERROR "$work/server.log"), the first:"
