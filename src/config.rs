@@ -48,7 +48,8 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// `TACHO_WORKERS`: HTTP worker threads; default one per core.
     pub workers: usize,
-    /// `TACHO_MAX_MEASUREMENT_BYTES`: the largest measurement upload; default 16 MiB.
+    /// `TACHO_MAX_MEASUREMENT_BYTES`: the largest measurement upload; default 10 MiB, what a
+    /// recording at every bound of [`crate::domain::recording_limits`] takes.
     pub max_measurement_bytes: usize,
     /// `TACHO_FILE_STORAGE`: where PDFs are kept, `local` (under the data dir) or `database`.
     pub file_storage: FileStorageKind,
@@ -71,6 +72,9 @@ pub struct Settings {
     /// `TACHO_JOB_LEASE`: seconds a worker holds a claimed job before another may take it;
     /// default 300.
     pub job_lease: Duration,
+    /// `TACHO_RENDER_DEADLINE`: seconds (fractions allowed, e.g. `0.5`) a PDF render may run
+    /// before it is abandoned and the caller answered 503; default 10.
+    pub render_deadline: Duration,
 }
 
 /// One entry of `TACHO_ADDR`.
@@ -225,7 +229,7 @@ impl Settings {
                 .trim()
                 .parse()
                 .context("TACHO_MAX_MEASUREMENT_BYTES must be a number of bytes")?,
-            None => 16 * 1024 * 1024,
+            None => crate::domain::recording_limits::MAX_MEASUREMENT_BYTES,
         };
         let file_storage = match get("TACHO_FILE_STORAGE")
             .as_deref()
@@ -246,7 +250,18 @@ impl Settings {
             }
             None => Some(Duration::from_secs(60)),
         };
+        let render_deadline = match get("TACHO_RENDER_DEADLINE") {
+            Some(v) => v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs <= 86_400.0)
+                .map(Duration::from_secs_f64)
+                .context("TACHO_RENDER_DEADLINE must be a positive number of seconds")?,
+            None => Duration::from_secs(10),
+        };
         Ok(Settings {
+            render_deadline,
             scheduler_tick,
             job_lease: seconds("TACHO_JOB_LEASE", 300)?,
             max_measurement_bytes,
@@ -284,6 +299,8 @@ mod tests {
         assert_eq!(s.log_format, LogFormat::Pretty);
         assert_eq!(s.scheduler_tick, Some(Duration::from_secs(60)));
         assert_eq!(s.job_lease, Duration::from_secs(300));
+        assert_eq!(s.render_deadline, Duration::from_secs(10));
+        assert_eq!(s.max_measurement_bytes, 10 * 1024 * 1024);
     }
 
     #[test]
@@ -335,5 +352,12 @@ mod tests {
         assert!(
             Settings::from_lookup(|k| (k == "TACHO_SCHEDULER_TICK").then(|| "-1".into())).is_err()
         );
+        let quick =
+            Settings::from_lookup(|k| (k == "TACHO_RENDER_DEADLINE").then(|| "0.25".into()));
+        assert_eq!(quick.unwrap().render_deadline, Duration::from_millis(250));
+        for bad in ["0", "-1", "soon", "NaN"] {
+            let lookup = |k: &str| (k == "TACHO_RENDER_DEADLINE").then(|| bad.to_owned());
+            assert!(Settings::from_lookup(lookup).is_err(), "{bad}");
+        }
     }
 }

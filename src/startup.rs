@@ -92,7 +92,8 @@ impl Application {
             FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
             FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
         };
-        let reports = Reports::new(store.clone(), storage, shared_engine());
+        let reports = Reports::new(store.clone(), storage, shared_engine())
+            .with_deadline(settings.render_deadline);
         let sessions = PortalSessions::connect(&settings, &store).await?;
         let cookie_key = session::cookie_key(&store).await?;
         let scheduler = settings.scheduler_tick.map(|tick| {

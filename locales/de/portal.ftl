@@ -20,6 +20,7 @@ error-forbidden = Das dürfen Sie nicht.
 error-login-required = Bitte melden Sie sich zuerst an.
 error-csrf = Das Formular wurde abgelehnt, weil es nicht von dieser Website kam. Laden Sie die Seite neu und versuchen Sie es erneut.
 error-too-many = Zu viele Versuche von Ihrer Adresse. Warten Sie eine Minute und versuchen Sie es erneut.
+error-render-deadline = Die Erstellung des Berichts hat zu lange gedauert. Bitte versuchen Sie es später erneut.
 error-internal = Der Dienst ist ausgefallen. Bitte versuchen Sie es später erneut.
 error-email-used = Diese E-Mail-Adresse wird bereits verwendet.
 error-no-results = Diese Messung hat noch keine Ergebnisse, daher gibt es keinen Bericht.

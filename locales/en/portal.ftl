@@ -20,6 +20,7 @@ error-forbidden = You may not do this.
 error-login-required = Please log in first.
 error-csrf = The form was refused because it did not come from this site. Reload the page and try again.
 error-too-many = Too many attempts from your address. Wait a minute and try again.
+error-render-deadline = The report took too long to prepare. Please try again later.
 error-internal = The service failed. Please try again later.
 error-email-used = This e-mail address is already in use.
 error-no-results = This measurement has no results yet, so there is no report.

@@ -20,6 +20,7 @@ error-forbidden = No puede hacer esto.
 error-login-required = Inicie sesión primero.
 error-csrf = El formulario se rechazó porque no procedía de este sitio. Recargue la página y vuelva a intentarlo.
 error-too-many = Demasiados intentos desde su dirección. Espere un minuto y vuelva a intentarlo.
+error-render-deadline = La preparación del informe ha tardado demasiado. Vuelva a intentarlo más tarde.
 error-internal = El servicio ha fallado. Inténtelo más tarde.
 error-email-used = Esta dirección de correo ya está en uso.
 error-no-results = Esta medición aún no tiene resultados, así que no hay informe.

@@ -20,6 +20,7 @@ error-forbidden = Vous n’êtes pas autorisé à faire cela.
 error-login-required = Veuillez d’abord vous connecter.
 error-csrf = Le formulaire a été refusé car il ne provenait pas de ce site. Rechargez la page et réessayez.
 error-too-many = Trop de tentatives depuis votre adresse. Attendez une minute puis réessayez.
+error-render-deadline = La préparation du rapport a pris trop de temps. Veuillez réessayer plus tard.
 error-internal = Le service a échoué. Veuillez réessayer plus tard.
 error-email-used = Cette adresse e-mail est déjà utilisée.
 error-no-results = Cette mesure n’a pas encore de résultats, il n’y a donc pas de rapport.

@@ -20,6 +20,7 @@ error-forbidden = Non puoi farlo.
 error-login-required = Accedi prima.
 error-csrf = Il modulo è stato rifiutato perché non proveniva da questo sito. Ricarica la pagina e riprova.
 error-too-many = Troppi tentativi dal tuo indirizzo. Attendi un minuto e riprova.
+error-render-deadline = La preparazione del rapporto ha richiesto troppo tempo. Riprova più tardi.
 error-internal = Il servizio non ha funzionato. Riprova più tardi.
 error-email-used = Questo indirizzo e-mail è già in uso.
 error-no-results = Questa misurazione non ha ancora risultati, quindi non c’è un referto.

@@ -20,6 +20,7 @@ error-forbidden = Dit mag u niet doen.
 error-login-required = Meld u eerst aan.
 error-csrf = Het formulier werd geweigerd omdat het niet van deze site kwam. Laad de pagina opnieuw en probeer het nog eens.
 error-too-many = Te veel pogingen vanaf uw adres. Wacht een minuut en probeer het opnieuw.
+error-render-deadline = Het maken van het rapport duurde te lang. Probeer het later opnieuw.
 error-internal = De dienst faalde. Probeer het later opnieuw.
 error-email-used = Dit e-mailadres is al in gebruik.
 error-no-results = Deze meting heeft nog geen resultaten, dus er is geen rapport.

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::json::string_list;
+use super::recording_limits::{self, TooLong};
 use crate::analysis::{Abnormality, Analysis, Source, analyse_payload};
 
 /// Where a measurement is in its life.
@@ -76,6 +77,13 @@ pub enum DataError {
     /// Only staff may write this field.
     #[error("only staff of the patient's group may set `{0}`")]
     StaffOnly(String),
+}
+
+impl From<TooLong> for DataError {
+    fn from(err: TooLong) -> Self {
+        let rule = err.rule();
+        invalid(err.field, rule)
+    }
 }
 
 fn invalid(field: impl Into<String>, rule: impl Into<String>) -> DataError {
@@ -195,7 +203,8 @@ impl NewMeasurement {
     /// Parses the bare `data` object of `POST /data/v1/measurements/documents` and analyses
     /// its recording. Only the envelope's fields are checked here: a camera trace that cannot
     /// be read is not an error of the upload but a failed analysis, stored with its reason.
-    /// Pure, and CPU-bound in proportion to the payload's signal.
+    /// Every signal array is bounded ([`recording_limits`]), so the cost of the analysis is
+    /// too. Pure, and CPU-bound in proportion to the payload's signal.
     pub fn parse(value: Value) -> Result<Self, DataError> {
         let Value::Object(mut data) = value else {
             return Err(invalid("data", "must be a JSON object"));
@@ -203,6 +212,7 @@ impl NewMeasurement {
         if let Some(field) = SERVER_FIELDS.iter().find(|f| data.contains_key(**f)) {
             return Err(invalid(*field, "is written by the server"));
         }
+        recording_limits::check_payload(&data)?;
         let measurement_timestamp = match data.get("measurement_timestamp") {
             None | Some(Value::Null) => return Err(DataError::Missing("measurement_timestamp")),
             Some(v) => v.as_i64().filter(|ms| *ms >= 0).ok_or_else(|| {
@@ -602,6 +612,14 @@ mod tests {
             (
                 json!({"measurement_timestamp": 1, "rr_intervals": [800, -1]}),
                 "rr_intervals",
+            ),
+            (
+                json!({"measurement_timestamp": 1, "rr_intervals": vec![800; 18_001]}),
+                "rr_intervals",
+            ),
+            (
+                json!({"measurement_timestamp": 1, "time": vec![1; 30_001]}),
+                "time",
             ),
             (json!({"measurement_timestamp": 1, "tags": "x"}), "tags"),
             (json!({"measurement_timestamp": 1, "tags": [1]}), "tags[0]"),

@@ -8,5 +8,6 @@ pub mod json;
 pub mod measurement;
 pub mod periods;
 pub mod profile;
+pub mod recording_limits;
 pub mod rql;
 pub mod time;

@@ -4,16 +4,22 @@
 //! which holds everything the page shows). Repeats find the stored file by that hash; 50
 //! concurrent first requests share one render (single-flight in the process, and a unique
 //! `cache_key` row across processes).
+//!
+//! No account can hold the renderer: renders take one slot of a core each, every reader
+//! (the account asking for the PDF) renders one at a time ([`turns`]), and a render still
+//! running at the deadline is abandoned.
 
 pub mod common;
 pub mod findings;
 pub mod format;
 pub mod measurement;
 pub mod periodic;
+pub mod turns;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use chrono_tz::Tz;
 use sha2::{Digest, Sha256};
@@ -34,6 +40,9 @@ pub enum ReportError {
     NotReady(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The render ran past the deadline and was abandoned; nothing was stored.
+    #[error("the report took longer than the render deadline of {} ms; try again later", .0.as_millis())]
+    Deadline(Duration),
     /// Rendering or storing failed.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
@@ -48,8 +57,14 @@ pub struct Reports {
     engine: Arc<Engine>,
     permits: Arc<Semaphore>,
     in_flight: Mutex<HashMap<String, Flight>>,
+    turns: Arc<turns::Turns>,
+    deadline: Duration,
     renders: AtomicU64,
+    abandoned: AtomicU64,
 }
+
+/// How long a render may run unless [`Reports::with_deadline`] says otherwise.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Whether a measurement in `status` can be reported on: once it has results (the wire
 /// contract answers 27 for any other status, `analysis_failed` included; the portal shows a
@@ -68,7 +83,8 @@ pub fn cache_key(template: Template, data: &serde_json::Value) -> String {
 }
 
 impl Reports {
-    /// Reports stored in `storage`, rendered by `engine`, at most one render per core at once.
+    /// Reports stored in `storage`, rendered by `engine`, at most one render per core at once,
+    /// each within [`DEFAULT_DEADLINE`].
     pub fn new(store: Store, storage: Arc<dyn FileStorage>, engine: Arc<Engine>) -> Self {
         let cores = std::thread::available_parallelism()
             .map(|n| n.get())
@@ -79,12 +95,22 @@ impl Reports {
             engine,
             permits: Arc::new(Semaphore::new(cores)),
             in_flight: Mutex::new(HashMap::new()),
+            turns: Arc::default(),
+            deadline: DEFAULT_DEADLINE,
             renders: AtomicU64::new(0),
+            abandoned: AtomicU64::new(0),
         }
     }
 
+    /// The same, abandoning renders that run longer than `deadline` (`TACHO_RENDER_DEADLINE`).
+    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
     /// Creates a report document for a measurement in `language`, in the patient's current
-    /// time zone, rendering the PDF unless one with the same content exists.
+    /// time zone, rendering the PDF unless one with the same content exists. `creator_id` is
+    /// the reader asking for it, whose renders take turns.
     pub async fn create_measurement_report(
         &self,
         creator_id: &str,
@@ -125,7 +151,14 @@ impl Reports {
             language: language.code().to_owned(),
         };
         let file = self
-            .pdf(&key, &name, Template::Measurement, built.data, meta)
+            .pdf(
+                creator_id,
+                &key,
+                &name,
+                Template::Measurement,
+                built.data,
+                meta,
+            )
             .await?;
         let report = self
             .store
@@ -143,9 +176,11 @@ impl Reports {
     }
 
     /// The PDF of a periodic report about `patient` in `language` and `time_zone`, rendered
-    /// unless a PDF with the same content exists.
+    /// unless a PDF with the same content exists; `reader_id` is the account asking for it,
+    /// whose renders take turns.
     pub async fn periodic_report_pdf(
         &self,
+        reader_id: &str,
         report: &report::Model,
         patient: &user::Model,
         language: Language,
@@ -167,13 +202,15 @@ impl Reports {
             timestamp: built.as_of,
             language: language.code().to_owned(),
         };
-        self.pdf(&key, &name, Template::Periodic, built.data, meta)
+        self.pdf(reader_id, &key, &name, Template::Periodic, built.data, meta)
             .await
     }
 
-    /// The stored file for `key`, rendering it first when no process has.
+    /// The stored file for `key`, rendering it first when no process has. The file and its
+    /// row are written only once a render has finished in time.
     async fn pdf(
         &self,
+        reader_id: &str,
         key: &str,
         name: &str,
         template: Template,
@@ -192,7 +229,7 @@ impl Reports {
                 if let Some(file) = self.store.file_by_cache_key(key).await? {
                     return Ok(file);
                 }
-                let bytes = self.render(template, data, meta).await?;
+                let bytes = self.render(reader_id, template, data, meta).await?;
                 self.storage.put(key, bytes.clone()).await?;
                 let file = self
                     .store
@@ -215,17 +252,40 @@ impl Reports {
         result
     }
 
+    /// Renders on the blocking pool: first the reader's turn, then a core's slot. Typst has
+    /// no way to stop a compilation, so a render past the deadline is abandoned, not
+    /// stopped: the caller is answered and the slot goes to the next render at once, while
+    /// the thread finishes in the background and its result is dropped. The reader's turn
+    /// travels with the thread and ends only when it does, so one account never has more
+    /// than one render running, abandoned or not.
     async fn render(
         &self,
+        reader_id: &str,
         template: Template,
         data: serde_json::Value,
         meta: RenderMeta,
-    ) -> anyhow::Result<Vec<u8>> {
-        let _permit = self.permits.acquire().await?;
+    ) -> Result<Vec<u8>, ReportError> {
+        let turn = self.turns.take(reader_id).await;
+        let _permit = self.permits.acquire().await.map_err(anyhow::Error::from)?;
         let engine = self.engine.clone();
-        let started = std::time::Instant::now();
-        let bytes =
-            tokio::task::spawn_blocking(move || engine.render(template, &data, &meta)).await??;
+        let started = Instant::now();
+        let task = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            engine.render(template, &data, &meta)
+        });
+        let bytes = match tokio::time::timeout(self.deadline, task).await {
+            Ok(joined) => joined
+                .map_err(anyhow::Error::from)?
+                .map_err(anyhow::Error::from)?,
+            Err(_) => {
+                self.abandoned.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    deadline_ms = self.deadline.as_secs_f64() * 1000.0,
+                    "abandoned a PDF render that ran past the deadline"
+                );
+                return Err(ReportError::Deadline(self.deadline));
+            }
+        };
         self.renders.fetch_add(1, Ordering::Relaxed);
         tracing::info!(
             elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -233,6 +293,16 @@ impl Reports {
             "rendered a PDF"
         );
         Ok(bytes)
+    }
+
+    /// How many renders this process has abandoned at the deadline.
+    pub fn abandoned(&self) -> u64 {
+        self.abandoned.load(Ordering::Relaxed)
+    }
+
+    /// How many accounts are rendering or waiting for their turn.
+    pub fn readers_rendering(&self) -> usize {
+        self.turns.len()
     }
 
     /// How many PDFs this process has rendered.

@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use serde_json::{Map, Value};
 
@@ -23,6 +23,28 @@ use crate::domain::measurement::{
 #[derive(Debug, Clone)]
 pub struct MeasurementRecord {
     pub measurement: measurement::Model,
+    pub user_ids: Vec<String>,
+    pub group_ids: Vec<String>,
+}
+
+/// A measurement of a list page without its payload: the envelope's columns and how many
+/// bytes the payload takes, so that the payloads can be read a few at a time.
+#[derive(Debug, Clone, FromQueryResult)]
+pub struct ListedMeasurement {
+    pub id: String,
+    pub creator_id: String,
+    pub status: String,
+    pub creation_timestamp: i64,
+    pub update_timestamp: i64,
+    pub status_changed_timestamp: i64,
+    /// The stored `data` text's length in bytes.
+    pub data_bytes: i64,
+}
+
+/// A [`ListedMeasurement`] with its list fields.
+#[derive(Debug, Clone)]
+pub struct ListedRecord {
+    pub measurement: ListedMeasurement,
     pub user_ids: Vec<String>,
     pub group_ids: Vec<String>,
 }
@@ -150,17 +172,7 @@ impl Store {
         models: Vec<measurement::Model>,
     ) -> StoreResult<Vec<MeasurementRecord>> {
         let ids: Vec<String> = models.iter().map(|m| m.id.clone()).collect();
-        let mut users: HashMap<String, Vec<String>> = HashMap::new();
-        for row in measurement_user::Entity::find()
-            .filter(measurement_user::Column::MeasurementId.is_in(ids.iter().cloned()))
-            .all(&self.db)
-            .await?
-        {
-            users
-                .entry(row.measurement_id)
-                .or_default()
-                .push(row.user_id);
-        }
+        let mut users = self.measurement_user_ids(&ids).await?;
         let mut groups = self.measurement_group_ids(&ids).await?;
         Ok(models
             .into_iter()
@@ -170,6 +182,25 @@ impl Store {
                 measurement: m,
             })
             .collect())
+    }
+
+    /// The user ids of each of these measurements.
+    async fn measurement_user_ids(
+        &self,
+        ids: &[String],
+    ) -> StoreResult<HashMap<String, Vec<String>>> {
+        let mut users: HashMap<String, Vec<String>> = HashMap::new();
+        for row in measurement_user::Entity::find()
+            .filter(measurement_user::Column::MeasurementId.is_in(ids.to_vec()))
+            .all(&self.db)
+            .await?
+        {
+            users
+                .entry(row.measurement_id)
+                .or_default()
+                .push(row.user_id);
+        }
+        Ok(users)
     }
 
     /// The group ids of each of these measurements.
@@ -200,6 +231,66 @@ impl Store {
         let select = measurement::Entity::find().filter(viewer.users("measurements", "creator_id"));
         let (models, total) = self.page(select, spec).await?;
         Ok((self.measurement_records(models).await?, total))
+    }
+
+    /// A page of the measurements `viewer` may see as [`Store::list_measurements`] finds it,
+    /// but without the payloads: each comes with its size, and
+    /// [`Store::measurement_payloads`] reads them when the caller is ready to hold them.
+    pub async fn list_measurements_lean(
+        &self,
+        viewer: &Viewer,
+        spec: &ListSpec,
+    ) -> StoreResult<(Vec<ListedRecord>, Option<u64>)> {
+        use measurement::Column;
+        let select = measurement::Entity::find().filter(viewer.users("measurements", "creator_id"));
+        let (page, total) = self.narrow(select, spec).await?;
+        let Some(page) = page else {
+            return Ok((Vec::new(), total));
+        };
+        // A bigint on every database (PostgreSQL's OCTET_LENGTH is an int4).
+        let data_bytes = Expr::cust(r#"CAST(OCTET_LENGTH("measurements"."data") AS BIGINT)"#);
+        let rows: Vec<ListedMeasurement> = page
+            .select_only()
+            .columns([
+                Column::Id,
+                Column::CreatorId,
+                Column::Status,
+                Column::CreationTimestamp,
+                Column::UpdateTimestamp,
+                Column::StatusChangedTimestamp,
+            ])
+            .column_as(data_bytes, "data_bytes")
+            .into_model()
+            .all(&self.db)
+            .await?;
+        let ids: Vec<String> = rows.iter().map(|m| m.id.clone()).collect();
+        let mut users = self.measurement_user_ids(&ids).await?;
+        let mut groups = self.measurement_group_ids(&ids).await?;
+        let records = rows
+            .into_iter()
+            .map(|m| ListedRecord {
+                user_ids: users.remove(&m.id).unwrap_or_default(),
+                group_ids: groups.remove(&m.id).unwrap_or_default(),
+                measurement: m,
+            })
+            .collect();
+        Ok((records, total))
+    }
+
+    /// The stored `data` text of these measurements, by id (those that no longer exist are
+    /// missing).
+    pub async fn measurement_payloads(
+        &self,
+        ids: &[String],
+    ) -> StoreResult<HashMap<String, String>> {
+        let rows: Vec<(String, String)> = measurement::Entity::find()
+            .select_only()
+            .columns([measurement::Column::Id, measurement::Column::Data])
+            .filter(measurement::Column::Id.is_in(ids.to_vec()))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(rows.into_iter().collect())
     }
 
     /// A page of the measurements `viewer` may see, without their payloads (see

@@ -33,7 +33,9 @@ pub use files::NewFile;
 pub use groups::NewGroup;
 pub use jobs::NewJob;
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
-pub use measurements::{MeasurementChange, MeasurementRecord, Reanalysis};
+pub use measurements::{
+    ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
+};
 pub use portal::{EnlistmentSummary, PatientListing, PatientSummary};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};

@@ -15,6 +15,7 @@ mod health;
 mod helpers;
 mod jobs;
 mod js_sdk;
+mod limits;
 mod measurement_reports;
 mod measurements;
 mod portal;

@@ -59,6 +59,9 @@ pub enum ApiError {
     BodyTooLargeUnknownLimit,
     #[error("too many requests; retry in {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
+    /// A PDF render ran past `TACHO_RENDER_DEADLINE` and was abandoned.
+    #[error("{0}")]
+    RenderDeadline(String),
 }
 
 /// The error envelope of every non-2xx JSON answer.
@@ -97,6 +100,7 @@ impl ApiError {
                 (413, "BODY_TOO_LARGE_EXCEPTION")
             }
             ApiError::TooManyRequests { .. } => (429, "TOO_MANY_REQUESTS_EXCEPTION"),
+            ApiError::RenderDeadline(_) => (503, "RENDER_TIMEOUT_EXCEPTION"),
         }
     }
 }
@@ -120,6 +124,7 @@ impl ResponseError for ApiError {
                 StatusCode::PAYLOAD_TOO_LARGE
             }
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RenderDeadline(_) => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_REQUEST,
         }
     }

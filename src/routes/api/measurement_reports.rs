@@ -21,6 +21,7 @@ impl From<ReportError> for ApiError {
         match err {
             ReportError::NotReady(message) => ApiError::IllegalState(message),
             ReportError::Store(err) => err.into(),
+            ReportError::Deadline(_) => ApiError::RenderDeadline(err.to_string()),
             ReportError::Internal(err) => ApiError::Internal(err),
         }
     }
@@ -74,7 +75,8 @@ pub struct CreateReportBody {
 #[utoipa::path(post, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
     request_body = CreateReportBody,
     responses((status = 200, description = "the report document", body = Object),
-        (status = 400, description = "no results yet (27), malformed id (12)", body = ErrorBody), (status = 404, body = ErrorBody)))]
+        (status = 400, description = "no results yet (27), malformed id (12)", body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 503, description = "code 503 RENDER_TIMEOUT_EXCEPTION: the render ran past `TACHO_RENDER_DEADLINE` and was abandoned; no document or file was stored", body = ErrorBody)))]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,

@@ -1,11 +1,13 @@
 //! `/data/v1/measurements/documents`: measurements in the camelCase dialect.
 
 use actix_web::HttpResponse;
+use actix_web::http::header::ContentType;
 use actix_web::web::{self, Data, Path};
 use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::measurement_list;
 use super::page::Page;
 use super::resources::MEASUREMENTS;
 use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
@@ -41,10 +43,10 @@ pub fn measurement_body(record: MeasurementRecord) -> Value {
 
 /// Stores a measurement and analyses it; the body is the bare `data` object of the camera SDK.
 #[utoipa::path(post, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
-    request_body(content = Object, description = "the measurement's data: measurement_timestamp (ms, required), heartrate (the phone's, kept as sent), rr_intervals (ms), time (ms) and quadrants (4×4 cells of {y,u,v} per frame), acc, gyro, technical_details, context, device, app, location, tags. `indicator`, `mostSevereLabel`, `af`, `analysis` and `review` are written by the server: sending any of them is a 400 (code 15)."),
+    request_body(content = Object, description = "the measurement's data: measurement_timestamp (ms, required), heartrate (the phone's, kept as sent), rr_intervals (ms, at most 18000: 1 hour at 300 bpm), time (ms) and quadrants (at most 4×4 cells of {y,u,v} per frame), acc and gyro ({x,y,z}), technical_details, context, device, app, location, tags. `time`, each channel of a cell and each motion axis hold at most 30000 values (2 minutes at 250 Hz). `indicator`, `mostSevereLabel`, `af`, `analysis` and `review` are written by the server: sending any of them is a 400 (code 15). The body may be up to TACHO_MAX_MEASUREMENT_BYTES (default 10 MiB)."),
     responses((status = 200, description = "the stored document: the payload as sent, followed by the server's result in `data`: `indicator` (normal|warning|urgent|quality), `mostSevereLabel` {key: regular|possibly_irregular|possible_atrial_fibrillation|quality_too_low|no_result, color: green|orange|red|grey}, `af` (1|0) and `analysis` (see docs/api.md, \"Rhythm analysis\"); `status` is `analyzed`, or `analysis_failed` with the reasons in `data.analysis.abnormalities` when the signal cannot be analysed", body = Object),
-        (status = 400, description = "code 14: `measurement_timestamp` missing; code 15: a field of the wrong type (e.g. `rr_intervals` not numbers of ms), or a field written by the server (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`); code 22: not JSON", body = ErrorBody),
-        (status = 413, body = ErrorBody)))]
+        (status = 400, description = "code 14: `measurement_timestamp` missing; code 15: a field of the wrong type (e.g. `rr_intervals` not numbers of ms), a signal array longer than its bound (the message names field and limit, e.g. \"`quadrants[1][2].y` may hold at most 30000 values (2 minutes at 250 Hz)\"), or a field written by the server (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`); code 22: not JSON", body = ErrorBody),
+        (status = 413, description = "code 413: the body is larger than TACHO_MAX_MEASUREMENT_BYTES", body = ErrorBody)))]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
@@ -61,10 +63,11 @@ pub async fn create(
     Ok(HttpResponse::Ok().json(measurement_body(record)))
 }
 
-/// Measurements visible to the caller.
+/// Measurements visible to the caller. The body is written document by document as the
+/// payloads are read (see [`measurement_list`]), so its size is not known up front.
 #[utoipa::path(get, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, userIds, groupIds, status, creationTimestamp, updateTimestamp, statusChangedTimestamp, data.measurement_timestamp, data.heartrate (the phone's), data.indicator and data.mostSevereLabel.key (the server's result), data.tags")),
-    responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "the page, written document by document (chunked, no Content-Length)", body = Page), (status = 400, body = ErrorBody)))]
 pub async fn list(
     state: Data<AppState>,
     caller: Caller,
@@ -73,10 +76,12 @@ pub async fn list(
     let spec = MEASUREMENTS.translate(&query)?;
     let (records, total) = state
         .store
-        .list_measurements(&caller.viewer(), &spec)
+        .list_measurements_lean(&caller.viewer(), &spec)
         .await?;
-    let items: Vec<Value> = records.into_iter().map(measurement_body).collect();
-    Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
+    let body = measurement_list::body(state.store.clone(), records, total, &spec);
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .streaming(body))
 }
 
 /// One measurement.

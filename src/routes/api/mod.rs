@@ -7,6 +7,7 @@ pub mod extract;
 pub mod files;
 pub mod groups;
 pub mod health;
+pub mod measurement_list;
 pub mod measurement_reports;
 pub mod measurements;
 pub mod openapi;

@@ -152,7 +152,8 @@ pub struct PdfQuery {
     responses((status = 200, description = "the PDF", content_type = "application/pdf"),
         (status = 304, description = "unchanged (If-None-Match)"),
         (status = 400, description = "unknown time zone (26), malformed id (12)", body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+        (status = 404, body = ErrorBody),
+        (status = 503, description = "code 503 RENDER_TIMEOUT_EXCEPTION: the render ran past `TACHO_RENDER_DEADLINE` and was abandoned; nothing was stored", body = ErrorBody)))]
 pub async fn pdf(
     state: Data<AppState>,
     req: HttpRequest,
@@ -190,7 +191,7 @@ pub async fn pdf(
     };
     let file = state
         .reports
-        .periodic_report_pdf(&report, &patient, language, zone)
+        .periodic_report_pdf(caller.id(), &report, &patient, language, zone)
         .await?;
     // The same URL gives a new PDF when the patient's details change: revalidate each time.
     super::files::serve(&state, &req, &file, "private, no-cache").await

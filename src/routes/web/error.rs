@@ -31,6 +31,9 @@ pub enum WebError {
     /// Too many login attempts from this address.
     #[error("too many requests")]
     TooManyRequests,
+    /// A report took longer than the render deadline.
+    #[error("report render deadline passed")]
+    RenderDeadline,
     /// A fault of the service; logged with its cause, shown generically.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
@@ -53,6 +56,7 @@ impl WebError {
             WebError::Csrf => "error-csrf",
             WebError::BadRequest(key) => key,
             WebError::TooManyRequests => "error-too-many",
+            WebError::RenderDeadline => "error-render-deadline",
             WebError::Internal(_) => "error-internal",
         }
     }
@@ -66,6 +70,7 @@ impl ResponseError for WebError {
             WebError::LoginRequired => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            WebError::RenderDeadline => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -112,6 +117,7 @@ impl From<ReportError> for WebError {
         match err {
             ReportError::NotReady(_) => WebError::BadRequest("error-no-results"),
             ReportError::Store(err) => err.into(),
+            ReportError::Deadline(_) => WebError::RenderDeadline,
             ReportError::Internal(err) => WebError::Internal(err),
         }
     }

@@ -119,7 +119,7 @@ pub async fn pdf(
         .unwrap_or(Tz::UTC);
     let file = state
         .reports
-        .periodic_report_pdf(&report, &patient, language, zone)
+        .periodic_report_pdf(member.id(), &report, &patient, language, zone)
         .await?;
     state
         .store
