@@ -10,6 +10,7 @@ pub mod findings;
 pub mod format;
 pub mod measurement;
 pub mod periodic;
+pub mod series;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
