@@ -40,12 +40,14 @@ const STRIP_MARGIN_ABOVE: f64 = 0.35;
 /// The tachogram's plot as `measurement.typ` draws it: 163 mm wide, a 0.7 pt line, diamonds
 /// 2.5 pt across.
 const TACHOGRAM_WIDTH_MM: f64 = 163.0;
+const TACHOGRAM_HEIGHT_MM: f64 = 21.0;
 const TACHOGRAM_STROKE_PT: f64 = 0.7;
 const TACHOGRAM_MARKER_MM: f64 = 2.5 * 25.4 / 72.0;
 
 /// The strip's rows as `measurement.typ` draws them: 178 mm wide, a 0.6 pt line, beat
 /// markers 4.2 pt across.
 const STRIP_WIDTH_MM: f64 = 178.0;
+const STRIP_ROW_MM: f64 = 10.5;
 const STRIP_STROKE_PT: f64 = 0.6;
 const STRIP_MARKER_MM: f64 = 4.2 * 25.4 / 72.0;
 
@@ -153,8 +155,13 @@ pub struct Tick {
 pub struct Tachogram {
     /// Runs of consecutive accepted intervals; a run ends where rejected beats left a gap
     /// wide enough to see, so no line bridges intervals that were not measured. Each run is
-    /// reduced to its visible envelope.
+    /// reduced to its visible envelope. The PDF draws `svg` instead.
+    #[serde(skip)]
     pub runs: Vec<Vec<[f64; 2]>>,
+    /// The runs as SVG path data in millimetres of the printed plot (163 × 21 mm).
+    pub svg: String,
+    /// The intervals to mark, when `markers`; else none.
+    pub marks: Vec<[f64; 2]>,
     /// How many intervals the chart shows.
     pub points: usize,
     /// Whether each interval gets its own marker: only when the markers stand apart (so few
@@ -170,8 +177,11 @@ pub struct Tachogram {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StripRow {
     /// The signal, reduced to its visible envelope; x is the fraction of a full row, so a
-    /// short last row ends early.
+    /// short last row ends early. The PDF draws `svg` instead.
+    #[serde(skip)]
     pub line: Vec<[f64; 2]>,
+    /// The line as SVG path data in millimetres of a printed row (178 × 10.5 mm).
+    pub svg: String,
     /// Accepted beats, at the signal's height at the beat; none when there are too many in
     /// the row to stand apart.
     pub accepted: Vec<[f64; 2]>,
@@ -491,6 +501,12 @@ fn tachogram(
     Some(Tachogram {
         points: pairs.len(),
         markers,
+        svg: series::svg_path(
+            runs.iter().map(Vec::as_slice),
+            TACHOGRAM_WIDTH_MM,
+            TACHOGRAM_HEIGHT_MM,
+        ),
+        marks: if markers { runs.concat() } else { Vec::new() },
         runs,
         stretches,
         x_ticks: ticks(0.0, x_max, nice_step(x_max, 6.0), |s| {
@@ -536,6 +552,7 @@ fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option<Strip> {
             let from = r as f64 * STRIP_ROW_SECONDS;
             StripRow {
                 line: Vec::new(),
+                svg: String::new(),
                 accepted: Vec::new(),
                 rejected: Vec::new(),
                 x_ticks: ticks(from, from + STRIP_ROW_SECONDS, 5.0, |s| format!("{s:.0}")),
@@ -567,6 +584,7 @@ fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option<Strip> {
     );
     for row in &mut rows {
         row.line = series::envelope(&row.line, columns);
+        row.svg = series::svg_path([row.line.as_slice()], STRIP_WIDTH_MM, STRIP_ROW_MM);
     }
     for (beats, accepted_side) in [(accepted, true), (rejected, false)] {
         for &ms in beats {

@@ -82,6 +82,28 @@ impl Columns {
     }
 }
 
+/// SVG path data through each of `runs` (points as plot fractions, x from the left, y from
+/// the top) in a plot `width` × `height` units, to two decimals: the PDF draws long lines as
+/// one SVG path, parsed natively, rather than as one typst element per point.
+pub fn svg_path<'a>(
+    runs: impl IntoIterator<Item = &'a [[f64; 2]]>,
+    width: f64,
+    height: f64,
+) -> String {
+    use std::fmt::Write;
+    let mut d = String::new();
+    for run in runs {
+        for (i, [x, y]) in run.iter().enumerate() {
+            if x.is_finite() && y.is_finite() {
+                let command = if i == 0 { 'M' } else { 'L' };
+                // Writing to a String cannot fail.
+                let _ = write!(d, "{command}{:.2} {:.2}", x * width, y * height);
+            }
+        }
+    }
+    d
+}
+
 /// The extremes and ends of one column, as indices into the series.
 struct Bucket {
     column: usize,
@@ -343,6 +365,16 @@ mod tests {
             "the regular part: {:.1} ms",
             rms_successive(&calm)
         );
+    }
+
+    #[test]
+    fn paths_are_scaled_to_the_plot() {
+        let runs = [vec![[0.0, 0.0], [0.5, 1.0]], vec![[0.75, 0.25]]];
+        assert_eq!(
+            svg_path(runs.iter().map(Vec::as_slice), 163.0, 21.0),
+            "M0.00 0.00L81.50 21.00M122.25 5.25"
+        );
+        assert_eq!(svg_path([[].as_slice()], 1.0, 1.0), "");
     }
 
     #[test]
