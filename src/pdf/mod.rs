@@ -334,7 +334,8 @@ mod tests {
                     163.0,
                     21.0,
                 ),
-                "marks": run, "markers": true, "points": 70, "stretches": [[0.3, 0.45]],
+                "marks": run, "markers": true, "points": 70,
+                "stretches_svg": crate::reports::series::svg_spans(&[[0.3, 0.45]], 163.0, 21.0),
                 "x_ticks": [{"at": 0.0, "label": "0"}, {"at": 0.5, "label": "30"}, {"at": 1.0, "label": "60"}],
                 "y_ticks": [{"at": 1.0, "label": "600"}, {"at": 0.0, "label": "1100"}]
             },

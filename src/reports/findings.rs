@@ -167,8 +167,12 @@ pub struct Tachogram {
     /// Whether each interval gets its own marker: only when the markers stand apart (so few
     /// intervals that no run was reduced).
     pub markers: bool,
-    /// Irregular stretches: start and end as fractions of the time axis.
+    /// Irregular stretches: start and end as fractions of the time axis; stretches closer
+    /// than a column are one. The PDF draws `stretches_svg` instead.
+    #[serde(skip)]
     pub stretches: Vec<[f64; 2]>,
+    /// The stretches as SVG path data (rectangles) in millimetres of the printed plot.
+    pub stretches_svg: String,
     pub x_ticks: Vec<Tick>,
     pub y_ticks: Vec<Tick>,
 }
@@ -498,6 +502,9 @@ fn tachogram(
             ]
         })
         .collect();
+    // Stretches less than a column apart print as one shaded band; as one they stay as few
+    // as the columns.
+    let stretches = series::merge_spans(stretches, columns.width());
     Some(Tachogram {
         points: pairs.len(),
         markers,
@@ -507,6 +514,7 @@ fn tachogram(
             TACHOGRAM_HEIGHT_MM,
         ),
         marks: if markers { runs.concat() } else { Vec::new() },
+        stretches_svg: series::svg_spans(&stretches, TACHOGRAM_WIDTH_MM, TACHOGRAM_HEIGHT_MM),
         runs,
         stretches,
         x_ticks: ticks(0.0, x_max, nice_step(x_max, 6.0), |s| {

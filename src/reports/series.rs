@@ -104,6 +104,34 @@ pub fn svg_path<'a>(
     d
 }
 
+/// Spans `[from, to]` in order, those less than `min_gap` apart (or overlapping) joined into
+/// one; spans that are not finite or run backwards are left out.
+pub fn merge_spans(mut spans: Vec<[f64; 2]>, min_gap: f64) -> Vec<[f64; 2]> {
+    spans.retain(|[a, b]| a.is_finite() && b.is_finite() && b >= a);
+    spans.sort_by(|x, y| x[0].total_cmp(&y[0]));
+    let mut merged: Vec<[f64; 2]> = Vec::with_capacity(spans.len());
+    for [a, b] in spans {
+        match merged.last_mut() {
+            Some(last) if a - last[1] < min_gap => last[1] = last[1].max(b),
+            _ => merged.push([a, b]),
+        }
+    }
+    merged
+}
+
+/// SVG path data of full-height rectangles over `spans` (fractions of the x axis) in a plot
+/// `width` × `height` units.
+pub fn svg_spans(spans: &[[f64; 2]], width: f64, height: f64) -> String {
+    use std::fmt::Write;
+    let mut d = String::new();
+    for [a, b] in spans {
+        let (a, b) = (a * width, b * width);
+        // Writing to a String cannot fail.
+        let _ = write!(d, "M{a:.2} 0H{b:.2}V{height:.2}H{a:.2}Z");
+    }
+    d
+}
+
 /// The extremes and ends of one column, as indices into the series.
 struct Bucket {
     column: usize,
@@ -364,6 +392,31 @@ mod tests {
             rms_successive(&calm) < full / 10.0,
             "the regular part: {:.1} ms",
             rms_successive(&calm)
+        );
+    }
+
+    #[test]
+    fn spans_closer_than_a_column_are_one() {
+        let spans = vec![
+            [0.5, 0.6],
+            [0.1, 0.2],
+            [0.205, 0.3],
+            [0.35, 0.4],
+            [f64::NAN, 1.0],
+            [0.9, 0.8],
+        ];
+        assert_eq!(
+            merge_spans(spans, 0.01),
+            [[0.1, 0.3], [0.35, 0.4], [0.5, 0.6]]
+        );
+        // A thousand stretches a thousandth apart over a 661-column axis are one band.
+        let many: Vec<[f64; 2]> = (0..1000)
+            .map(|i| [i as f64 / 1000.0, (i as f64 + 0.5) / 1000.0])
+            .collect();
+        assert_eq!(merge_spans(many, 1.0 / 661.0), [[0.0, 0.9995]]);
+        assert_eq!(
+            svg_spans(&[[0.5, 1.0]], 10.0, 2.0),
+            "M5.00 0H10.00V2.00H5.00Z"
         );
     }
 
