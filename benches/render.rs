@@ -1,8 +1,10 @@
 //! Rendering a 60-second measurement's report: warm renders with changing data, cold renders
 //! (a fresh process each: font parsing, library set-up and the first layout), and fetching the
-//! cached PDF over HTTP from the real server.
+//! cached PDF over HTTP from the real server. Then reports of RR-only uploads of 71, 2,200
+//! (30 minutes) and 400,000 intervals, whose cost should not grow with the series.
 //!
-//! `cargo bench --bench render`
+//! `cargo bench --bench render` (all), `cargo bench --bench render -- "RR intervals"` (the
+//! series lengths only)
 
 use std::hint::black_box;
 use std::process::Command;
@@ -10,9 +12,12 @@ use std::time::{Duration, Instant};
 
 use chrono::{TimeZone, Utc};
 use criterion::Criterion;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tacho::domain::account::Language;
 use tacho::pdf::{Engine, RenderMeta, Template};
+use tacho::reports::cache_key;
 use tacho::reports::measurement::{MeasurementReportInput, build};
 use tacho::store::entities::{measurement, profile, user};
 
@@ -58,6 +63,15 @@ fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
         update_timestamp: 1_795_217_460_000 + n,
         status_changed_timestamp: 1_795_217_460_000,
     };
+    report_data(&measurement, n, language)
+}
+
+/// The render data of `measurement` for the `n`-th patient variant, as the server builds it.
+fn report_data(
+    measurement: &measurement::Model,
+    n: i64,
+    language: Language,
+) -> (Value, RenderMeta) {
     let patient = user::Model {
         id: "6740a0000000000000000002".into(),
         email: "anna@tacho.test".into(),
@@ -87,7 +101,7 @@ fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
         update_timestamp: 0,
     };
     let input = MeasurementReportInput {
-        measurement: &measurement,
+        measurement,
         patient: &patient,
         profile: Some(&profile),
         language,
@@ -101,6 +115,107 @@ fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
         language: language.code().into(),
     };
     (built.data, meta)
+}
+
+/// An RR-only measurement of `count` intervals, analysed as an upload is, as stored. The
+/// series is the kind the peers' harness makes for its 30-minute reports: sinus rhythm with
+/// drift and respiration, alternating with 300-beat stretches of irregular rhythm, plus one
+/// premature beat; `variant` seeds it, so every variant is new to typst's caches.
+fn rr_measurement(count: usize, variant: u64) -> measurement::Model {
+    let mut rng = StdRng::seed_from_u64(variant);
+    let base: f64 = rng.random_range(780.0..860.0);
+    let mut drift = 0.0;
+    let mut rr: Vec<f64> = (0..count)
+        .map(|i| {
+            drift = 0.98 * drift + rng.random_range(-14.0..14.0);
+            let v = if (i / 300) % 2 == 1 {
+                base * rng.random_range(0.55..1.35)
+            } else {
+                base + drift + 30.0 * (i as f64 / 4.0).sin()
+            };
+            (v + rng.random_range(-17.0..17.0)).round()
+        })
+        .collect();
+    if count > 40 {
+        let at = count / 2;
+        rr[at] = (base * 0.6).round();
+        rr[at + 1] = (base * 1.4).round();
+    }
+    let payload = json!({
+        "measurement_timestamp": 1_795_217_400_000_i64,
+        "heartrate": (60_000.0 * rr.len() as f64 / rr.iter().sum::<f64>()).round(),
+        "rr_intervals": rr,
+        "context": {"symptoms": [], "activity": "resting"},
+        "tags": ["bench"],
+    });
+    let mut data = payload.as_object().cloned().unwrap();
+    let analysis = tacho::domain::measurement::analyse(&data);
+    tacho::domain::measurement::write_analysis(&mut data, &analysis);
+    measurement::Model {
+        id: "6740a0000000000000000001".into(),
+        creator_id: "6740a0000000000000000002".into(),
+        status: "analyzed".into(),
+        data: Value::Object(data).to_string(),
+        measurement_timestamp: Some(1_795_217_400_000),
+        heartrate: payload["heartrate"].as_f64(),
+        indicator: Some("normal".into()),
+        heart_rate: analysis.heart_rate,
+        result: None,
+        summary: None,
+        creation_timestamp: 1_795_217_460_000,
+        update_timestamp: 1_795_217_460_000 + variant as i64,
+        status_changed_timestamp: 1_795_217_460_000,
+    }
+}
+
+/// Reports of RR-only uploads of growing length: the render alone (data built beforehand), and
+/// everything the server does for a first request short of the database and the file store
+/// (reading the stored measurement into render data, hashing it, rendering).
+fn series_lengths(c: &mut Criterion) {
+    let engine = Engine::new();
+    let mut group = c.benchmark_group("RR intervals");
+    // Flat: as many iterations in every sample, so a slow case still finishes.
+    group
+        .sample_size(20)
+        .sampling_mode(criterion::SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(10));
+    let mut variant = 0;
+    for count in [71, 2_200, 400_000] {
+        group.bench_function(format!("warm render, {count} RR intervals"), |b| {
+            b.iter_batched(
+                || {
+                    variant += 1;
+                    report_data(
+                        &rr_measurement(count, variant),
+                        variant as i64,
+                        Language::En,
+                    )
+                },
+                |(data, meta)| {
+                    black_box(engine.render(Template::Measurement, &data, &meta).unwrap())
+                },
+                criterion::BatchSize::PerIteration,
+            )
+        });
+        group.bench_function(
+            format!("build, hash and render, {count} RR intervals"),
+            |b| {
+                b.iter_batched(
+                    || {
+                        variant += 1;
+                        (rr_measurement(count, variant), variant as i64)
+                    },
+                    |(m, n)| {
+                        let (data, meta) = report_data(&m, n, Language::En);
+                        black_box(cache_key(Template::Measurement, &data));
+                        black_box(engine.render(Template::Measurement, &data, &meta).unwrap())
+                    },
+                    criterion::BatchSize::PerIteration,
+                )
+            },
+        );
+    }
+    group.finish();
 }
 
 fn warm(c: &mut Criterion) {
@@ -225,5 +340,6 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     warm(&mut criterion);
     cached_fetch(&mut criterion);
+    series_lengths(&mut criterion);
     criterion.final_summary();
 }

@@ -308,8 +308,10 @@ mod tests {
             let beats: Vec<serde_json::Value> = (0..36)
                 .map(|i| serde_json::json!([f64::from(i) / 36.0 + 0.02, 0.25]))
                 .collect();
+            let points: Vec<[f64; 2]> = serde_json::from_value(line.into()).unwrap();
+            let svg = crate::reports::series::svg_path([points.as_slice()], 178.0, 10.5);
             serde_json::json!({
-                "line": line, "accepted": beats, "rejected": [[0.5, 0.3]],
+                "svg": svg, "accepted": beats, "rejected": [[0.5, 0.3]],
                 "x_ticks": (0..=6).map(|i| serde_json::json!({"at": f64::from(i) / 6.0, "label": (30 * row + 5 * i).to_string()})).collect::<Vec<_>>()
             })
         };
@@ -327,7 +329,13 @@ mod tests {
                 { "name": "SD2", "meaning": "", "value": "40.3", "unit": "ms" }
             ],
             "tachogram": {
-                "runs": [run], "points": 70, "stretches": [[0.3, 0.45]],
+                "svg": crate::reports::series::svg_path(
+                    [serde_json::from_value::<Vec<[f64; 2]>>(run.clone().into()).unwrap().as_slice()],
+                    163.0,
+                    21.0,
+                ),
+                "marks": run, "markers": true, "points": 70,
+                "stretches_svg": crate::reports::series::svg_spans(&[[0.3, 0.45]], 163.0, 21.0),
                 "x_ticks": [{"at": 0.0, "label": "0"}, {"at": 0.5, "label": "30"}, {"at": 1.0, "label": "60"}],
                 "y_ticks": [{"at": 1.0, "label": "600"}, {"at": 0.0, "label": "1100"}]
             },

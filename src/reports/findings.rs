@@ -5,11 +5,15 @@
 //!
 //! Chart coordinates are fractions of the plot area (x from the left, y from the top, both
 //! 0..1, rounded to 4 places), so the typst template and the portal's SVG only scale them.
+//! Every line is reduced to what its printed width can show ([`super::series`]), and markers
+//! are only given when they stand apart, so the findings of a day-long series are no larger
+//! than those of a minute.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::format;
+use super::series::{self, Columns};
 use crate::analysis::{self, Abnormality, Analysis, Colour, Recording, ResultKey, Trace};
 use crate::i18n::Translator;
 
@@ -32,6 +36,20 @@ pub const STRIP_ROW_SECONDS: f64 = 30.0;
 /// above, where the beat markers sit.
 const STRIP_MARGIN_BELOW: f64 = 0.12;
 const STRIP_MARGIN_ABOVE: f64 = 0.35;
+
+/// The tachogram's plot as `measurement.typ` draws it: 163 mm wide, a 0.7 pt line, diamonds
+/// 2.5 pt across.
+const TACHOGRAM_WIDTH_MM: f64 = 163.0;
+const TACHOGRAM_HEIGHT_MM: f64 = 21.0;
+const TACHOGRAM_STROKE_PT: f64 = 0.7;
+const TACHOGRAM_MARKER_MM: f64 = 2.5 * 25.4 / 72.0;
+
+/// The strip's rows as `measurement.typ` draws them: 178 mm wide, a 0.6 pt line, beat
+/// markers 4.2 pt across.
+const STRIP_WIDTH_MM: f64 = 178.0;
+const STRIP_ROW_MM: f64 = 10.5;
+const STRIP_STROKE_PT: f64 = 0.6;
+const STRIP_MARKER_MM: f64 = 4.2 * 25.4 / 72.0;
 
 /// A result key by its wire name.
 pub fn result_key(name: &str) -> Option<ResultKey> {
@@ -135,13 +153,26 @@ pub struct Tick {
 /// The RR intervals over the recording, with the irregular stretches to shade.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Tachogram {
-    /// Runs of consecutive accepted intervals; a run ends where rejected beats left a gap,
-    /// so no line bridges intervals that were not measured.
+    /// Runs of consecutive accepted intervals; a run ends where rejected beats left a gap
+    /// wide enough to see, so no line bridges intervals that were not measured. Each run is
+    /// reduced to its visible envelope. The PDF draws `svg` instead.
+    #[serde(skip)]
     pub runs: Vec<Vec<[f64; 2]>>,
-    /// How many intervals are drawn.
+    /// The runs as SVG path data in millimetres of the printed plot (163 × 21 mm).
+    pub svg: String,
+    /// The intervals to mark, when `markers`; else none.
+    pub marks: Vec<[f64; 2]>,
+    /// How many intervals the chart shows.
     pub points: usize,
-    /// Irregular stretches: start and end as fractions of the time axis.
+    /// Whether each interval gets its own marker: only when the markers stand apart (so few
+    /// intervals that no run was reduced).
+    pub markers: bool,
+    /// Irregular stretches: start and end as fractions of the time axis; stretches closer
+    /// than a column are one. The PDF draws `stretches_svg` instead.
+    #[serde(skip)]
     pub stretches: Vec<[f64; 2]>,
+    /// The stretches as SVG path data (rectangles) in millimetres of the printed plot.
+    pub stretches_svg: String,
     pub x_ticks: Vec<Tick>,
     pub y_ticks: Vec<Tick>,
 }
@@ -149,11 +180,16 @@ pub struct Tachogram {
 /// One row of the pulse strip ([`STRIP_ROW_SECONDS`] of signal).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StripRow {
-    /// The signal; x is the fraction of a full row, so a short last row ends early.
+    /// The signal, reduced to its visible envelope; x is the fraction of a full row, so a
+    /// short last row ends early. The PDF draws `svg` instead.
+    #[serde(skip)]
     pub line: Vec<[f64; 2]>,
-    /// Accepted beats, at the signal's height at the beat.
+    /// The line as SVG path data in millimetres of a printed row (178 × 10.5 mm).
+    pub svg: String,
+    /// Accepted beats, at the signal's height at the beat; none when there are too many in
+    /// the row to stand apart.
     pub accepted: Vec<[f64; 2]>,
-    /// Beats found but not trusted.
+    /// Beats found but not trusted; likewise.
     pub rejected: Vec<[f64; 2]>,
     pub x_ticks: Vec<Tick>,
 }
@@ -260,9 +296,10 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 impl Findings {
     /// The findings of a measurement's `data` (payload and server fields), in `tr`'s language.
     pub fn of(tr: &Translator, data: &Map<String, Value>) -> Findings {
+        // Read in place: a copy of a long series' analysis would cost as much as reading it.
         let analysis = data
             .get("analysis")
-            .and_then(|a| serde_json::from_value::<Analysis>(a.clone()).ok());
+            .and_then(|a| Analysis::deserialize(a).ok());
         let trace = Recording::from_payload(data)
             .ok()
             .and_then(|recording| analysis::pulse_trace(&recording));
@@ -426,12 +463,20 @@ fn tachogram(
             round4(1.0 - fraction(v, y_min, y_max)),
         ]
     };
+    let columns = Columns::new(
+        0.0,
+        1.0,
+        series::columns_for(TACHOGRAM_WIDTH_MM, TACHOGRAM_STROKE_PT),
+    );
+    // A gap narrower than a column would not show; bridging it keeps the number of runs,
+    // and so of points, within the columns.
+    let visible_gap_ms = x_max * 1000.0 * columns.width();
     let mut runs: Vec<Vec<[f64; 2]>> = Vec::new();
     let mut previous: Option<f64> = None;
     for &(t, v) in &pairs {
         // An interval closing more than its own length (and a half) after the previous one
         // follows a gap of rejected beats.
-        let joined = previous.is_some_and(|p| t - p <= v * 1.5);
+        let joined = previous.is_some_and(|p| t - p <= (v * 1.5).max(visible_gap_ms));
         if !joined {
             runs.push(Vec::new());
         }
@@ -440,6 +485,11 @@ fn tachogram(
         }
         previous = Some(t);
     }
+    let runs: Vec<Vec<[f64; 2]>> = runs
+        .iter()
+        .map(|run| series::envelope(run, columns))
+        .collect();
+    let markers = series::markers_fit(pairs.len(), TACHOGRAM_WIDTH_MM, TACHOGRAM_MARKER_MM);
     let stretches = analysis
         .rhythm
         .irregular_stretches
@@ -452,8 +502,19 @@ fn tachogram(
             ]
         })
         .collect();
+    // Stretches less than a column apart print as one shaded band; as one they stay as few
+    // as the columns.
+    let stretches = series::merge_spans(stretches, columns.width());
     Some(Tachogram {
         points: pairs.len(),
+        markers,
+        svg: series::svg_path(
+            runs.iter().map(Vec::as_slice),
+            TACHOGRAM_WIDTH_MM,
+            TACHOGRAM_HEIGHT_MM,
+        ),
+        marks: if markers { runs.concat() } else { Vec::new() },
+        stretches_svg: series::svg_spans(&stretches, TACHOGRAM_WIDTH_MM, TACHOGRAM_HEIGHT_MM),
         runs,
         stretches,
         x_ticks: ticks(0.0, x_max, nice_step(x_max, 6.0), |s| {
@@ -499,6 +560,7 @@ fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option<Strip> {
             let from = r as f64 * STRIP_ROW_SECONDS;
             StripRow {
                 line: Vec::new(),
+                svg: String::new(),
                 accepted: Vec::new(),
                 rejected: Vec::new(),
                 x_ticks: ticks(from, from + STRIP_ROW_SECONDS, 5.0, |s| format!("{s:.0}")),
@@ -523,6 +585,15 @@ fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option<Strip> {
             line.push([x, y(*value)]);
         }
     }
+    let columns = Columns::new(
+        0.0,
+        1.0,
+        series::columns_for(STRIP_WIDTH_MM, STRIP_STROKE_PT),
+    );
+    for row in &mut rows {
+        row.line = series::envelope(&row.line, columns);
+        row.svg = series::svg_path([row.line.as_slice()], STRIP_WIDTH_MM, STRIP_ROW_MM);
+    }
     for (beats, accepted_side) in [(accepted, true), (rejected, false)] {
         for &ms in beats {
             let (Some((row, x)), Some(value)) = (place(ms), trace_at(trace, ms)) else {
@@ -533,6 +604,15 @@ fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option<Strip> {
                 rows[row].accepted.push(mark);
             } else {
                 rows[row].rejected.push(mark);
+            }
+        }
+    }
+    // A row of 30 s holds up to 120 markers apart (240 bpm); more cannot be told apart and
+    // would only make the row a solid band.
+    for row in &mut rows {
+        for marks in [&mut row.accepted, &mut row.rejected] {
+            if !series::markers_fit(marks.len(), STRIP_WIDTH_MM, STRIP_MARKER_MM) {
+                marks.clear();
             }
         }
     }
@@ -703,6 +783,143 @@ mod tests {
         assert_eq!((h.key, h.colour), ("possible_atrial_fibrillation", "red"));
         let h = Headline::stored(&tr, Some("<b>"), Some("urgent"));
         assert_eq!((h.key, h.colour), ("no_result", "grey"));
+    }
+
+    /// An RR-only analysis of `rr`, as the upload makes it.
+    fn rr_analysis(rr: &[f64]) -> Analysis {
+        let mut a = analysis(vec![Label::SinusRhythm]);
+        let mut at = 0.0;
+        a.beats = vec![0.0];
+        a.rr_times.clear();
+        for v in rr {
+            at += v;
+            a.beats.push(at);
+            a.rr_times.push(at);
+        }
+        a.rr_intervals = rr.to_vec();
+        a.rejected_beats.clear();
+        a.rhythm.irregular_stretches.clear();
+        a
+    }
+
+    /// 400,000 regular intervals with one premature beat and its compensatory pause.
+    fn long_series() -> Vec<f64> {
+        let mut rr: Vec<f64> = (0..400_000)
+            .map(|i: usize| 800.0 + ((i * 7919) % 13) as f64 - 6.0)
+            .collect();
+        rr[123_456] = 480.0;
+        rr[123_457] = 1_120.0;
+        rr
+    }
+
+    #[test]
+    fn a_long_tachogram_is_reduced_and_keeps_its_spike_but_no_markers() {
+        let tr = Translator::new(Language::En);
+        let f = Findings::from_analysis(&tr, &rr_analysis(&long_series()), None);
+        let t = f.tachogram.unwrap();
+        assert_eq!(t.points, 400_000, "the chart stands for every interval");
+        assert!(!t.markers, "400,000 diamonds would be a solid band");
+        let drawn: Vec<[f64; 2]> = t.runs.concat();
+        let columns = series::columns_for(TACHOGRAM_WIDTH_MM, TACHOGRAM_STROKE_PT);
+        assert!(
+            drawn.len() <= columns * series::PER_COLUMN,
+            "{}",
+            drawn.len()
+        );
+        // The spike reaches as low and as high as the intervals do.
+        let top = drawn.iter().map(|p| p[1]).fold(1.0, f64::min);
+        let bottom = drawn.iter().map(|p| p[1]).fold(0.0, f64::max);
+        let y = |ms: f64| {
+            let ticks = &t.y_ticks;
+            // Back from the ticks: the first and last tick give the axis' scale.
+            let (a, b) = (&ticks[0], &ticks[ticks.len() - 1]);
+            let (va, vb): (f64, f64) = (a.label.parse().unwrap(), b.label.parse().unwrap());
+            a.at + (ms - va) / (vb - va) * (b.at - a.at)
+        };
+        assert!((bottom - y(480.0)).abs() < 2e-4, "{bottom} vs {}", y(480.0));
+        assert!((top - y(1_120.0)).abs() < 2e-4, "{top} vs {}", y(1_120.0));
+        let data = serde_json::to_vec(&t).unwrap();
+        assert!(data.len() < 100_000, "{} bytes of chart data", data.len());
+    }
+
+    #[test]
+    fn a_short_tachogram_is_drawn_whole_with_a_marker_per_interval() {
+        let tr = Translator::new(Language::En);
+        let rr: Vec<f64> = (0..71).map(|i| 820.0 + (i % 5) as f64 * 10.0).collect();
+        let f = Findings::from_analysis(&tr, &rr_analysis(&rr), None);
+        let t = f.tachogram.unwrap();
+        assert!(t.markers);
+        assert_eq!(t.runs.concat().len(), 71);
+        // Thirty minutes: too dense for markers, not yet for the line.
+        let rr: Vec<f64> = (0..2_200).map(|i| 820.0 + (i % 5) as f64 * 10.0).collect();
+        let t = Findings::from_analysis(&tr, &rr_analysis(&rr), None)
+            .tachogram
+            .unwrap();
+        assert!(!t.markers);
+        assert_eq!(t.runs.concat().len(), 2_200);
+    }
+
+    #[test]
+    fn many_gaps_too_narrow_to_see_do_not_multiply_the_runs() {
+        let tr = Translator::new(Language::En);
+        let mut a = rr_analysis(&long_series());
+        // A rejected beat after every other interval: 200,000 gaps of under a second over
+        // 89 hours, each far narrower than the line.
+        let mut shift = 0.0;
+        for (i, t) in a.rr_times.iter_mut().enumerate() {
+            if i % 2 == 0 {
+                shift += 900.0;
+            }
+            *t += shift;
+        }
+        let t = Findings::from_analysis(&tr, &a, None).tachogram.unwrap();
+        let columns = series::columns_for(TACHOGRAM_WIDTH_MM, TACHOGRAM_STROKE_PT);
+        assert!(t.runs.len() <= columns);
+        assert!(t.runs.concat().len() <= columns * series::PER_COLUMN);
+    }
+
+    #[test]
+    fn a_strip_keeps_a_minute_of_camera_signal_whole_and_bounds_a_dense_one() {
+        let tr = Translator::new(Language::En);
+        let a = analysis(vec![Label::SinusRhythm]);
+        let s = Findings::from_analysis(&tr, &a, Some(&trace()))
+            .strip
+            .unwrap();
+        let samples: usize = s.rows.iter().map(|r| r.line.len()).sum();
+        assert_eq!(
+            samples,
+            1800 + 1,
+            "every sample, and row 2 starts where row 1 ended"
+        );
+
+        // Half an hour at 1 kHz with a beat every 200 ms: more than a row can show.
+        let dense = Trace {
+            start_ms: 0.0,
+            step_ms: 1.0,
+            values: (0..1_800_000).map(|i| (i as f64 / 31.8).sin()).collect(),
+        };
+        let beats: Vec<f64> = (0..9_000).map(|i| i as f64 * 200.0).collect();
+        let mut a = a.clone();
+        a.beats = beats;
+        let s = Findings::from_analysis(&tr, &a, Some(&dense))
+            .strip
+            .unwrap();
+        assert_eq!(s.rows.len(), 60);
+        let columns = series::columns_for(STRIP_WIDTH_MM, STRIP_STROKE_PT);
+        for row in &s.rows {
+            assert!(row.line.len() <= columns * series::PER_COLUMN);
+            assert!(
+                row.accepted.is_empty(),
+                "150 beats in 30 s would not stand apart"
+            );
+        }
+        assert_eq!(s.accepted_beats, 9_000, "the count is still told");
+        // The envelope of the pulse is kept: each row reaches the top and bottom.
+        for row in &s.rows {
+            let top = row.line.iter().map(|p| p[1]).fold(1.0, f64::min);
+            let bottom = row.line.iter().map(|p| p[1]).fold(0.0, f64::max);
+            assert!(bottom - top > 0.5, "row spans {top}..{bottom}");
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod findings;
 pub mod format;
 pub mod measurement;
 pub mod periodic;
+pub mod series;
 pub mod turns;
 
 use std::collections::HashMap;

@@ -8,8 +8,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::common::{as_of, labels, patient_block, risk_block, translated_or_raw};
-use super::findings::{Headline, hex, key_colour, result_key};
+use super::findings::{Headline, RESULT_KEYS, hex, key_colour, result_key};
 use super::format;
+use super::series::{self, Columns};
 use crate::analysis::{QualityClass, ResultKey};
 use crate::domain::account::Language;
 use crate::i18n::Translator;
@@ -96,6 +97,11 @@ impl Item {
         self.heart_rate.filter(|hr| hr.is_finite())
     }
 }
+
+/// The heart-rate chart's plot as `periodic.typ` draws it: 166 mm wide, each measurement a
+/// dot 4 pt across.
+const CHART_WIDTH_MM: f64 = 166.0;
+const CHART_DOT_PT: f64 = 4.0;
 
 /// Result keys in the order a report counts them: the rhythm results, then no result.
 const COUNTED: [ResultKey; 5] = [
@@ -302,21 +308,100 @@ fn summary(tr: &Translator, language: Language, items: &[Item]) -> Value {
     })
 }
 
-/// Heart rate over the period: one point per measurement at its place in the period,
-/// coloured by its result; ticks at local midnights labelled with the local date.
+/// A measurement on the heart-rate chart: its place in the period (0..1), rate and result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Dot {
+    x: f64,
+    rate: f64,
+    key: ResultKey,
+}
+
+/// How severe a result is: 0 for the most severe.
+fn severity(key: ResultKey) -> usize {
+    RESULT_KEYS
+        .iter()
+        .position(|k| *k == key)
+        .unwrap_or(RESULT_KEYS.len())
+}
+
+/// The dots of the chart, at most two per column of `columns`: when there are more
+/// measurements than that, each column keeps its lowest and its highest rate (in time order),
+/// both in the colour of the most severe result among the column's measurements, so that
+/// neither an extreme rate nor an irregular result disappears among the regular ones.
+fn dots(mut all: Vec<Dot>, columns: Columns) -> Vec<Dot> {
+    all.retain(|d| d.x.is_finite() && d.rate.is_finite());
+    all.sort_by(|a, b| a.x.total_cmp(&b.x));
+    if all.len() <= columns.count() * 2 {
+        return all;
+    }
+    let mut out = Vec::with_capacity(columns.count() * 2);
+    let mut start = 0;
+    while start < all.len() {
+        let column = columns.of(all[start].x);
+        let end = all[start..]
+            .iter()
+            .position(|d| columns.of(d.x) != column)
+            .map_or(all.len(), |n| start + n);
+        let group = &all[start..end];
+        let pick = |better: fn(f64, f64) -> bool| {
+            (0..group.len())
+                .reduce(|a, b| {
+                    if better(group[b].rate, group[a].rate) {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .unwrap_or(0)
+        };
+        let (low, high) = (pick(|a, b| a < b), pick(|a, b| a > b));
+        let key = group
+            .iter()
+            .map(|d| d.key)
+            .min_by_key(|k| severity(*k))
+            .unwrap_or(ResultKey::NoResult);
+        let mut kept = [low.min(high), low.max(high)].to_vec();
+        kept.dedup();
+        out.extend(kept.into_iter().map(|i| Dot { key, ..group[i] }));
+        start = end;
+    }
+    out
+}
+
+/// Heart rate over the period: one dot per measurement at its place in the period, coloured
+/// by its result, as long as the dots fit the plot's width (see [`dots`]); ticks at local
+/// midnights labelled with the local date. `marks` groups the dots by colour, least severe
+/// first, so each colour is one path and the severe ones are drawn on top.
 fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -> Value {
     let start = report.period_start_timestamp;
     let span = (report.period_end_timestamp - start).max(1) as f64;
-    let points: Vec<Value> = items
+    let round4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    let all: Vec<Dot> = items
         .iter()
         .filter_map(|item| {
-            let hr = item.rate()?;
-            let at = item.measurement_timestamp?;
-            Some(json!([
-                ((at - start) as f64 / span * 10_000.0).round() / 10_000.0,
-                hr.round(),
-                hex(key_colour(item.key()))
-            ]))
+            Some(Dot {
+                rate: item.rate()?,
+                x: round4((item.measurement_timestamp? - start) as f64 / span),
+                key: item.key(),
+            })
+        })
+        .collect();
+    let columns = Columns::new(0.0, 1.0, series::columns_for(CHART_WIDTH_MM, CHART_DOT_PT));
+    let shown = dots(all, columns);
+    let points: Vec<Value> = shown
+        .iter()
+        .map(|d| json!([d.x, d.rate.round(), hex(key_colour(d.key))]))
+        .collect();
+    let marks: Vec<Value> = RESULT_KEYS
+        .iter()
+        .rev()
+        .filter_map(|key| {
+            let at: Vec<Value> = shown
+                .iter()
+                .filter(|d| d.key == *key)
+                .map(|d| json!([d.x, d.rate.round()]))
+                .collect();
+            (!at.is_empty()).then(|| json!({"color": hex(key_colour(*key)), "at": at}))
         })
         .collect();
     let rates: Vec<f64> = items.iter().filter_map(Item::rate).collect();
@@ -353,6 +438,7 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
         .collect();
     json!({
         "points": points,
+        "marks": marks,
         "ticks": ticks,
         "y_min": ((low - 10.0) / 10.0).floor() * 10.0,
         "y_max": ((high + 10.0) / 10.0).ceil() * 10.0,
@@ -496,6 +582,62 @@ mod tests {
         assert_eq!(s["heart_rate"]["mean"], 80);
         // Sample SD of 60, 70, 80, 110.
         assert_eq!(s["heart_rate"]["sd"], "21.6");
+    }
+
+    fn dot(x: f64, rate: f64, key: ResultKey) -> Dot {
+        Dot { x, rate, key }
+    }
+
+    #[test]
+    fn a_few_measurements_are_each_a_dot() {
+        let columns = Columns::new(0.0, 1.0, 117);
+        let few = vec![
+            dot(0.5, 70.0, ResultKey::Regular),
+            dot(0.1, f64::NAN, ResultKey::Regular),
+            dot(0.2, 90.0, ResultKey::PossiblyIrregular),
+        ];
+        assert_eq!(
+            dots(few, columns),
+            [
+                dot(0.2, 90.0, ResultKey::PossiblyIrregular),
+                dot(0.5, 70.0, ResultKey::Regular)
+            ],
+            "in time order, unreadable rates left out"
+        );
+    }
+
+    #[test]
+    fn thousands_of_measurements_keep_each_columns_extremes_and_worst_result() {
+        let columns = Columns::new(0.0, 1.0, series::columns_for(CHART_WIDTH_MM, CHART_DOT_PT));
+        assert_eq!(columns.count(), 118);
+        // 5,000 regular measurements around 70 bpm, one in atrial fibrillation at 131 bpm
+        // and one at 41 bpm, in no particular order.
+        let mut all: Vec<Dot> = (0..5_000)
+            .map(|i| {
+                let x = ((i * 7_919) % 5_000) as f64 / 5_000.0;
+                dot(x, 66.0 + (i % 9) as f64, ResultKey::Regular)
+            })
+            .collect();
+        all[1_234] = dot(0.3001, 131.0, ResultKey::PossibleAtrialFibrillation);
+        all[4_321] = dot(0.8002, 41.0, ResultKey::Regular);
+        let shown = dots(all, columns);
+        assert!(shown.len() <= 2 * columns.count(), "{} dots", shown.len());
+        assert!(shown.windows(2).all(|w| w[0].x <= w[1].x));
+        assert!(shown.contains(&dot(0.3001, 131.0, ResultKey::PossibleAtrialFibrillation)));
+        assert!(shown.contains(&dot(0.8002, 41.0, ResultKey::Regular)));
+        let af_column = columns.of(0.3001);
+        for d in &shown {
+            let expected = if columns.of(d.x) == af_column {
+                ResultKey::PossibleAtrialFibrillation
+            } else {
+                ResultKey::Regular
+            };
+            assert_eq!(
+                d.key, expected,
+                "the column's most severe result, at {}",
+                d.x
+            );
+        }
     }
 
     #[test]

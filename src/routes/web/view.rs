@@ -130,11 +130,12 @@ pub struct TachogramSvg {
     pub stretches: String,
     pub grid: String,
     pub line: String,
-    /// The intervals' markers: one path of diamonds.
+    /// The intervals' markers: one path of diamonds, empty when they would not stand apart.
     pub points: String,
     pub x_ticks: Vec<SvgTick>,
     pub y_ticks: Vec<SvgTick>,
     pub has_stretches: bool,
+    pub has_points: bool,
 }
 
 /// The pulse strip as inline SVG: rows of [`STRIP_ROW_H`] stacked in one plot, each series
@@ -198,6 +199,9 @@ fn tachogram_svg(tr: &Translator, t: &Tachogram) -> TachogramSvg {
     let mut points = String::new();
     for run in &t.runs {
         polyline(&mut line, run, at);
+        if !t.markers {
+            continue;
+        }
         for p in run {
             let (x, y) = at(*p);
             points.push_str(&format!(
@@ -233,7 +237,6 @@ fn tachogram_svg(tr: &Translator, t: &Tachogram) -> TachogramSvg {
         stretches,
         grid,
         line,
-        points,
         x_ticks: t
             .x_ticks
             .iter()
@@ -253,6 +256,8 @@ fn tachogram_svg(tr: &Translator, t: &Tachogram) -> TachogramSvg {
             })
             .collect(),
         has_stretches: !t.stretches.is_empty(),
+        has_points: !points.is_empty(),
+        points,
     }
 }
 
@@ -344,5 +349,57 @@ pub fn findings_view(visitor: &Visitor, findings: &Findings) -> FindingsView {
             .as_ref()
             .filter(|s| !s.rows.is_empty())
             .map(|s| strip_svg(tr, s)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Context, Recording, Trace, analyse};
+    use crate::domain::account::Language;
+
+    /// The findings of an RR-only upload of `n` intervals with a pulse strip of 30 minutes.
+    fn findings(n: usize) -> Findings {
+        let rr: Vec<f64> = (0..n)
+            .map(|i| 800.0 + ((i * 7919) % 41) as f64 - 20.0)
+            .collect();
+        let analysis = analyse(&Recording::RrIntervals(rr), Context::default());
+        // A strip as long as the strip can get (60 rows), at a rate no camera reaches.
+        let trace = Trace {
+            start_ms: 0.0,
+            step_ms: 2.0,
+            values: (0..900_000).map(|i| (i as f64 / 20.0).sin()).collect(),
+        };
+        Findings::from_analysis(&Translator::new(Language::En), &analysis, Some(&trace))
+    }
+
+    #[test]
+    fn the_charts_paths_stay_bounded_whatever_the_series() {
+        let tr = Translator::new(Language::En);
+        let small = findings(71);
+        let t = tachogram_svg(&tr, small.tachogram.as_ref().unwrap());
+        assert!(t.has_points, "71 intervals each get their marker");
+        assert_eq!(t.points.matches('M').count(), 71);
+
+        let large = findings(200_000);
+        let t = tachogram_svg(&tr, large.tachogram.as_ref().unwrap());
+        assert!(
+            !t.has_points && t.points.is_empty(),
+            "too dense for markers"
+        );
+        // At most four points per column of the 661 of the tachogram, ~12 bytes each.
+        let segments = t.line.matches(['M', 'L']).count();
+        assert!(segments <= 661 * 4, "{segments} segments");
+        assert!(t.line.len() < 40_000, "{} bytes", t.line.len());
+        assert!(
+            t.desc.contains("200000"),
+            "the description counts every interval"
+        );
+
+        let s = strip_svg(&tr, large.strip.as_ref().unwrap());
+        let rows = large.strip.as_ref().unwrap().rows.len();
+        assert_eq!(rows, 60);
+        let segments = s.line.matches(['M', 'L']).count();
+        assert!(segments <= rows * 841 * 4, "{segments} segments");
     }
 }
