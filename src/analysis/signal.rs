@@ -57,29 +57,13 @@ impl Grid {
         }
     }
 
-    /// How many points the grid has.
-    pub fn len(&self) -> usize {
-        self.points.len()
-    }
-
     /// `values` (one per sample time) linearly interpolated onto the grid.
     pub fn resample(&self, values: &[f64]) -> Vec<f64> {
-        let mut out = vec![0.0; self.len()];
-        self.resample_into(values, &mut out);
-        out
-    }
-
-    /// As [`Grid::resample`], into `out` (as long as the grid).
-    pub fn resample_into(&self, values: &[f64], out: &mut [f64]) {
-        self.accumulate(values, |k, v| out[k] = v);
-    }
-
-    /// Calls `apply(k, value)` with each grid point's interpolated value.
-    pub fn accumulate(&self, values: &[f64], mut apply: impl FnMut(usize, f64)) {
         let last = values.len() - 1;
-        for (k, &(i, w)) in self.points.iter().enumerate() {
-            apply(k, values[i] * (1.0 - w) + values[(i + 1).min(last)] * w);
-        }
+        self.points
+            .iter()
+            .map(|&(i, w)| values[i] * (1.0 - w) + values[(i + 1).min(last)] * w)
+            .collect()
     }
 }
 
@@ -351,7 +335,7 @@ mod tests {
     fn the_grid_interpolates_between_samples() {
         let times = [0.0, 10.0, 30.0];
         let grid = Grid::new(&times, 100.0);
-        assert_eq!(grid.len(), 4);
+        assert_eq!(grid.points.len(), 4);
         assert_eq!(grid.resample(&[0.0, 1.0, 3.0]), vec![0.0, 1.0, 2.0, 3.0]);
     }
 

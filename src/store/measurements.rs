@@ -222,20 +222,9 @@ impl Store {
         Ok(groups)
     }
 
-    /// A page of the measurements `viewer` may see.
-    pub async fn list_measurements(
-        &self,
-        viewer: &Viewer,
-        spec: &ListSpec,
-    ) -> StoreResult<(Vec<MeasurementRecord>, Option<u64>)> {
-        let select = measurement::Entity::find().filter(viewer.users("measurements", "creator_id"));
-        let (models, total) = self.page(select, spec).await?;
-        Ok((self.measurement_records(models).await?, total))
-    }
-
-    /// A page of the measurements `viewer` may see as [`Store::list_measurements`] finds it,
-    /// but without the payloads: each comes with its size, and
-    /// [`Store::measurement_payloads`] reads them when the caller is ready to hold them.
+    /// A page of the measurements `viewer` may see, without the payloads: each comes with
+    /// its size, and [`Store::measurement_payloads`] reads them when the caller is ready to
+    /// hold them.
     pub async fn list_measurements_lean(
         &self,
         viewer: &Viewer,
