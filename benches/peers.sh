@@ -24,21 +24,10 @@ port="${PORT:-18190}"
 
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-if [ -n "${TACHO_BIN:-}" ]; then
-  cp "$TACHO_BIN" "$work/tacho"
-else
-  cargo build --release -q
-  target=$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-  # A private copy: another build sharing the target directory cannot swap it mid-run.
-  cp "$target/release/tacho" "$work/tacho"
-fi
-
 url="http://127.0.0.1:$port"
-TACHO_DATA_DIR="$work/data" TACHO_ADDR="127.0.0.1:$port" TACHO_LOG=warn TACHO_LOGIN_RATE=100000 \
-  "$work/tacho" serve --demo >"$work/server.log" 2>&1 &
-for _ in $(seq 1 100); do curl -sf "$url/health/ready" >/dev/null && break; sleep 0.1; done
-curl -sf "$url/health/ready" >/dev/null || { cat "$work/server.log" >&2; exit 1; }
+# shellcheck source=benches/load/demo_server.sh
+source benches/load/demo_server.sh
+demo_server "$port"
 
 # Absolute: the harness hands it to node and to processes that run elsewhere.
 PEERS_ENV=$(realpath -m "${PEERS_ENV:-target/peers-env}") RUNS="${RUNS:-5}" N="${N:-20}" \

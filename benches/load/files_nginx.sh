@@ -28,20 +28,10 @@ fi
 
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-if [ -n "${TACHO_BIN:-}" ]; then
-  cp "$TACHO_BIN" "$work/tacho"
-else
-  cargo build --release -q
-  target=$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-  # A private copy: another build sharing the target directory cannot swap it mid-run.
-  cp "$target/release/tacho" "$work/tacho"
-fi
-
 base="http://127.0.0.1:$tacho_port"
-TACHO_DATA_DIR="$work/data" TACHO_ADDR="127.0.0.1:$tacho_port" TACHO_LOG=warn TACHO_LOGIN_RATE=100000 \
-  "$work/tacho" serve --demo >"$work/server.log" 2>&1 &
-for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
+# shellcheck source=benches/load/demo_server.sh
+source benches/load/demo_server.sh
+demo_server "$tacho_port"
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 token=$(curl -s "$base/auth/v2/oauth2/tokens" -H 'Content-Type: application/json' \
   -d '{"grant_type":"password","username":"anna@tacho.test","password":"tacho-demo"}' | json '["access_token"]')
