@@ -7,11 +7,10 @@ use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
-use super::measurement_list;
+use super::measurement_list::{self, Document};
 use super::page::Page;
 use super::resources::MEASUREMENTS;
 use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
-use crate::domain::time::rfc3339_millis;
 use crate::startup::AppState;
 use crate::store::{AuditEntry, MeasurementChange, MeasurementRecord, StoreError};
 
@@ -25,20 +24,11 @@ impl From<DataError> for ApiError {
     }
 }
 
-/// A measurement document as the wire shows it.
-pub fn measurement_body(record: MeasurementRecord) -> Value {
-    let m = record.measurement;
-    json!({
-        "id": m.id,
-        "creatorId": m.creator_id,
-        "userIds": record.user_ids,
-        "groupIds": record.group_ids,
-        "status": m.status,
-        "data": Value::Object(m.data_object()),
-        "creationTimestamp": rfc3339_millis(m.creation_timestamp),
-        "updateTimestamp": rfc3339_millis(m.update_timestamp),
-        "statusChangedTimestamp": rfc3339_millis(m.status_changed_timestamp),
-    })
+/// A measurement document as the wire shows it. The payload goes out as the text that was
+/// stored (checked, not parsed into a tree and written again): the same bytes, without a
+/// second parse and print of a recording's tens of thousands of numbers.
+fn measurement_body(record: &MeasurementRecord) -> HttpResponse {
+    HttpResponse::Ok().json(Document::stored(record))
 }
 
 /// Stores a measurement and analyses it; the body is the bare `data` object of the camera SDK.
@@ -60,7 +50,7 @@ pub async fn create(
         .await
         .map_err(|err| ApiError::Internal(anyhow::anyhow!("measurement analysis: {err}")))??;
     let record = state.store.create_measurement(caller.id(), new).await?;
-    Ok(HttpResponse::Ok().json(measurement_body(record)))
+    Ok(measurement_body(&record))
 }
 
 /// Measurements visible to the caller. The body is written document by document as the
@@ -109,7 +99,7 @@ pub async fn get(
             detail: "api".into(),
         })
         .await?;
-    Ok(HttpResponse::Ok().json(measurement_body(record)))
+    Ok(measurement_body(&record))
 }
 
 /// Partly updates a measurement: patients `context`, `tags`, `review_requested`; staff also
