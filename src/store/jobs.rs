@@ -4,7 +4,8 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, Statement, TryInsertResult,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement,
+    TryInsertResult,
 };
 
 use super::entities::job;
