@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use serde_json::{Map, Value};
 
 use super::country;
@@ -203,6 +203,13 @@ impl Gender {
     }
 }
 
+/// The latest birthday a profile may hold at `now`: today where the day begins first (UTC+14,
+/// the Line Islands), so that a birthday that is today anywhere on Earth is accepted. One
+/// rule for every door and every sender, wherever their clock or time zone is.
+pub fn latest_birthday(now: DateTime<Utc>) -> NaiveDate {
+    (now + TimeDelta::hours(14)).date_naive()
+}
+
 /// A validated partial profile, ready to merge.
 ///
 /// Values are normalised: `country` is upper-case and `birthday` is always a
@@ -213,8 +220,8 @@ pub struct ProfilePatch(Map<String, Value>);
 impl ProfilePatch {
     /// Validates and normalises a partial profile sent by a client.
     ///
-    /// `today` is the caller's notion of the current date, used to reject
-    /// birthdays in the future.
+    /// `today` is the latest birthday accepted ([`latest_birthday`]): later ones are in
+    /// the future.
     ///
     /// # Errors
     ///

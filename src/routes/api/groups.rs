@@ -9,9 +9,9 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use super::resources::GROUPS;
+use crate::domain::group::{GroupName, parse_description};
 use crate::startup::AppState;
 use crate::store::entities::group;
-use crate::store::{AdminTask, NewGroup};
 
 /// A group.
 #[derive(Debug, Serialize, ToSchema)]
@@ -42,6 +42,7 @@ impl From<group::Model> for GroupBody {
 pub struct CreateGroupBody {
     /// 1 to 200 characters.
     pub name: String,
+    /// At most 2,000 characters.
     pub description: Option<String>,
 }
 
@@ -53,28 +54,11 @@ pub async fn create_group(
     caller: Caller,
     ApiJson(body): ApiJson<CreateGroupBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.viewer().administer(AdminTask::CreateGroups)?;
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
-        return Err(ApiError::FieldFormat(
-            "`name` must be 1 to 200 characters".into(),
-        ));
-    }
-    if body
-        .description
-        .as_ref()
-        .is_some_and(|d| d.chars().count() > 2000)
-    {
-        return Err(ApiError::FieldFormat(
-            "`description` must be at most 2000 characters".into(),
-        ));
-    }
+    let name = GroupName::parse(&body.name)?;
+    let description = parse_description(body.description.as_deref())?;
     let group = state
-        .store
-        .create_group(NewGroup {
-            name: name.to_owned(),
-            description: body.description,
-        })
+        .actions
+        .create_group(&caller.viewer(), name, description)
         .await?;
     Ok(HttpResponse::Ok().json(GroupBody::from(group)))
 }

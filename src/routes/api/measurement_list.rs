@@ -22,7 +22,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use super::page::PageInfo;
 use crate::domain::time::rfc3339_millis;
 use crate::store::query::ListSpec;
-use crate::store::{ListedRecord, Store};
+use crate::store::{ListedRecord, MeasurementRecord, Store};
 
 /// Bytes of payload text and of the JSON written from it that all lists together may hold.
 pub const BUDGET_BYTES: usize = 256 * 1024 * 1024;
@@ -52,7 +52,7 @@ fn prefix(total: Option<u64>, spec: &ListSpec) -> Bytes {
 
 /// The stored payload as the object it holds, or `{}` when the text were ever unreadable
 /// (as [`crate::store::entities::measurement::Model::data_object`] reads it).
-fn stored_object(text: &str) -> &RawValue {
+pub(super) fn stored_object(text: &str) -> &RawValue {
     match serde_json::from_str::<&RawValue>(text) {
         Ok(raw) if raw.get().starts_with('{') => raw,
         _ => empty_object(),
@@ -63,11 +63,11 @@ fn empty_object() -> &'static RawValue {
     serde_json::from_str("{}").unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
 }
 
-/// A measurement document as [`super::measurements::measurement_body`] writes it, with the
-/// payload as its stored text.
+/// A measurement document, with the payload as its stored text: the lists and
+/// [`super::measurements`] write it.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Document<'a> {
+pub(super) struct Document<'a> {
     id: &'a str,
     creator_id: &'a str,
     user_ids: &'a [String],
@@ -89,6 +89,22 @@ impl<'a> Document<'a> {
             group_ids: &record.group_ids,
             status: &m.status,
             data,
+            creation_timestamp: rfc3339_millis(m.creation_timestamp),
+            update_timestamp: rfc3339_millis(m.update_timestamp),
+            status_changed_timestamp: rfc3339_millis(m.status_changed_timestamp),
+        }
+    }
+
+    /// One stored measurement's document.
+    pub(super) fn stored(record: &'a MeasurementRecord) -> Self {
+        let m = &record.measurement;
+        Document {
+            id: &m.id,
+            creator_id: &m.creator_id,
+            user_ids: &record.user_ids,
+            group_ids: &record.group_ids,
+            status: &m.status,
+            data: stored_object(&m.data),
             creation_timestamp: rfc3339_millis(m.creation_timestamp),
             update_timestamp: rfc3339_millis(m.update_timestamp),
             status_changed_timestamp: rfc3339_millis(m.status_changed_timestamp),

@@ -14,7 +14,7 @@ use crate::domain::account::Language;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
 use crate::startup::AppState;
-use crate::store::{AuditEntry, ReportRecord};
+use crate::store::ReportRecord;
 
 impl From<ReportError> for ApiError {
     fn from(err: ReportError) -> Self {
@@ -82,33 +82,13 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<CreateReportBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let measurement_id = parse_id(&body.measurement_id)?.to_string();
-    let record = state
-        .store
-        .visible_measurement(&caller.viewer(), &measurement_id)
-        .await?;
+    let measurement_id = parse_id(&body.measurement_id)?;
     let language = Language::or_english(body.language.as_deref());
-    let (report, file) = state
-        .reports
-        .create_measurement_report(caller.id(), &record, language)
+    let made = state
+        .actions
+        .measurement_pdf(&caller.viewer(), &measurement_id, language, false)
         .await?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: caller.id().to_owned(),
-            action: "report.create",
-            patient_id: Some(record.measurement.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(record.measurement.id.clone()),
-            detail: format!("api, report {}", report.id),
-        })
-        .await?;
-    let group_ids = record.group_ids;
-    Ok(HttpResponse::Ok().json(report_body(ReportRecord {
-        report,
-        file: Some(file),
-        group_ids,
-    })))
+    Ok(HttpResponse::Ok().json(report_body(made.report)))
 }
 
 /// Report documents visible to the caller, e.g. `?limit(1)&sort(-id)&eq(data.measurementId,<id>)`.

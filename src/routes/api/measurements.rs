@@ -3,17 +3,16 @@
 use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
 use actix_web::web::{self, Data, Path};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
-use super::measurement_list;
+use super::measurement_list::{self, Document};
 use super::page::Page;
 use super::resources::MEASUREMENTS;
-use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
-use crate::domain::time::rfc3339_millis;
+use crate::domain::measurement::{DataError, NewMeasurement};
 use crate::startup::AppState;
-use crate::store::{AuditEntry, MeasurementChange, MeasurementRecord, StoreError};
+use crate::store::MeasurementRecord;
 
 impl From<DataError> for ApiError {
     fn from(err: DataError) -> Self {
@@ -25,20 +24,11 @@ impl From<DataError> for ApiError {
     }
 }
 
-/// A measurement document as the wire shows it.
-pub fn measurement_body(record: MeasurementRecord) -> Value {
-    let m = record.measurement;
-    json!({
-        "id": m.id,
-        "creatorId": m.creator_id,
-        "userIds": record.user_ids,
-        "groupIds": record.group_ids,
-        "status": m.status,
-        "data": Value::Object(m.data_object()),
-        "creationTimestamp": rfc3339_millis(m.creation_timestamp),
-        "updateTimestamp": rfc3339_millis(m.update_timestamp),
-        "statusChangedTimestamp": rfc3339_millis(m.status_changed_timestamp),
-    })
+/// A measurement document as the wire shows it. The payload goes out as the text that was
+/// stored (checked, not parsed into a tree and written again): the same bytes, without a
+/// second parse and print of a recording's tens of thousands of numbers.
+fn measurement_body(record: &MeasurementRecord) -> HttpResponse {
+    HttpResponse::Ok().json(Document::stored(record))
 }
 
 /// Stores a measurement and analyses it; the body is the bare `data` object of the camera SDK.
@@ -60,7 +50,7 @@ pub async fn create(
         .await
         .map_err(|err| ApiError::Internal(anyhow::anyhow!("measurement analysis: {err}")))??;
     let record = state.store.create_measurement(caller.id(), new).await?;
-    Ok(HttpResponse::Ok().json(measurement_body(record)))
+    Ok(measurement_body(&record))
 }
 
 /// Measurements visible to the caller. The body is written document by document as the
@@ -95,21 +85,10 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(&id)?;
     let record = state
-        .store
-        .visible_measurement(&caller.viewer(), &id.to_string())
+        .actions
+        .view_measurement(&caller.viewer(), &id)
         .await?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: caller.id().to_owned(),
-            action: "measurement.view",
-            patient_id: Some(record.measurement.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(record.measurement.id.clone()),
-            detail: "api".into(),
-        })
-        .await?;
-    Ok(HttpResponse::Ok().json(measurement_body(record)))
+    Ok(measurement_body(&record))
 }
 
 /// Partly updates a measurement: patients `context`, `tags`, `review_requested`; staff also
@@ -124,32 +103,10 @@ pub async fn update(
     id: Path<String>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let record = state
-        .store
-        .visible_measurement(&caller.viewer(), &id)
-        .await?;
-    let current = record.measurement;
-    let staff = caller.viewer().may_review(&current.creator_id).is_ok();
-    let update = MeasurementUpdate::parse(body, staff)?;
-    let status = Status::parse(&current.status).unwrap_or(Status::Measured);
-    let next = update.next_status(status).map_err(ApiError::IllegalState)?;
-    let mut data: Map<String, Value> = current.data_object();
-    update.apply_to(&mut data, caller.id(), state.store.clock().now_millis());
-    let change = MeasurementChange {
-        data,
-        status: next,
-        tags: update.tags,
-    };
+    let id = parse_id(&id)?;
     state
-        .store
-        .update_measurement(&current, change)
-        .await
-        .map_err(|err| match err {
-            StoreError::NotFound => ApiError::IllegalState(
-                "the measurement changed meanwhile; read it again and retry".into(),
-            ),
-            other => other.into(),
-        })?;
+        .actions
+        .update_measurement(&caller.viewer(), &id, body)
+        .await?;
     Ok(HttpResponse::Ok().json(json!({"affectedRecords": 1})))
 }

@@ -10,7 +10,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use super::resources::PROFILES;
-use crate::domain::profile::ProfilePatch;
+use crate::domain::profile::{ProfilePatch, latest_birthday};
 use crate::startup::AppState;
 use crate::store::entities::profile;
 
@@ -81,10 +81,9 @@ pub async fn update_profiles(
         return Err(ApiError::EmptyRql);
     }
     let spec = PROFILES.translate(&query)?;
-    let today = state.store.clock().now().date_naive();
-    let patch = ProfilePatch::parse(body, today)?;
+    let patch = ProfilePatch::parse(body, latest_birthday(state.store.clock().now()))?;
     let records_affected = state
-        .store
+        .actions
         .update_profiles(&caller.viewer(), spec.condition, &patch)
         .await?;
     Ok(HttpResponse::Ok().json(RecordsAffected { records_affected }))

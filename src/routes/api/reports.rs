@@ -3,7 +3,6 @@
 
 use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
-use chrono_tz::Tz;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::{IntoParams, ToSchema};
@@ -13,10 +12,9 @@ use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use super::resources::REPORTS;
 use crate::domain::account::{Language, TimeZone};
-use crate::domain::periods::{Trigger, check_manual_period, manual_period};
 use crate::startup::AppState;
+use crate::store::MEASUREMENT_ITEM_FIELDS;
 use crate::store::entities::report;
-use crate::store::{MEASUREMENT_ITEM_FIELDS, NewReport};
 
 /// A report as the wire shows it (snake_case, epoch ms).
 pub fn report_body(report: &report::Model) -> Value {
@@ -109,29 +107,16 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<CreateReportBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let user_id = parse_id(&body.user_id)?.to_string();
-    let patient = state
-        .store
-        .patient_to_report_on(&caller.viewer(), &user_id)
-        .await?;
-    let (start, end) = manual_period(
-        body.period_start_timestamp,
-        body.period_end_timestamp,
-        state.store.clock().now_millis(),
-    );
-    check_manual_period(start, end).map_err(ApiError::FieldFormat)?;
+    let user_id = parse_id(&body.user_id)?;
     let report = state
-        .store
-        .create_report(NewReport {
-            user_id: patient.id,
-            creator_id: Some(caller.id().to_owned()),
-            trigger: Trigger::Manual,
-            dedupe_key: None,
-            start,
-            end,
-        })
-        .await?
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a manual report was not stored")))?;
+        .actions
+        .create_manual_report(
+            &caller.viewer(),
+            &user_id,
+            body.period_start_timestamp,
+            body.period_end_timestamp,
+        )
+        .await?;
     Ok(HttpResponse::Ok().json(report_body(&report)))
 }
 
@@ -164,35 +149,25 @@ pub async fn pdf(
     let query = query
         .map_err(|_| ApiError::IllegalArgument("the query has language and time_zone".into()))?
         .into_inner();
-    let id = parse_id(&id)?.to_string();
-    let report = state.store.visible_report(&caller.viewer(), &id).await?;
-    let patient = state
-        .store
-        .user_by_id(&report.user_id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let language = Language::or_english(Some(
-        query
-            .language
-            .as_deref()
-            .filter(|l| !l.is_empty())
-            .unwrap_or(&patient.language),
-    ));
-    let zone: Tz = match query.time_zone.as_deref().filter(|z| !z.is_empty()) {
-        Some(name) => TimeZone::parse(name).map(|z| z.0).ok_or_else(|| {
+    let id = parse_id(&id)?;
+    let language = query
+        .language
+        .as_deref()
+        .filter(|l| !l.is_empty())
+        .map(|l| Language::or_english(Some(l)));
+    let zone = match query.time_zone.as_deref().filter(|z| !z.is_empty()) {
+        Some(name) => Some(TimeZone::parse(name).ok_or_else(|| {
             ApiError::IllegalArgument(format!(
                 "unknown time zone `{}` (an IANA name such as Europe/Brussels)",
                 name.chars().take(64).collect::<String>()
             ))
-        })?,
-        None => TimeZone::parse(&patient.time_zone)
-            .map(|z| z.0)
-            .unwrap_or(Tz::UTC),
+        })?),
+        None => None,
     };
-    let file = state
-        .reports
-        .periodic_report_pdf(caller.id(), &report, &patient, language, zone)
+    let pdf = state
+        .actions
+        .periodic_pdf(&caller.viewer(), &id, language, zone)
         .await?;
     // The same URL gives a new PDF when the patient's details change: revalidate each time.
-    super::files::serve(&state, &req, &file, "private, no-cache").await
+    super::files::serve(&state, &req, &pdf.file, "private, no-cache").await
 }

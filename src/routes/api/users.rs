@@ -9,12 +9,14 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id, present};
 use super::page::Page;
 use super::resources::USERS;
+use crate::actions::{AccountChanges, NewAccount, RoleChange};
 use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone, parse_staff_role,
 };
+use crate::domain::id::Id;
 use crate::startup::AppState;
-use crate::store::entities::{patient_enlistment, staff_enlistment};
-use crate::store::{AdminTask, GroupTask, NewUser, UserChanges, UserRecord};
+use crate::store::entities::{patient_enlistment, staff_enlistment, user};
+use crate::store::{StoreError, UserRecord, Viewer};
 
 /// A prescription: the patient's enlistment in a group.
 #[derive(Debug, Serialize, ToSchema)]
@@ -65,11 +67,12 @@ pub struct UserBody {
 }
 
 impl UserBody {
-    /// The wire form of a record, with `expired` judged at `now`.
-    pub fn new(record: UserRecord, now: i64) -> Self {
-        let roles = record.user.role_names();
+    /// The wire form of a record, with `expired` judged at `now`. Role lists that are not
+    /// lists of names are a fault of the database, answered as one.
+    pub fn new(record: UserRecord, now: i64) -> Result<Self, StoreError> {
+        let roles = record.user.role_names()?;
         let user = record.user;
-        UserBody {
+        Ok(UserBody {
             id: user.id,
             first_name: user.first_name,
             last_name: user.last_name,
@@ -88,13 +91,13 @@ impl UserBody {
                 .staff_enlistments
                 .into_iter()
                 .map(staff_body)
-                .collect(),
+                .collect::<Result<_, _>>()?,
             last_failed_timestamp: user.last_failed_timestamp,
             failed_count: user.failed_count,
             creation_timestamp: user.creation_timestamp,
             update_timestamp: user.update_timestamp,
             profile_image: user.profile_image,
-        }
+        })
     }
 }
 
@@ -107,13 +110,23 @@ fn patient_body(e: patient_enlistment::Model, now: i64) -> PatientEnlistmentBody
     }
 }
 
-fn staff_body(e: staff_enlistment::Model) -> StaffEnlistmentBody {
-    StaffEnlistmentBody {
+fn staff_body(e: staff_enlistment::Model) -> Result<StaffEnlistmentBody, StoreError> {
+    Ok(StaffEnlistmentBody {
+        roles: user::role_names(&e.roles)?,
         group_id: e.group_id,
-        roles: serde_json::from_value(e.roles).unwrap_or_default(),
         creation_timestamp: e.creation_timestamp,
         update_timestamp: e.update_timestamp,
-    }
+    })
+}
+
+/// The record of a user the caller sees, after a change to it.
+async fn visible_record(
+    state: &AppState,
+    viewer: &Viewer,
+    id: &Id,
+) -> Result<HttpResponse, ApiError> {
+    let user = state.store.visible_user(viewer, &id.to_string()).await?;
+    record_response(state, user).await
 }
 
 async fn record_response(
@@ -121,7 +134,7 @@ async fn record_response(
     user: crate::store::entities::user::Model,
 ) -> Result<HttpResponse, ApiError> {
     let record = state.store.user_record(user).await?;
-    Ok(HttpResponse::Ok().json(UserBody::new(record, state.store.clock().now_millis())))
+    Ok(HttpResponse::Ok().json(UserBody::new(record, state.store.clock().now_millis())?))
 }
 
 /// Registration form.
@@ -147,38 +160,21 @@ pub async fn register(
     state: Data<AppState>,
     ApiJson(body): ApiJson<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let email = Email::parse(&body.email)?;
-    let password = NewPassword::parse(&body.password)?;
-    let first_name = PersonName::parse("first_name", &body.first_name)?;
-    let last_name = PersonName::parse("last_name", &body.last_name)?;
-    let phone_number = body
-        .phone_number
-        .as_deref()
-        .map(PhoneNumber::parse)
-        .transpose()?;
-    let language = Language::parse_field(&body.language)?;
-    let time_zone = TimeZone::parse_field(&body.time_zone)?;
-    if state.store.user_by_email(email.as_str()).await?.is_some() {
-        return Err(ApiError::EmailUsed);
-    }
-    let password_hash = state
-        .auth
-        .hasher()
-        .hash(password.expose().to_owned())
-        .await?;
-    let user = state
-        .store
-        .create_user(NewUser {
-            email: email.as_str().to_owned(),
-            password_hash,
-            first_name: first_name.as_str().to_owned(),
-            last_name: last_name.as_str().to_owned(),
-            phone_number: phone_number.map(|p| p.as_str().to_owned()),
-            language: language.upper(),
-            time_zone: time_zone.name().to_owned(),
-            roles: Vec::new(),
-        })
-        .await?;
+    let new = NewAccount {
+        email: Email::parse(&body.email)?,
+        password: NewPassword::parse(&body.password)?,
+        first_name: PersonName::parse("first_name", &body.first_name)?,
+        last_name: PersonName::parse("last_name", &body.last_name)?,
+        phone_number: body
+            .phone_number
+            .as_deref()
+            .map(PhoneNumber::parse)
+            .transpose()?,
+        language: Language::parse_field(&body.language)?,
+        time_zone: TimeZone::parse_field(&body.time_zone)?,
+        roles: Vec::new(),
+    };
+    let user = state.actions.create_account(None, new).await?;
     record_response(&state, user).await
 }
 
@@ -218,7 +214,10 @@ pub async fn list_users(
     let spec = USERS.translate(&query)?;
     let (records, total) = state.store.list_users(&caller.viewer(), &spec).await?;
     let now = state.store.clock().now_millis();
-    let items: Vec<UserBody> = records.into_iter().map(|r| UserBody::new(r, now)).collect();
+    let items = records
+        .into_iter()
+        .map(|r| UserBody::new(r, now))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }
 
@@ -266,33 +265,30 @@ pub async fn update_user(
     id: Path<String>,
     ApiJson(body): ApiJson<UpdateUserBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    state.store.user_to_change(&caller.viewer(), &id).await?;
-    let changes = UserChanges {
+    let id = parse_id(&id)?;
+    let changes = AccountChanges {
         first_name: not_null("first_name", &body.first_name)?
             .map(|v| PersonName::parse("first_name", v))
-            .transpose()?
-            .map(|n| n.as_str().to_owned()),
+            .transpose()?,
         last_name: not_null("last_name", &body.last_name)?
             .map(|v| PersonName::parse("last_name", v))
-            .transpose()?
-            .map(|n| n.as_str().to_owned()),
+            .transpose()?,
         phone_number: match body.phone_number {
-            Some(Some(v)) => Some(Some(PhoneNumber::parse(&v)?.as_str().to_owned())),
+            Some(Some(v)) => Some(Some(PhoneNumber::parse(&v)?)),
             Some(None) => Some(None),
             None => None,
         },
         language: not_null("language", &body.language)?
             .map(Language::parse_field)
-            .transpose()?
-            .map(Language::upper),
+            .transpose()?,
         time_zone: not_null("time_zone", &body.time_zone)?
             .map(TimeZone::parse_field)
-            .transpose()?
-            .map(|z| z.name().to_owned()),
-        password_hash: None,
+            .transpose()?,
     };
-    let user = state.store.update_user(&id, changes).await?;
+    let user = state
+        .actions
+        .change_account(&caller.viewer(), &id, changes)
+        .await?;
     record_response(&state, user).await
 }
 
@@ -315,25 +311,13 @@ pub async fn add_patient_enlistment(
     id: Path<String>,
     ApiJson(body): ApiJson<PatientEnlistmentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let group_id = parse_id(&body.group_id)?.to_string();
+    let (id, group_id) = (parse_id(&id)?, parse_id(&body.group_id)?);
     let viewer = caller.viewer();
-    state.store.visible_user(&viewer, &id).await?;
     state
-        .store
-        .group_to_staff(&viewer, &group_id, GroupTask::EnlistPatients)
+        .actions
+        .enlist_patient(&viewer, &id, &group_id, body.expiry_timestamp)
         .await?;
-    if body.expiry_timestamp <= state.store.clock().now_millis() {
-        return Err(ApiError::FieldFormat(
-            "`expiry_timestamp` must be in the future".into(),
-        ));
-    }
-    state
-        .store
-        .enlist_patient(&id, &group_id, body.expiry_timestamp)
-        .await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    visible_record(&state, &viewer, &id).await
 }
 
 /// Ends a patient's prescription in a group now.
@@ -346,16 +330,13 @@ pub async fn end_patient_enlistment(
     path: Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
+    let (id, group_id) = (parse_id(&id)?, parse_id(&group_id)?);
     let viewer = caller.viewer();
-    state.store.visible_user(&viewer, &id).await?;
     state
-        .store
-        .group_to_staff(&viewer, &group_id, GroupTask::EndEnlistments)
+        .actions
+        .end_patient_enlistment(&viewer, &id, &group_id)
         .await?;
-    state.store.end_patient_enlistment(&id, &group_id).await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    visible_record(&state, &viewer, &id).await
 }
 
 /// A staff membership to add.
@@ -377,14 +358,7 @@ pub async fn add_staff_enlistment(
     id: Path<String>,
     ApiJson(body): ApiJson<StaffEnlistmentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let group_id = parse_id(&body.group_id)?.to_string();
-    let viewer = caller.viewer();
-    state
-        .store
-        .user_to_administer(&viewer, &id, AdminTask::ChangeStaffEnlistments)
-        .await?;
-    state.store.visible_group(&viewer, &group_id).await?;
+    let (id, group_id) = (parse_id(&id)?, parse_id(&body.group_id)?);
     let roles = match body.roles {
         Some(roles) => roles
             .iter()
@@ -392,9 +366,12 @@ pub async fn add_staff_enlistment(
             .collect::<Result<Vec<_>, _>>()?,
         None => vec!["physician".to_owned()],
     };
-    state.store.enlist_staff(&id, &group_id, roles).await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    let viewer = caller.viewer();
+    state
+        .actions
+        .enlist_staff(&viewer, &id, &group_id, roles)
+        .await?;
+    visible_record(&state, &viewer, &id).await
 }
 
 /// Removes a user from a group's staff (administrators).
@@ -407,15 +384,10 @@ pub async fn remove_staff_enlistment(
     path: Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
+    let (id, group_id) = (parse_id(&id)?, parse_id(&group_id)?);
     let viewer = caller.viewer();
-    state
-        .store
-        .user_to_administer(&viewer, &id, AdminTask::ChangeStaffEnlistments)
-        .await?;
-    state.store.remove_staff(&id, &group_id).await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    state.actions.remove_staff(&viewer, &id, &group_id).await?;
+    visible_record(&state, &viewer, &id).await
 }
 
 /// Global roles to add or remove.
@@ -431,32 +403,29 @@ async fn change_roles(
     caller: &Caller,
     id: &str,
     body: RolesRequest,
-    add: bool,
+    grant: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(id)?.to_string();
-    let viewer = caller.viewer();
-    let user = state
-        .store
-        .user_to_administer(&viewer, &id, AdminTask::ChangeRoles)
-        .await?;
-    let given = body
+    let id = parse_id(id)?;
+    let roles = body
         .roles
         .iter()
         .map(|r| Role::parse(r))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut roles = user.role_names();
-    for role in given {
-        let name = role.as_str().to_owned();
-        if !add && name == "admin" {
-            viewer.may_lock_out(&id, AdminTask::ChangeRoles)?;
+    let change = if grant {
+        RoleChange {
+            grant: roles,
+            ..RoleChange::default()
         }
-        if add && !roles.contains(&name) {
-            roles.push(name);
-        } else if !add {
-            roles.retain(|r| *r != name);
+    } else {
+        RoleChange {
+            revoke: roles,
+            ..RoleChange::default()
         }
-    }
-    let user = state.store.set_roles(&id, roles).await?;
+    };
+    let user = state
+        .actions
+        .change_roles(&caller.viewer(), &id, change)
+        .await?;
     record_response(state, user).await
 }
 
@@ -504,13 +473,10 @@ pub async fn set_activation(
     id: Path<String>,
     ApiJson(body): ApiJson<ActivationRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let viewer = caller.viewer();
-    let task = AdminTask::ChangeActivation;
-    state.store.user_to_administer(&viewer, &id, task).await?;
-    if !body.activation {
-        viewer.may_lock_out(&id, task)?;
-    }
-    let user = state.store.set_activation(&id, body.activation).await?;
+    let id = parse_id(&id)?;
+    let user = state
+        .actions
+        .set_activation(&caller.viewer(), &id, body.activation)
+        .await?;
     record_response(&state, user).await
 }
