@@ -5,7 +5,6 @@
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement,
-    TryInsertResult,
 };
 
 use super::entities::job;
@@ -52,16 +51,6 @@ fn job_row(new: &NewJob, now: i64) -> job::ActiveModel {
 }
 
 impl Store {
-    /// Enqueues a job unless one with the same key exists; returns whether it was new.
-    pub async fn enqueue_job(&self, new: NewJob) -> StoreResult<bool> {
-        let now = self.now();
-        let result = job::Entity::insert(job_row(&new, now))
-            .on_conflict_do_nothing_on([job::Column::DedupeKey])
-            .exec(&self.db)
-            .await?;
-        Ok(matches!(result, TryInsertResult::Inserted(_)))
-    }
-
     /// Enqueues many jobs at once; those whose key exists already are skipped.
     pub async fn enqueue_jobs(&self, jobs: Vec<NewJob>) -> StoreResult<()> {
         let now = self.now();
@@ -138,12 +127,6 @@ impl Store {
             .await?;
         claimed.sort_by(|a, b| (a.run_after, &a.id).cmp(&(b.run_after, &b.id)));
         Ok(claimed)
-    }
-
-    /// Marks a job done; false when `worker` no longer holds it (its lease ran out and another
-    /// worker claimed it).
-    pub async fn complete_job(&self, id: &str, worker: &str) -> StoreResult<bool> {
-        Ok(self.complete_jobs(&[id.to_owned()], worker).await? == 1)
     }
 
     /// Marks the jobs `ids` done in one statement (one commit for a whole batch); returns how

@@ -799,13 +799,13 @@ async fn the_scheduler_page_shows_queued_and_failed_jobs() {
     for (key, attempts, due) in [("report:a", 1, now), ("report:b", 3, now + 60_000)] {
         app.state
             .store
-            .enqueue_job(tacho::store::NewJob {
+            .enqueue_jobs(vec![tacho::store::NewJob {
                 kind: "periodic-report".into(),
                 dedupe_key: key.into(),
                 payload: "{}".into(),
                 run_after: due,
                 max_attempts: attempts,
-            })
+            }])
             .await
             .unwrap();
     }

@@ -239,13 +239,3 @@ impl FromRequest for Rql {
 pub fn parse_id(text: &str) -> Result<Id, ApiError> {
     Ok(Id::parse(text)?)
 }
-
-/// Deserialises a present field into `Some(value)`, so that `Option<Option<T>>` tells an absent
-/// field (`None`) from an explicit `null` (`Some(None)`).
-pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    T::deserialize(deserializer).map(Some)
-}

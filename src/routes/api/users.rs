@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, Caller, Rql, parse_id, present};
+use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use super::resources::USERS;
 use crate::actions::{AccountChanges, NewAccount, RoleChange};
@@ -225,20 +225,20 @@ pub async fn list_users(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserBody {
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub first_name: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub last_name: Option<Option<String>>,
     /// `null` clears the number.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub phone_number: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub language: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub time_zone: Option<Option<String>>,
 }

@@ -14,7 +14,7 @@ use super::error::WebError;
 use crate::domain::country::ISO_3166_ALPHA2;
 use crate::domain::json::string_list;
 use crate::domain::profile::{
-    Activity, Comorbidity, Gender, Impediment, ProfilePatch, latest_birthday,
+    Activity, Comorbidity, Gender, Impediment, ProfilePatch, WireEnum, latest_birthday,
 };
 use crate::store::Viewer;
 
@@ -169,7 +169,7 @@ fn build_form(
         )
     }));
     let mut activities = vec![(String::new(), "–".to_owned())];
-    activities.extend(Activity::ALL.iter().map(|a| {
+    activities.extend(Activity::all().iter().map(|a| {
         (
             a.as_str().to_owned(),
             tr.text(&format!("activity-{}", a.as_str())),
@@ -201,14 +201,14 @@ fn build_form(
         smoker: choices(&smoker, &value("smoker")),
         device_types: choices(&device_types, &value("service_info.device.type")),
         comorbidities: flags(
-            Comorbidity::ALL
+            Comorbidity::all()
                 .iter()
                 .map(|c| (c.as_str(), tr.text(&format!("comorbidity-{}", c.as_str()))))
                 .collect(),
             comorbidities,
         ),
         impediments: flags(
-            Impediment::ALL
+            Impediment::all()
                 .iter()
                 .map(|i| (i.as_str(), tr.text(&format!("impediment-{}", i.as_str()))))
                 .collect(),
