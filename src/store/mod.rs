@@ -16,6 +16,7 @@ mod portal;
 mod profiles;
 pub mod query;
 mod reports;
+pub mod resources;
 mod sessions;
 mod tokens;
 mod users;

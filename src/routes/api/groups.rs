@@ -8,10 +8,10 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::GROUPS;
 use crate::domain::group::{GroupName, parse_description};
 use crate::startup::AppState;
 use crate::store::entities::group;
+use crate::store::resources::GROUPS;
 
 /// A group.
 #[derive(Debug, Serialize, ToSchema)]

@@ -9,12 +9,12 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::MEASUREMENT_REPORTS;
 use crate::domain::account::Language;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
 use crate::startup::AppState;
 use crate::store::ReportRecord;
+use crate::store::resources::MEASUREMENT_REPORTS;
 
 impl From<ReportError> for ApiError {
     fn from(err: ReportError) -> Self {

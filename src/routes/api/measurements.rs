@@ -9,10 +9,10 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::measurement_list::{self, Document};
 use super::page::Page;
-use super::resources::MEASUREMENTS;
 use crate::domain::measurement::{DataError, NewMeasurement};
 use crate::startup::AppState;
 use crate::store::MeasurementRecord;
+use crate::store::resources::MEASUREMENTS;
 
 impl From<DataError> for ApiError {
     fn from(err: DataError) -> Self {

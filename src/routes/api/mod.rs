@@ -14,5 +14,4 @@ pub mod openapi;
 pub mod page;
 pub mod profiles;
 pub mod reports;
-pub mod resources;
 pub mod users;

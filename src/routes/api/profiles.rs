@@ -9,10 +9,10 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::PROFILES;
 use crate::domain::profile::{ProfilePatch, latest_birthday};
 use crate::startup::AppState;
 use crate::store::entities::profile;
+use crate::store::resources::PROFILES;
 
 /// A profile as the wire shows it: `id`, the document's fields, and timestamps.
 pub fn profile_body(model: profile::Model) -> Value {

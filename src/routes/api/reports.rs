@@ -10,11 +10,11 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::REPORTS;
 use crate::domain::account::{Language, TimeZone};
 use crate::startup::AppState;
 use crate::store::MEASUREMENT_ITEM_FIELDS;
 use crate::store::entities::report;
+use crate::store::resources::REPORTS;
 
 /// A report as the wire shows it (snake_case, epoch ms).
 pub fn report_body(report: &report::Model) -> Value {

@@ -8,7 +8,6 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::USERS;
 use crate::actions::{AccountChanges, NewAccount, RoleChange};
 use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone, parse_staff_role,
@@ -16,6 +15,7 @@ use crate::domain::account::{
 use crate::domain::id::Id;
 use crate::startup::AppState;
 use crate::store::entities::{patient_enlistment, staff_enlistment, user};
+use crate::store::resources::USERS;
 use crate::store::{StoreError, UserRecord, Viewer};
 
 /// A prescription: the patient's enlistment in a group.

@@ -20,8 +20,9 @@ use crate::auth::lockout::{self, LockState};
 use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, TimeZone};
 use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
-use crate::routes::api::resources::USERS;
+use crate::domain::rql::Query as ListQuery;
 use crate::store::entities::{group, user};
+use crate::store::resources::{GROUPS, USERS};
 use crate::store::{AdminTask, StoreError};
 
 /// A user in the administrators' list.
@@ -84,13 +85,11 @@ async fn users_page(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    let spec = view::list_spec(
-        &USERS,
-        &format!(
-            "sort(last_name,first_name)&limit({PAGE_SIZE},{})",
-            page * PAGE_SIZE
-        ),
-    )?;
+    let query = ListQuery::default()
+        .sort_by("last_name", false)
+        .sort_by("first_name", false)
+        .page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&USERS, &query)?;
     let store = &member.state.store;
     let (records, total) = store.list_users(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
@@ -276,10 +275,8 @@ async fn groups_page(
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
-    let spec = view::list_spec(
-        &crate::routes::api::resources::GROUPS,
-        "sort(name)&limit(50)",
-    )?;
+    let query = ListQuery::default().sort_by("name", false).page(50, 0);
+    let spec = view::list_spec(&GROUPS, &query)?;
     let (groups, _) = store.list_groups(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
     let enlistments = store

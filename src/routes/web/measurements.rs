@@ -15,11 +15,12 @@ use super::error::WebError;
 use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
+use crate::domain::rql::{CompareOp, Expr, Query as ListQuery, Value as RqlValue};
 use crate::reports::findings::Findings;
 use crate::routes::api::measurement_reports::file_token;
-use crate::routes::api::resources::MEASUREMENTS;
 use crate::store::Viewer;
 use crate::store::entities::file;
+use crate::store::resources::MEASUREMENTS;
 
 /// The filters of a measurement list.
 #[derive(Debug, Default, Deserialize)]
@@ -66,26 +67,23 @@ pub async fn measurement_list(
     filters: &Filters,
     action: String,
 ) -> Result<MeasurementList, WebError> {
-    let mut conditions = vec![format!("eq(creatorId,{patient_id})")];
+    let mut query = ListQuery::default().and(Expr::eq("creatorId", patient_id));
     let result = view::result_filter(filters.result.as_deref()).map(|r| r.as_str());
     if let Some(result) = result {
-        conditions.push(format!("eq(data.mostSevereLabel.key,{result})"));
+        query = query.and(Expr::eq("data.mostSevereLabel.key", result));
     }
     let from = filters.from.as_deref().unwrap_or("").trim();
     let to = filters.to.as_deref().unwrap_or("").trim();
+    let taken = "data.measurement_timestamp";
     if let Some(start) = local_midnight(visitor, from, 0) {
-        conditions.push(format!("ge(data.measurement_timestamp,epoch:{start})"));
+        query = query.and(Expr::compare(CompareOp::Ge, taken, RqlValue::Epoch(start)));
     }
     if let Some(end) = local_midnight(visitor, to, 1) {
-        conditions.push(format!("lt(data.measurement_timestamp,epoch:{end})"));
+        query = query.and(Expr::compare(CompareOp::Lt, taken, RqlValue::Epoch(end)));
     }
     let page = filters.page.unwrap_or(0).min(10_000);
-    let rql = format!(
-        "and({})&sort(-data.measurement_timestamp)&limit({PAGE_SIZE},{})",
-        conditions.join(","),
-        page * PAGE_SIZE
-    );
-    let spec = view::list_spec(&MEASUREMENTS, &rql)?;
+    let query = query.sort_by(taken, true).page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&MEASUREMENTS, &query)?;
     let (headers, total) = visitor
         .state
         .store

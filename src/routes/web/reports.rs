@@ -14,9 +14,10 @@ use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
-use crate::routes::api::resources::REPORTS;
+use crate::domain::rql::{Expr, Query as ListQuery};
 use crate::store::Viewer;
 use crate::store::entities::report;
+use crate::store::resources::REPORTS;
 
 /// A periodic report in a list.
 pub struct ReportRow {
@@ -63,13 +64,11 @@ pub async fn report_list(
     page: u64,
     base: &str,
 ) -> Result<(Vec<ReportRow>, Pager), WebError> {
-    let spec = view::list_spec(
-        &REPORTS,
-        &format!(
-            "eq(user_id,{patient_id})&sort(-creation_timestamp)&limit({PAGE_SIZE},{})",
-            page * PAGE_SIZE
-        ),
-    )?;
+    let query = ListQuery::default()
+        .and(Expr::eq("user_id", patient_id))
+        .sort_by("creation_timestamp", true)
+        .page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&REPORTS, &query)?;
     let (reports, total) = visitor.state.store.list_reports(viewer, &spec).await?;
     Ok((
         reports.iter().map(|r| report_row(visitor, r)).collect(),
