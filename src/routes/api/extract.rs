@@ -147,21 +147,25 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             "`{path}` must not contain NUL characters"
         )));
     }
-    serde_path_to_error::deserialize(value).map_err(|err| {
+    // Deserialised through serde-value, whose error names a missing field by its kind
+    // (`MissingField`), rather than by the wording of a message.
+    let value = serde_value::to_value(value)
+        .map_err(|e| ApiError::BodyFormat(format!("the body is not valid JSON: {e}")))?;
+    serde_path_to_error::deserialize(serde_value::ValueDeserializer::new(value)).map_err(|err| {
         let path = err.path().to_string();
-        let inner = err.into_inner().to_string();
-        if let Some(rest) = inner.strip_prefix("missing field ") {
-            let field = rest.trim_matches('`');
-            let full = if path == "." {
+        let at = |field: &str| {
+            if path == "." {
                 field.to_owned()
             } else {
                 format!("{path}.{field}")
-            };
-            ApiError::MissingField(format!("missing required field `{full}`"))
-        } else if path == "." {
-            ApiError::FieldFormat(inner)
-        } else {
-            ApiError::FieldFormat(format!("`{path}`: {inner}"))
+            }
+        };
+        match err.into_inner() {
+            serde_value::DeserializerError::MissingField(field) => {
+                ApiError::MissingField(format!("missing required field `{}`", at(field)))
+            }
+            inner if path == "." => ApiError::FieldFormat(inner.to_string()),
+            inner => ApiError::FieldFormat(format!("`{path}`: {inner}")),
         }
     })
 }
