@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use chrono::Duration;
+use tacho::store::entities::job::JobStatus;
 use tacho::store::{NewJob, Store, Viewer};
 
 use crate::helpers::{TestApp, spawn_app};
@@ -103,7 +104,7 @@ async fn jobs_wait_for_their_time_and_expired_leases_are_retaken() {
     assert!(complete(store, &claimed[0].id, "w2").await);
     assert_eq!(
         store.job(&claimed[0].id).await.unwrap().unwrap().status,
-        "done"
+        JobStatus::Done
     );
     app.clock.advance(Duration::hours(1));
     assert!(
@@ -145,7 +146,7 @@ async fn failures_are_retried_then_the_job_fails() {
     );
     assert_eq!(
         store.job(&first.id).await.unwrap().unwrap().status,
-        "failed"
+        JobStatus::Failed
     );
 
     // A job whose worker died on its last attempt fails when the lease runs out.
@@ -155,6 +156,6 @@ async fn failures_are_retried_then_the_job_fails() {
     assert!(store.claim_jobs("w", 1, 1_000).await.unwrap().is_empty());
     assert_eq!(
         store.job(&doomed.id).await.unwrap().unwrap().status,
-        "failed"
+        JobStatus::Failed
     );
 }

@@ -21,6 +21,7 @@ use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, Tim
 use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
 use crate::domain::rql::Query as ListQuery;
+use crate::store::entities::job::JobStatus;
 use crate::store::entities::{group, user};
 use crate::store::resources::{GROUPS, USERS};
 use crate::store::{AdminTask, StoreError};
@@ -434,10 +435,7 @@ pub struct JobQuery {
 /// The scheduler's queue: counts by status, and the jobs (failed ones with their error).
 pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse, WebError> {
     let viewer = member.viewer();
-    let status = query
-        .status
-        .as_deref()
-        .filter(|s| ["queued", "running", "done", "failed"].contains(s));
+    let status = query.status.as_deref().and_then(JobStatus::parse);
     let page = query.page.unwrap_or(0).min(10_000);
     let store = &member.state.store;
     let (jobs, total) = store
@@ -447,7 +445,7 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         .iter()
         .map(|j| JobRow {
             kind: j.kind.clone(),
-            status: j.status.clone(),
+            status: j.status.as_str().to_owned(),
             attempts: format!("{}/{}", j.attempts, j.max_attempts),
             run_after: member.datetime(j.run_after),
             updated: member.datetime(j.update_timestamp),
@@ -456,14 +454,21 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         .collect();
     html(&JobsPage {
         c: Chrome::new(&member, "admin", "admin-jobs-title"),
-        counts: store.job_counts(&viewer).await?,
+        counts: store
+            .job_counts(&viewer)
+            .await?
+            .into_iter()
+            .map(|(status, n)| (status.as_str().to_owned(), n))
+            .collect(),
         rows,
         pager: Pager::new(
             page,
             total,
-            &status.map(|s| format!("status={s}")).unwrap_or_default(),
+            &status
+                .map(|s| format!("status={}", s.as_str()))
+                .unwrap_or_default(),
         ),
-        status: status.unwrap_or("").to_owned(),
+        status: status.map(JobStatus::as_str).unwrap_or("").to_owned(),
     })
 }
 
