@@ -140,6 +140,22 @@ impl Actions {
         Ok(updated)
     }
 
+    /// A login by e-mail address and password, under the lockout rules, through either door
+    /// (the API's password grant, the portal's login form); a successful one is recorded.
+    pub async fn log_in(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<user::Model, crate::auth::LoginError> {
+        let user = self.auth.verify_login(email, password).await?;
+        let itself = Viewer::of(&user);
+        self.store
+            .audit(entry(&itself, "session.login", "user", &user.id))
+            .await
+            .map_err(crate::auth::LoginError::from)?;
+        Ok(user)
+    }
+
     /// Changes the viewer's own password after checking the current one (under the login
     /// lockout rules: a wrong current password counts as a failed login).
     pub async fn change_password(

@@ -635,3 +635,31 @@ impl OkId for crate::helpers::Reply {
         self.assert_ok()["id"].as_str().unwrap().to_owned()
     }
 }
+
+#[tokio::test]
+async fn a_login_is_recorded_alike_through_both_doors() {
+    let app = spawn_app().await;
+    let user = app.user("visitor").await;
+    let before = audit_total(&app).await;
+    app.password_grant(&user.email, crate::helpers::PASSWORD)
+        .await
+        .assert_ok();
+    let (api, middle) = records_since(&app, before).await;
+    let mut browser = Browser::new(&app);
+    let page = browser.login(&user.email, crate::helpers::PASSWORD).await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    let (portal, _) = records_since(&app, middle).await;
+    assert_eq!(api, portal);
+    assert_eq!(api.len(), 1);
+    assert_eq!(
+        (api[0].action.as_str(), api[0].actor.as_str()),
+        ("session.login", user.id.as_str())
+    );
+    // A refused login leaves no login record, through either door.
+    let before = audit_total(&app).await;
+    app.password_grant(&user.email, "not the password").await;
+    Browser::new(&app)
+        .login(&user.email, "not the password")
+        .await;
+    assert_eq!(audit_total(&app).await, before);
+}

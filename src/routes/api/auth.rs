@@ -273,7 +273,8 @@ pub async fn token(
         "password" => {
             let username = required(&request.username, "username")?;
             let password = required(&request.password, "password")?;
-            state.auth.password_grant(username, password).await?
+            let user = state.actions.log_in(username, password).await?;
+            state.auth.login_tokens(user.id).await?
         }
         "refresh_token" => {
             state
