@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
 pub use crate::domain::measurement::Review;
-use crate::domain::measurement::{DataError, MeasurementUpdate, Status};
+use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
 use crate::store::entities::measurement;
 use crate::store::{MeasurementChange, MeasurementRecord, Viewer};
 
@@ -22,6 +22,27 @@ impl From<DataError> for ActionError {
 }
 
 impl Actions {
+    /// Stores a patient's new measurement, parsed and analysed ([`NewMeasurement::parse`]),
+    /// in the groups the patient is enlisted in now.
+    pub async fn upload_measurement(
+        &self,
+        viewer: &Viewer,
+        new: NewMeasurement,
+    ) -> ActionResult<MeasurementRecord> {
+        let store = self.store.begin().await?;
+        let record = store.create_measurement(&viewer.user_id, new).await?;
+        let m = &record.measurement;
+        store
+            .audit(
+                entry(viewer, "measurement.upload", "measurement", &m.id)
+                    .patient(&m.creator_id)
+                    .detail(m.status.as_str()),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(record)
+    }
+
     /// One measurement, as its reader sees it; the read is recorded.
     pub async fn view_measurement(
         &self,

@@ -147,11 +147,16 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             "`{path}` must not contain NUL characters"
         )));
     }
-    // Deserialised through serde-value, whose error names a missing field by its kind
-    // (`MissingField`), rather than by the wording of a message.
-    let value = serde_value::to_value(value)
-        .map_err(|e| ApiError::BodyFormat(format!("the body is not valid JSON: {e}")))?;
-    serde_path_to_error::deserialize(serde_value::ValueDeserializer::new(value)).map_err(|err| {
+    // The body is read straight into `T` (keeping the order of its keys); only when that
+    // fails is it read again through serde-value, whose error names a missing field by its
+    // kind (`MissingField`) rather than by the wording of a message.
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|first| {
+        let again = serde_json::from_slice::<serde_value::Value>(body).map(|v| {
+            serde_path_to_error::deserialize::<_, T>(serde_value::ValueDeserializer::new(v))
+        });
+        let Ok(Err(err)) = again else {
+            return ApiError::FieldFormat(first.to_string());
+        };
         let path = err.path().to_string();
         let at = |field: &str| {
             if path == "." {

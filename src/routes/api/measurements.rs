@@ -49,7 +49,10 @@ pub async fn create(
     let new = web::block(move || NewMeasurement::parse(body))
         .await
         .map_err(|err| ApiError::Internal(anyhow::anyhow!("measurement analysis: {err}")))??;
-    let record = state.store.create_measurement(caller.id(), new).await?;
+    let record = state
+        .actions
+        .upload_measurement(&caller.viewer(), new)
+        .await?;
     Ok(measurement_body(&record))
 }
 
