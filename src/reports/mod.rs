@@ -17,6 +17,9 @@ pub mod periodic;
 pub mod series;
 pub mod turns;
 
+#[cfg(test)]
+mod render_data_tests;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
