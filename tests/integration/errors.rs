@@ -26,6 +26,64 @@ async fn unknown_routes_and_methods_are_404_envelopes() {
     assert_eq!(reply.headers["x-content-type-options"], "nosniff");
 }
 
+/// A trailing slash is accepted where the platform's SDK sends one, and nowhere else.
+#[tokio::test]
+async fn trailing_slashes_answer_only_where_they_always_have() {
+    let app = spawn_app().await;
+    let user = app.user("ann").await;
+    let id = "0123456789abcdef01234567";
+    for (method, path) in [
+        (Method::GET, "/users/v1/".to_owned()),
+        (Method::GET, "/profiles/v1/".to_owned()),
+        (Method::PUT, "/profiles/v1/".to_owned()),
+        (Method::GET, "/groups/v1/".to_owned()),
+        (Method::GET, "/reports/v1/".to_owned()),
+        (Method::POST, "/reports/v1/".to_owned()),
+        (Method::GET, format!("/reports/v1/{id}/pdf/")),
+    ] {
+        app.request(method.clone(), &path, None, None)
+            .await
+            .assert_error(401, 104);
+        let plain = app
+            .request(
+                method.clone(),
+                path.trim_end_matches('/'),
+                Some(&user.token),
+                None,
+            )
+            .await;
+        let slashed = app.request(method, &path, Some(&user.token), None).await;
+        assert_eq!(
+            (slashed.status, slashed.body),
+            (plain.status, plain.body),
+            "{path}"
+        );
+    }
+    let listed = app
+        .request(
+            Method::GET,
+            "/reports/v1/?sort(-creation_timestamp)",
+            Some(&user.token),
+            None,
+        )
+        .await;
+    listed.assert_ok();
+    for (method, path) in [
+        (Method::POST, "/groups/v1/".to_owned()),
+        (Method::GET, "/users/v1/me/".to_owned()),
+        (Method::GET, format!("/users/v1/{id}/")),
+        (Method::GET, format!("/reports/v1/{id}/")),
+        (Method::GET, "/reports/v1//".to_owned()),
+        (Method::GET, "/health/live/".to_owned()),
+        (Method::GET, "/data/v1/measurements/documents/".to_owned()),
+        (Method::GET, "/files/v1/x/details/".to_owned()),
+    ] {
+        app.request(method, &path, Some(&user.token), None)
+            .await
+            .assert_error(404, 16);
+    }
+}
+
 #[tokio::test]
 async fn malformed_bodies_answer_13_22_14_15() {
     let app = spawn_app().await;
