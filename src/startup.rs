@@ -233,6 +233,7 @@ fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Res
         App::new()
             .app_data(state.clone())
             .app_data(body_limit)
+            .wrap(from_fn(routes::trailing_slash))
             .wrap(routes::error_envelopes())
             .wrap(DefaultHeaders::new().add(("X-Content-Type-Options", "nosniff")))
             .wrap(from_fn(routes::request_log::log_requests))

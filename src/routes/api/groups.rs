@@ -1,7 +1,7 @@
 //! `/groups/v1`: care teams.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, get, post};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -47,8 +47,9 @@ pub struct CreateGroupBody {
 }
 
 /// Creates a group (administrators).
-#[utoipa::path(post, path = "/groups/v1", tag = "groups", security(("bearer" = [])), request_body = CreateGroupBody,
+#[utoipa::path(tag = "groups", security(("bearer" = [])), request_body = CreateGroupBody,
     responses((status = 200, body = GroupBody), (status = 403, body = ErrorBody)))]
+#[post("/groups/v1")]
 pub async fn create_group(
     state: Data<AppState>,
     caller: Caller,
@@ -64,9 +65,10 @@ pub async fn create_group(
 }
 
 /// Groups visible to the caller (staff and patient groups; all for administrators).
-#[utoipa::path(get, path = "/groups/v1", tag = "groups", security(("bearer" = [])),
+#[utoipa::path(tag = "groups", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, name, creation_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/groups/v1")]
 pub async fn list_groups(
     state: Data<AppState>,
     caller: Caller,
@@ -79,9 +81,10 @@ pub async fn list_groups(
 }
 
 /// One group, if visible.
-#[utoipa::path(get, path = "/groups/v1/{id}", tag = "groups", security(("bearer" = [])),
+#[utoipa::path(tag = "groups", security(("bearer" = [])),
     params(("id" = String, Path, description = "group id")),
     responses((status = 200, body = GroupBody), (status = 404, body = ErrorBody)))]
+#[get("/groups/v1/{id}")]
 pub async fn get_group(
     state: Data<AppState>,
     caller: Caller,

@@ -1,7 +1,7 @@
 //! `/data/v1/measurement-reports/documents`: PDF reports of single measurements.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -72,11 +72,12 @@ pub struct CreateReportBody {
 
 /// Renders a report of a measurement (or reuses the PDF with the same content) and answers
 /// the new document with status `rendered`.
-#[utoipa::path(post, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
+#[utoipa::path(tag = "measurement-reports", security(("bearer" = [])),
     request_body = CreateReportBody,
     responses((status = 200, description = "the report document", body = Object),
         (status = 400, description = "no results yet (27), malformed id (12)", body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 503, description = "code 503 RENDER_TIMEOUT_EXCEPTION: the render ran past `TACHO_RENDER_DEADLINE` and was abandoned; no document or file was stored", body = ErrorBody)))]
+#[post("/data/v1/measurement-reports/documents")]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
@@ -92,9 +93,10 @@ pub async fn create(
 }
 
 /// Report documents visible to the caller, e.g. `?limit(1)&sort(-id)&eq(data.measurementId,<id>)`.
-#[utoipa::path(get, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
+#[utoipa::path(tag = "measurement-reports", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, status, data.measurementId, data.language, creationTimestamp, updateTimestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/data/v1/measurement-reports/documents")]
 pub async fn list(
     state: Data<AppState>,
     caller: Caller,
@@ -110,9 +112,10 @@ pub async fn list(
 }
 
 /// One report document.
-#[utoipa::path(get, path = "/data/v1/measurement-reports/documents/{id}", tag = "measurement-reports", security(("bearer" = [])),
+#[utoipa::path(tag = "measurement-reports", security(("bearer" = [])),
     params(("id" = String, Path, description = "report document id")),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+#[get("/data/v1/measurement-reports/documents/{id}")]
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,

@@ -2,7 +2,7 @@
 //! time zone.
 
 use actix_web::web::{Data, Path, Query};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, get, post};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::{IntoParams, ToSchema};
@@ -54,9 +54,10 @@ pub fn report_body(report: &report::Model) -> Value {
 }
 
 /// Periodic reports visible to the caller, e.g. `?sort(-creation_timestamp)&user_id=<id>`.
-#[utoipa::path(get, path = "/reports/v1", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, user_id, trigger, status, creation_timestamp, period_start_timestamp, period_end_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/reports/v1")]
 pub async fn list(
     state: Data<AppState>,
     caller: Caller,
@@ -69,9 +70,10 @@ pub async fn list(
 }
 
 /// One periodic report.
-#[utoipa::path(get, path = "/reports/v1/{id}", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     params(("id" = String, Path, description = "report id")),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+#[get("/reports/v1/{id}")]
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,
@@ -96,12 +98,13 @@ pub struct CreateReportBody {
 
 /// Makes a `MANUAL` report of a patient's measurements in a period (administrators, and staff
 /// of a group the patient is in).
-#[utoipa::path(post, path = "/reports/v1", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     request_body = CreateReportBody,
     responses((status = 200, description = "the report", body = Object),
         (status = 400, description = "bad period (15), malformed id (12)", body = ErrorBody),
         (status = 403, description = "a patient asking for itself (10)", body = ErrorBody),
         (status = 404, body = ErrorBody)))]
+#[post("/reports/v1")]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
@@ -132,13 +135,14 @@ pub struct PdfQuery {
 
 /// The PDF of a periodic report, rendered once per distinct content and served from the cache
 /// after that.
-#[utoipa::path(get, path = "/reports/v1/{id}/pdf", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     params(("id" = String, Path, description = "report id"), PdfQuery),
     responses((status = 200, description = "the PDF", content_type = "application/pdf"),
         (status = 304, description = "unchanged (If-None-Match)"),
         (status = 400, description = "unknown time zone (26), malformed id (12)", body = ErrorBody),
         (status = 404, body = ErrorBody),
         (status = 503, description = "code 503 RENDER_TIMEOUT_EXCEPTION: the render ran past `TACHO_RENDER_DEADLINE` and was abandoned; nothing was stored", body = ErrorBody)))]
+#[get("/reports/v1/{id}/pdf")]
 pub async fn pdf(
     state: Data<AppState>,
     req: HttpRequest,

@@ -1,7 +1,7 @@
 //! `/users/v1`: registration, the caller's record, user updates, enlistments, roles, activation.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, delete, get, post, put};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -154,8 +154,9 @@ pub struct RegisterBody {
 }
 
 /// Creates a user and its empty profile.
-#[utoipa::path(post, path = "/users/v1/register", tag = "users", request_body = RegisterBody,
+#[utoipa::path(tag = "users", request_body = RegisterBody,
     responses((status = 200, body = UserBody), (status = 400, description = "validation (14, 15), e-mail used (203)", body = ErrorBody)))]
+#[post("/users/v1/register")]
 pub async fn register(
     state: Data<AppState>,
     ApiJson(body): ApiJson<RegisterBody>,
@@ -179,16 +180,18 @@ pub async fn register(
 }
 
 /// The authenticated user's record.
-#[utoipa::path(get, path = "/users/v1/me", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     responses((status = 200, body = UserBody), (status = 401, description = "104, 117, 118", body = ErrorBody)))]
+#[get("/users/v1/me")]
 pub async fn me(state: Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     record_response(&state, caller.user).await
 }
 
 /// One user's record, if visible to the caller.
-#[utoipa::path(get, path = "/users/v1/{id}", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 404, body = ErrorBody)))]
+#[get("/users/v1/{id}")]
 pub async fn get_user(
     state: Data<AppState>,
     caller: Caller,
@@ -203,9 +206,10 @@ pub async fn get_user(
 }
 
 /// Users visible to the caller, filtered and paged by RQL.
-#[utoipa::path(get, path = "/users/v1", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, email, first_name, last_name, language, activation, creation_timestamp, update_timestamp")),
     responses((status = 200, body = Page), (status = 400, description = "bad RQL (19)", body = ErrorBody)))]
+#[get("/users/v1")]
 pub async fn list_users(
     state: Data<AppState>,
     caller: Caller,
@@ -256,9 +260,10 @@ fn not_null<'a>(
 }
 
 /// Updates a user (the user itself or an administrator).
-#[utoipa::path(put, path = "/users/v1/{id}", tag = "users", security(("bearer" = [])), request_body = UpdateUserBody,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateUserBody,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[put("/users/v1/{id}")]
 pub async fn update_user(
     state: Data<AppState>,
     caller: Caller,
@@ -302,9 +307,10 @@ pub struct PatientEnlistmentRequest {
 }
 
 /// Enlists a patient in a group (administrators, or staff of that group).
-#[utoipa::path(post, path = "/users/v1/{id}/patient_enlistments", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     request_body = PatientEnlistmentRequest, params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[post("/users/v1/{id}/patient_enlistments")]
 pub async fn add_patient_enlistment(
     state: Data<AppState>,
     caller: Caller,
@@ -321,9 +327,10 @@ pub async fn add_patient_enlistment(
 }
 
 /// Ends a patient's prescription in a group now.
-#[utoipa::path(delete, path = "/users/v1/{id}/patient_enlistments/{group_id}", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id"), ("group_id" = String, Path, description = "group id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[delete("/users/v1/{id}/patient_enlistments/{group_id}")]
 pub async fn end_patient_enlistment(
     state: Data<AppState>,
     caller: Caller,
@@ -349,9 +356,10 @@ pub struct StaffEnlistmentRequest {
 }
 
 /// Adds a user to a group's staff (administrators).
-#[utoipa::path(post, path = "/users/v1/{id}/staff_enlistments", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     request_body = StaffEnlistmentRequest, params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[post("/users/v1/{id}/staff_enlistments")]
 pub async fn add_staff_enlistment(
     state: Data<AppState>,
     caller: Caller,
@@ -375,9 +383,10 @@ pub async fn add_staff_enlistment(
 }
 
 /// Removes a user from a group's staff (administrators).
-#[utoipa::path(delete, path = "/users/v1/{id}/staff_enlistments/{group_id}", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id"), ("group_id" = String, Path, description = "group id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[delete("/users/v1/{id}/staff_enlistments/{group_id}")]
 pub async fn remove_staff_enlistment(
     state: Data<AppState>,
     caller: Caller,
@@ -430,9 +439,10 @@ async fn change_roles(
 }
 
 /// Grants global roles (administrators).
-#[utoipa::path(post, path = "/users/v1/{id}/roles", tag = "users", security(("bearer" = [])), request_body = RolesRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = RolesRequest,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[post("/users/v1/{id}/roles")]
 pub async fn add_roles(
     state: Data<AppState>,
     caller: Caller,
@@ -443,9 +453,10 @@ pub async fn add_roles(
 }
 
 /// Revokes global roles (administrators).
-#[utoipa::path(delete, path = "/users/v1/{id}/roles", tag = "users", security(("bearer" = [])), request_body = RolesRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = RolesRequest,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[delete("/users/v1/{id}/roles")]
 pub async fn remove_roles(
     state: Data<AppState>,
     caller: Caller,
@@ -464,9 +475,10 @@ pub struct ActivationRequest {
 }
 
 /// Activates or deactivates a user (administrators).
-#[utoipa::path(put, path = "/users/v1/{id}/activation", tag = "users", security(("bearer" = [])), request_body = ActivationRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = ActivationRequest,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[put("/users/v1/{id}/activation")]
 pub async fn set_activation(
     state: Data<AppState>,
     caller: Caller,
