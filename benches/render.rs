@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use tacho::domain::account::Language;
 use tacho::pdf::{Engine, RenderMeta, Template};
 use tacho::reports::cache_key;
-use tacho::reports::measurement::{MeasurementReportInput, build};
+use tacho::reports::measurement::{MeasurementReportData, MeasurementReportInput, build};
 use tacho::store::entities::{measurement, profile, user};
 
 const COLD: &str = "TACHO_BENCH_COLD_RENDER";
@@ -29,7 +29,7 @@ fn fixture(name: &str) -> Value {
 }
 
 /// Render data for the `n`-th variant of a measurement, so warm renders see new data.
-fn data(payload: &Value, n: i64, language: Language) -> (Value, RenderMeta) {
+fn data(payload: &Value, n: i64, language: Language) -> (MeasurementReportData, RenderMeta) {
     // Every variant gets a different signal too, so no layout can be reused from memo caches.
     let mut payload = payload.clone();
     if let Some(rr) = payload
@@ -71,7 +71,7 @@ fn report_data(
     measurement: &measurement::Model,
     n: i64,
     language: Language,
-) -> (Value, RenderMeta) {
+) -> (MeasurementReportData, RenderMeta) {
     let patient = user::Model {
         id: "6740a0000000000000000002".into(),
         email: "anna@tacho.test".into(),

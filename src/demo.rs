@@ -228,7 +228,7 @@ async fn update_one_profile(
 ) -> StoreResult<u64> {
     let condition =
         Condition::all().add(Expr::col((Alias::new("profiles"), Alias::new("id"))).eq(id));
-    store.update_profiles(admin, condition, patch).await
+    Ok(store.update_profiles(admin, condition, patch).await?.len() as u64)
 }
 
 /// The logins as a table for the terminal.

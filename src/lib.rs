@@ -2,9 +2,12 @@
 //! Tacho stores them, analyses them and turns them into reports, behind a JSON wire API, a
 //! server-rendered portal and a Rust client SDK.
 //!
-//! The layers: [`routes`] (HTTP) call [`store`] (the only place with queries) and [`domain`]
-//! (framework-free rules: ids, accounts, profiles, RQL); [`auth`] handles passwords and tokens.
+//! The layers: [`routes`] (HTTP) decode a request and call an [`actions`] function (every
+//! change a person can make, checked, written and audited once for both front doors) or a
+//! read of [`store`] (the only place with queries); both rest on [`domain`] (framework-free
+//! rules: ids, accounts, profiles, RQL); [`auth`] handles passwords and tokens.
 
+pub mod actions;
 pub mod analysis;
 pub mod auth;
 pub mod cli;

@@ -9,6 +9,7 @@ use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
 
+use crate::actions::Actions;
 use crate::auth::Authenticator;
 use crate::auth::password::PasswordHasher;
 use crate::auth::throttle::LoginThrottle;
@@ -27,7 +28,9 @@ use crate::store::Store;
 /// What every request handler can reach.
 pub struct AppState {
     pub store: Store,
-    pub reports: Reports,
+    pub reports: Arc<Reports>,
+    /// Every change a person can make (and every read that leaves a trace), for both doors.
+    pub actions: Actions,
     /// Hot stored files (row and contents) for `/files/v1/<token>/file`.
     pub files: FileCache,
     pub auth: Authenticator,
@@ -92,8 +95,10 @@ impl Application {
             FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
             FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
         };
-        let reports = Reports::new(store.clone(), storage, shared_engine())
-            .with_deadline(settings.render_deadline);
+        let reports = Arc::new(
+            Reports::new(store.clone(), storage, shared_engine())
+                .with_deadline(settings.render_deadline),
+        );
         let sessions = PortalSessions::connect(&settings, &store).await?;
         let cookie_key = session::cookie_key(&store).await?;
         let scheduler = settings.scheduler_tick.map(|tick| {
@@ -104,8 +109,15 @@ impl Application {
             (Scheduler::new(store.clone(), options), tick)
         });
         let files = FileCache::new(settings.file_cache_bytes, settings.cache_ttl);
+        let actions = Actions::new(
+            store.clone(),
+            auth.clone(),
+            reports.clone(),
+            Arc::new(sessions.clone()),
+        );
         let state = web::Data::new(AppState {
             reports,
+            actions,
             files,
             store,
             auth,
@@ -221,6 +233,7 @@ fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Res
         App::new()
             .app_data(state.clone())
             .app_data(body_limit)
+            .wrap(from_fn(routes::trailing_slash))
             .wrap(routes::error_envelopes())
             .wrap(DefaultHeaders::new().add(("X-Content-Type-Options", "nosniff")))
             .wrap(from_fn(routes::request_log::log_requests))

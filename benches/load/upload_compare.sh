@@ -8,14 +8,20 @@
 # the paired differences (this build minus the baseline) with a 95 % interval from the
 # pairs' bootstrap, and each server's CPU time per upload.
 #
-# Usage: BASELINE_BIN=/path/to/old/tacho benches/load/upload_compare.sh [PAIRS]
+# Usage: BASELINE_BIN=/path/to/old/tacho [CURRENT_BIN=/path/to/new/tacho] \
+#          benches/load/upload_compare.sh [PAIRS]
+#   (CURRENT_BIN defaults to this checkout's release build, made first)
 #   (a baseline: `git worktree add /tmp/base f22b4ec && cd /tmp/base &&
 #    cargo build --release && cp target/release/tacho /tmp/tacho-f22b4ec`)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 pairs="${1:-300}"
 baseline="${BASELINE_BIN:?BASELINE_BIN must name a build of the server to compare with}"
-cargo build --release -q
+current="${CURRENT_BIN:-}"
+if [ -z "$current" ]; then
+  cargo build --release -q
+  current=target/release/tacho
+fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -29,7 +35,7 @@ start() { # name binary port
   exit 1
 }
 start baseline "$baseline" 18191
-start current target/release/tacho 18192
+start current "$current" 18192
 
 python3 - "$pairs" "$(getconf CLK_TCK)" "$(cat "$work/baseline/pid")" "$(cat "$work/current/pid")" <<'EOF'
 import http.client, json, random, statistics, sys, time

@@ -8,7 +8,7 @@
 
 use super::input::CameraCell;
 use super::result::Abnormality;
-use super::signal::{Grid, dot, prefix_sums, sum, window_means};
+use super::signal::{Grid, dot, mean_f32, prefix_sums, sum, window_means};
 
 /// A fingertip on the lens with the torch on fills the frame with red: Cr (V) well above
 /// Cb (U). Ambient scenes sit near the neutral 128/128. The margin of 40 is a choice made
@@ -30,7 +30,7 @@ pub fn combine(
 ) -> Result<(Vec<f64>, String), Abnormality> {
     let finger: Vec<&CameraCell> = cells
         .iter()
-        .filter(|c| mean(&c.v) - mean(&c.u) >= FINGER_RED_MARGIN)
+        .filter(|c| mean_f32(&c.v) - mean_f32(&c.u) >= FINGER_RED_MARGIN)
         .collect();
     if finger.len() * 4 < cells.len() {
         return Err(Abnormality::FingerNotFound);
@@ -53,12 +53,17 @@ pub fn combine(
             ("u", &cell.u, 1.0),
             ("v", &cell.v, -1.0),
         ] {
-            let pinned = values.iter().filter(|v| **v >= 254.0 || **v <= 1.0).count();
-            if pinned as f64 > SATURATED_SHARE * values.len() as f64 {
+            // The clipped share, like the ranking, from every other frame.
+            let sampled = work.sample(values);
+            let pinned: usize = sampled
+                .iter()
+                .map(|v| usize::from(*v >= 254.0 || *v <= 1.0))
+                .sum();
+            if pinned as f64 > SATURATED_SHARE * sampled.len() as f64 {
                 clipped += 1;
                 continue;
             }
-            let band = work.band(values, slow_width, fast_width);
+            let band = work.band(slow_width, fast_width);
             if band.pulse_sd <= 1e-9 {
                 continue;
             }
@@ -103,7 +108,7 @@ pub fn combine(
         combined
             .iter_mut()
             .zip(channel.values)
-            .for_each(|(sum, v)| *sum += scale * (v - offset));
+            .for_each(|(sum, v)| *sum += scale * (f64::from(*v) - offset));
         used += 1;
     }
     let (name, row, col) = channels[reference].name;
@@ -118,7 +123,7 @@ pub fn combine(
 struct Channel<'a> {
     name: (&'static str, usize, usize),
     polarity: f64,
-    values: &'a [f64],
+    values: &'a [f32],
     band: Band,
 }
 
@@ -154,13 +159,22 @@ struct BandWork {
 }
 
 impl BandWork {
-    /// The pulse band of every `SCORE_STRIDE`th value of `values`: centred moving averages
-    /// of two widths from one set of prefix sums.
-    fn band(&mut self, values: &[f64], slow_width: usize, fast_width: usize) -> Band {
+    /// Every `SCORE_STRIDE`th value of `values`, in double precision, kept for [`band`].
+    fn sample(&mut self, values: &[f32]) -> &[f64] {
         self.sampled.clear();
+        // `chunks_exact` lets the copy run without a capacity check per value.
+        let pairs = values.chunks_exact(SCORE_STRIDE);
+        let last = pairs.remainder().first().copied();
         self.sampled
-            .extend(values.chunks(SCORE_STRIDE).map(|frames| frames[0]));
-        prefix_sums(self.sampled.iter().copied(), &mut self.prefix);
+            .extend(pairs.map(|frames| f64::from(frames[0])));
+        self.sampled.extend(last.map(f64::from));
+        &self.sampled
+    }
+
+    /// The pulse band of the values last [`sample`]d: centred moving averages of two widths
+    /// from one set of prefix sums.
+    fn band(&mut self, slow_width: usize, fast_width: usize) -> Band {
+        prefix_sums(&self.sampled, &mut self.prefix);
         window_means(&self.prefix, slow_width, &mut self.slow);
         window_means(&self.prefix, fast_width, &mut self.fast);
         let n = self.fast.len();
@@ -198,8 +212,4 @@ impl BandWork {
         let covariance = dot(self.pulse(a), self.pulse(b)) / n - a.pulse_mean * b.pulse_mean;
         covariance / (a.pulse_sd * b.pulse_sd).max(1e-18)
     }
-}
-
-fn mean(x: &[f64]) -> f64 {
-    sum(x) / x.len().max(1) as f64
 }

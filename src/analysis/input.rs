@@ -9,12 +9,17 @@ use super::result::Abnormality;
 
 /// One cell of the camera grid: its mean Y, U and V per frame.
 #[derive(Debug, Clone, PartialEq)]
+///
+/// The traces are kept in single precision: they are 8-bit levels (averaged over a cell), for
+/// which `f32` is exact to far below the sensor's noise, and at half the size the 48 traces of
+/// a minute (345 KB instead of 691 KB) stay in a core's L2 cache while they are read, which
+/// they are several times.
 pub struct CameraCell {
     pub row: usize,
     pub col: usize,
-    pub y: Vec<f64>,
-    pub u: Vec<f64>,
-    pub v: Vec<f64>,
+    pub y: Vec<f32>,
+    pub u: Vec<f32>,
+    pub v: Vec<f32>,
 }
 
 /// What can be analysed.
@@ -64,6 +69,16 @@ impl Context {
 }
 
 /// A series of numbers, or `None` when any element is not a finite number.
+/// A JSON array of finite numbers, in single precision (see [`CameraCell`]); a value beyond
+/// `f32`'s range is not finite there.
+fn levels(value: &Value) -> Option<Vec<f32>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_f64().map(|x| x as f32).filter(|x| x.is_finite()))
+        .collect()
+}
+
 fn numbers(value: &Value) -> Option<Vec<f64>> {
     value
         .as_array()?
@@ -175,10 +190,10 @@ fn camera(time: &Value, quadrants: &Value) -> Result<Recording, Abnormality> {
     for (row, cols) in rows.iter().enumerate() {
         let cols = cols.as_array().ok_or(Abnormality::BadSignalQuality)?;
         for (col, cell) in cols.iter().enumerate() {
-            let channel = |name: &str| -> Result<Vec<f64>, Abnormality> {
+            let channel = |name: &str| -> Result<Vec<f32>, Abnormality> {
                 let values = cell
                     .get(name)
-                    .and_then(numbers)
+                    .and_then(levels)
                     .ok_or(Abnormality::BadSignalQuality)?;
                 if values.len() != times_ms.len() {
                     return Err(Abnormality::BadSignalQuality);

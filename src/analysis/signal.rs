@@ -167,24 +167,61 @@ pub fn all_finite(x: &[f64]) -> bool {
     sums.iter().chain(tail).all(|v| v.is_finite())
 }
 
+/// [`all_finite`] for single-precision traces.
+pub fn all_finite_f32(x: &[f32]) -> bool {
+    let (x8, tail) = x.as_chunks::<8>();
+    let mut sums = [0.0f32; 8];
+    for v in x8 {
+        for k in 0..8 {
+            sums[k] += v[k] * 0.0;
+        }
+    }
+    sums.iter().chain(tail).all(|v| v.is_finite())
+}
+
+/// The mean of a single-precision trace, summed in double precision.
+pub fn mean_f32(x: &[f32]) -> f64 {
+    let (x4, tail) = x.as_chunks::<4>();
+    let mut sums = [0.0f64; 4];
+    for v in x4 {
+        for k in 0..4 {
+            sums[k] += f64::from(v[k]);
+        }
+    }
+    let total = sums.iter().sum::<f64>() + tail.iter().map(|v| f64::from(*v)).sum::<f64>();
+    total / x.len().max(1) as f64
+}
+
 /// Centred moving average over `width` samples (at least 1), shrinking at the ends.
 pub fn moving_average(x: &[f64], width: usize) -> Vec<f64> {
     let mut prefix = Vec::with_capacity(x.len() + 1);
-    prefix_sums(x.iter().copied(), &mut prefix);
+    prefix_sums(x, &mut prefix);
     let mut out = Vec::with_capacity(x.len());
     window_means(&prefix, width, &mut out);
     out
 }
 
-/// `prefix[k]` = the sum of the first `k` values (`prefix[0]` = 0), into `prefix`.
-pub fn prefix_sums(x: impl Iterator<Item = f64>, prefix: &mut Vec<f64>) {
+/// The running sums of `x`, after a leading 0, into `prefix`. A running sum is one long chain
+/// of additions, each waiting for the one before; here the sums within each block of four
+/// are formed apart from the chain, which then takes one addition per block, not four.
+pub fn prefix_sums(x: &[f64], prefix: &mut Vec<f64>) {
     prefix.clear();
-    prefix.push(0.0);
-    let mut sum = 0.0;
-    prefix.extend(x.map(|v| {
-        sum += v;
-        sum
-    }));
+    prefix.resize(x.len() + 1, 0.0);
+    let (blocks, tail) = x.as_chunks::<4>();
+    let (out, out_tail) = prefix[1..].as_chunks_mut::<4>();
+    let mut carry = 0.0;
+    for (block, out) in blocks.iter().zip(out) {
+        let a = block[0];
+        let b = a + block[1];
+        let c = b + block[2];
+        let d = c + block[3];
+        *out = [carry + a, carry + b, carry + c, carry + d];
+        carry += d;
+    }
+    for (v, out) in tail.iter().zip(out_tail) {
+        carry += v;
+        *out = carry;
+    }
 }
 
 /// The centred moving average over `width` samples (as [`moving_average`]) of the series

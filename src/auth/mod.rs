@@ -149,14 +149,10 @@ impl Authenticator {
         Ok(user)
     }
 
-    /// The OAuth2 password grant.
-    pub async fn password_grant(
-        &self,
-        email: &str,
-        password: &str,
-    ) -> Result<IssuedTokens, LoginError> {
-        let user = self.verify_login(email, password).await?;
-        self.issue(user.id, None).await
+    /// The tokens of a login whose password was checked (`actions::Actions::log_in`): the
+    /// OAuth2 password grant's answer.
+    pub async fn login_tokens(&self, user_id: String) -> Result<IssuedTokens, LoginError> {
+        self.issue(user_id, None).await
     }
 
     /// The OAuth2 refresh grant: rotates the refresh token.

@@ -15,7 +15,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn new(field: &'static str, rule: impl Into<String>) -> Self {
+    pub(crate) fn new(field: &'static str, rule: impl Into<String>) -> Self {
         FieldError {
             field,
             rule: rule.into(),

@@ -349,6 +349,24 @@ impl MeasurementUpdate {
         Ok(update)
     }
 
+    /// The names of the fields this update changes, for the audit trail (never their values).
+    pub fn changed_fields(&self) -> Vec<&'static str> {
+        let mut fields = Vec::new();
+        if self.context.is_some() {
+            fields.push("context");
+        }
+        if self.tags.is_some() {
+            fields.push("tags");
+        }
+        if self.review_requested {
+            fields.push("review_requested");
+        }
+        if self.review.is_some() {
+            fields.push("review");
+        }
+        fields
+    }
+
     /// Writes the update into a measurement's `data`: `context` and `tags` replace the old
     /// values; a review is merged into `review` with the reviewer and the time (epoch ms).
     pub fn apply_to(&self, data: &mut Map<String, Value>, reviewer_id: &str, now: i64) {

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod clock;
 pub mod country;
+pub mod group;
 pub mod id;
 pub mod json;
 pub mod measurement;

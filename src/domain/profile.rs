@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use serde_json::{Map, Value};
 
 use super::country;
@@ -57,109 +57,113 @@ impl fmt::Display for ProfileError {
 
 impl std::error::Error for ProfileError {}
 
-/// Lets the validators treat all string enumerations alike, so the allowed
-/// values and error messages come straight from the enums.
-trait WireEnum: Sized + Copy + 'static {
-    fn all() -> &'static [Self];
-    fn wire(&self) -> &'static str;
-    fn from_wire(s: &str) -> Option<Self>;
+/// The profile's string enumerations, spelled in SCREAMING_SNAKE_CASE on the wire (strum
+/// derives both directions), so the validators treat them alike and the allowed values and
+/// error messages come straight from the enums.
+pub trait WireEnum:
+    Sized + Copy + 'static + strum::VariantArray + Into<&'static str> + std::str::FromStr
+{
+    /// Every value, in declaration order.
+    fn all() -> &'static [Self] {
+        Self::VARIANTS
+    }
 
+    /// The value as it appears in JSON.
+    fn as_str(&self) -> &'static str {
+        (*self).into()
+    }
+
+    /// Parses the JSON spelling; case-sensitive, like the wire format.
+    fn parse(s: &str) -> Option<Self> {
+        s.parse().ok()
+    }
+
+    /// "must be one of …", naming every value.
     fn one_of_rule() -> String {
-        let names: Vec<&str> = Self::all().iter().map(Self::wire).collect();
+        let names: Vec<&str> = Self::all().iter().map(Self::as_str).collect();
         format!("must be one of {}", names.join(", "))
     }
 }
 
-macro_rules! wire_enum {
-    (
-        $(#[$meta:meta])*
-        pub enum $name:ident {
-            $($(#[$variant_meta:meta])* $variant:ident => $wire:literal,)+
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($(#[$variant_meta])* $variant,)+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &[Self] = &[$(Self::$variant,)+];
-
-            /// The value as it appears in JSON.
-            pub fn as_str(&self) -> &'static str {
-                match self {
-                    $(Self::$variant => $wire,)+
-                }
-            }
-
-            /// Parses the JSON spelling; case-sensitive, like the wire format.
-            pub fn parse(s: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|value| value.as_str() == s)
-            }
-        }
-
-        impl WireEnum for $name {
-            fn all() -> &'static [Self] {
-                Self::ALL
-            }
-
-            fn wire(&self) -> &'static str {
-                self.as_str()
-            }
-
-            fn from_wire(s: &str) -> Option<Self> {
-                Self::parse(s)
-            }
-        }
-    };
+impl<T> WireEnum for T where
+    T: Sized + Copy + 'static + strum::VariantArray + Into<&'static str> + std::str::FromStr
+{
 }
 
-wire_enum! {
-    /// A condition that affects the interpretation of heart-rhythm measurements.
-    pub enum Comorbidity {
-        /// Heart failure.
-        HeartFailure => "HEART_FAILURE",
-        /// Diabetes mellitus.
-        Diabetes => "DIABETES",
-        /// Chronic obstructive pulmonary disease.
-        Copd => "COPD",
-        /// Hypertension.
-        Hypertension => "HYPERTENSION",
-        /// Vascular disease.
-        VascularDisease => "VASCULAR_DISEASE",
-        /// A past transient ischaemic attack or stroke.
-        HistoryOfTiaStroke => "HISTORY_OF_TIA_STROKE",
-    }
+/// A condition that affects the interpretation of heart-rhythm measurements.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum Comorbidity {
+    /// Heart failure.
+    HeartFailure,
+    /// Diabetes mellitus.
+    Diabetes,
+    /// Chronic obstructive pulmonary disease.
+    Copd,
+    /// Hypertension.
+    Hypertension,
+    /// Vascular disease.
+    VascularDisease,
+    /// A past transient ischaemic attack or stroke.
+    HistoryOfTiaStroke,
 }
 
-wire_enum! {
-    /// How physically active the user is.
-    pub enum Activity {
-        /// Not active.
-        NotActive => "NOT_ACTIVE",
-        /// Slightly active.
-        SlightlyActive => "SLIGHTLY_ACTIVE",
-        /// Moderately active.
-        ModeratelyActive => "MODERATELY_ACTIVE",
-        /// Active.
-        Active => "ACTIVE",
-        /// Very active.
-        VeryActive => "VERY_ACTIVE",
-    }
+/// How physically active the user is.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum Activity {
+    /// Not active.
+    NotActive,
+    /// Slightly active.
+    SlightlyActive,
+    /// Moderately active.
+    ModeratelyActive,
+    /// Active.
+    Active,
+    /// Very active.
+    VeryActive,
 }
 
-wire_enum! {
-    /// A physical condition that can disturb finger-based measurements.
-    pub enum Impediment {
-        /// Tremor.
-        Tremor => "TREMOR",
-        /// Perniosis (chilblains).
-        Perniosis => "PERNIOSIS",
-        /// Callus.
-        Callus => "CALLUS",
-    }
+/// A physical condition that can disturb finger-based measurements.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum Impediment {
+    /// Tremor.
+    Tremor,
+    /// Perniosis (chilblains).
+    Perniosis,
+    /// Callus.
+    Callus,
 }
 
 /// Sex as coded by ISO/IEC 5218, which is how it is sent and stored.
@@ -203,6 +207,13 @@ impl Gender {
     }
 }
 
+/// The latest birthday a profile may hold at `now`: today where the day begins first (UTC+14,
+/// the Line Islands), so that a birthday that is today anywhere on Earth is accepted. One
+/// rule for every door and every sender, wherever their clock or time zone is.
+pub fn latest_birthday(now: DateTime<Utc>) -> NaiveDate {
+    (now + TimeDelta::hours(14)).date_naive()
+}
+
 /// A validated partial profile, ready to merge.
 ///
 /// Values are normalised: `country` is upper-case and `birthday` is always a
@@ -213,8 +224,8 @@ pub struct ProfilePatch(Map<String, Value>);
 impl ProfilePatch {
     /// Validates and normalises a partial profile sent by a client.
     ///
-    /// `today` is the caller's notion of the current date, used to reject
-    /// birthdays in the future.
+    /// `today` is the latest birthday accepted ([`latest_birthday`]): later ones are in
+    /// the future.
     ///
     /// # Errors
     ///
@@ -375,7 +386,7 @@ fn gender(value: Value) -> Result<Value, ProfileError> {
 
 fn enum_string<E: WireEnum>(path: &str, value: Value) -> Result<Value, ProfileError> {
     match value.as_str() {
-        Some(s) if E::from_wire(s).is_some() => Ok(value),
+        Some(s) if E::parse(s).is_some() => Ok(value),
         Some(_) => Err(ProfileError::new(path, E::one_of_rule())),
         None => Err(ProfileError::new(path, "must be a string")),
     }
@@ -1007,13 +1018,13 @@ mod tests {
     // --- enumerations ---
 
     fn assert_round_trips<E: WireEnum + fmt::Debug + PartialEq>(expected: &[&str]) {
-        let wire: Vec<&str> = E::all().iter().map(E::wire).collect();
+        let wire: Vec<&str> = E::all().iter().map(E::as_str).collect();
         assert_eq!(wire, expected);
         for value in E::all() {
-            assert_eq!(E::from_wire(value.wire()), Some(*value));
-            assert_eq!(E::from_wire(&value.wire().to_lowercase()), None);
+            assert_eq!(E::parse(value.as_str()), Some(*value));
+            assert_eq!(E::parse(&value.as_str().to_lowercase()), None);
         }
-        assert_eq!(E::from_wire(""), None);
+        assert_eq!(E::parse(""), None);
     }
 
     #[test]
@@ -1036,14 +1047,14 @@ mod tests {
         assert_round_trips::<Impediment>(&["TREMOR", "PERNIOSIS", "CALLUS"]);
         assert_eq!(Activity::parse("VERY_ACTIVE"), Some(Activity::VeryActive));
         assert_eq!(Comorbidity::Copd.as_str(), "COPD");
-        assert_eq!(Impediment::ALL.len(), 3);
+        assert_eq!(Impediment::all().len(), 3);
     }
 
     // --- comorbidities and impediments ---
 
     #[test]
     fn comorbidities_accept_every_known_value_and_duplicates() {
-        let all: Vec<&str> = Comorbidity::ALL.iter().map(Comorbidity::as_str).collect();
+        let all: Vec<&str> = Comorbidity::all().iter().map(Comorbidity::as_str).collect();
         assert_eq!(accepted("comorbidities", json!(all)), json!(all));
         assert_eq!(accepted("comorbidities", json!([])), json!([]));
         assert_eq!(
@@ -1106,7 +1117,7 @@ mod tests {
 
     #[test]
     fn activity_is_one_of_the_levels() {
-        for level in Activity::ALL {
+        for level in Activity::all() {
             assert_eq!(
                 accepted("activity", json!(level.as_str())),
                 json!(level.as_str())

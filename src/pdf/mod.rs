@@ -134,12 +134,12 @@ impl Engine {
         }
     }
 
-    /// Renders `template` with `data` (served to it as `/data.json`) into
+    /// Renders `template` with `data`, served to it as JSON at `/data.json`, into
     /// PDF bytes. Deterministic: the same arguments give the same bytes.
     pub fn render(
         &self,
         template: Template,
-        data: &serde_json::Value,
+        data: &impl serde::Serialize,
         meta: &RenderMeta,
     ) -> Result<Vec<u8>, RenderError> {
         // typst memoises across compilations in process-wide caches; without
@@ -159,7 +159,7 @@ impl Engine {
     fn compile(
         &self,
         template: Template,
-        data: &serde_json::Value,
+        data: &impl serde::Serialize,
         meta: &RenderMeta,
     ) -> Warned<Result<PagedDocument, RenderError>> {
         let main = self

@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use super::format;
 use crate::domain::account::Language;
@@ -42,6 +43,85 @@ const SHARED_LABELS: [&str; 26] = [
     "disclaimer",
 ];
 
+/// The render data of a report and the instant it reflects (the latest change of anything
+/// it shows).
+pub struct ReportData<D> {
+    /// What the template reads as `/data.json`.
+    pub data: D,
+    /// Printed as the "generated on" time and stamped on the PDF.
+    pub as_of: DateTime<Utc>,
+}
+
+/// The direction a report's language is written in, which the templates lay the page out by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Left to right.
+    Ltr,
+    /// Right to left (Arabic).
+    Rtl,
+}
+
+impl Direction {
+    /// The direction of `language`.
+    pub fn of(language: Language) -> Self {
+        if language == Language::Ar {
+            Direction::Rtl
+        } else {
+            Direction::Ltr
+        }
+    }
+}
+
+/// A report's messages by key, as the templates read them (`d.labels`).
+///
+/// Kept in the order they were added, since the serialised order is part of the PDF's cache
+/// key; a key added again keeps its place and takes the new text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Labels(Vec<(&'static str, String)>);
+
+impl Labels {
+    /// Sets the text of `key`.
+    pub fn insert(&mut self, key: &'static str, text: String) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, old)) => *old = text,
+            None => self.0.push((key, text)),
+        }
+    }
+}
+
+impl Serialize for Labels {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+/// The patient header every report prints. Each missing fact is `null`, which the templates
+/// print as "not given".
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PatientHeader {
+    pub name: String,
+    /// The date of birth in the language's figures.
+    pub birthday: Option<String>,
+    /// The age in years on the day the report is about, as a sentence.
+    pub age: Option<String>,
+    pub gender: Option<String>,
+    pub physician: Option<String>,
+}
+
+/// The profile's risk factors, translated and formatted; each missing one is `null`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RiskFactors {
+    pub comorbidities: Vec<String>,
+    /// "Yes" or "No".
+    pub smoker: Option<String>,
+    pub activity: Option<String>,
+    /// With its unit.
+    pub weight: Option<String>,
+    /// The height, with its unit.
+    pub length: Option<String>,
+}
+
 /// The instant a report reflects: the latest change of anything it shows. Printed as its
 /// "generated on" time, so that rendering again gives the same PDF.
 pub fn as_of(changes: &[i64]) -> DateTime<Utc> {
@@ -53,10 +133,10 @@ pub fn as_of(changes: &[i64]) -> DateTime<Utc> {
 
 /// The labels of a report: the shared ones, `own`, and the footer's "generated on" (at
 /// `as_of` in `zone`) and "page x of y" (with `{page}` and `{total}` for the template).
-pub fn labels(tr: &Translator, own: &[&str], as_of: DateTime<Utc>, zone: Tz) -> Map<String, Value> {
-    let mut labels = Map::new();
-    for key in SHARED_LABELS.iter().chain(own) {
-        labels.insert((*key).into(), tr.text(key).into());
+pub fn labels(tr: &Translator, own: &[&'static str], as_of: DateTime<Utc>, zone: Tz) -> Labels {
+    let mut labels = Labels::default();
+    for &key in SHARED_LABELS.iter().chain(own) {
+        labels.insert(key, tr.text(key));
     }
     let local = as_of.with_timezone(&zone);
     let generated = format!(
@@ -65,16 +145,15 @@ pub fn labels(tr: &Translator, own: &[&str], as_of: DateTime<Utc>, zone: Tz) -> 
         format::time(local)
     );
     labels.insert(
-        "generated-on".into(),
-        tr.text_with("generated-on", &[("date", generated)]).into(),
+        "generated-on",
+        tr.text_with("generated-on", &[("date", generated)]),
     );
     labels.insert(
-        "page-of".into(),
+        "page-of",
         tr.text_with(
             "page-of",
             &[("page", "{page}".into()), ("total", "{total}".into())],
-        )
-        .into(),
+        ),
     );
     labels
 }
@@ -93,7 +172,7 @@ pub fn patient_block(
     patient: &user::Model,
     profile: &Map<String, Value>,
     on: NaiveDate,
-) -> Value {
+) -> PatientHeader {
     let birthday = profile
         .get("birthday")
         .and_then(Value::as_str)
@@ -105,22 +184,47 @@ pub fn patient_block(
         }
         tr.text_with("age-years", &[("years", years.max(0).to_string())])
     });
-    json!({
-        "name": format!("{} {}", patient.first_name, patient.last_name),
-        "birthday": birthday.map(|b| format::short_date(language, b)),
-        "age": age,
-        "gender": profile.get("gender").and_then(Value::as_i64).map(|g| translated_or_raw(tr, "gender", &g.to_string())),
-        "physician": profile.get("physician").and_then(Value::as_str),
-    })
+    PatientHeader {
+        name: format!("{} {}", patient.first_name, patient.last_name),
+        birthday: birthday.map(|b| format::short_date(language, b)),
+        age,
+        gender: profile
+            .get("gender")
+            .and_then(Value::as_i64)
+            .map(|g| translated_or_raw(tr, "gender", &g.to_string())),
+        physician: profile
+            .get("physician")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    }
 }
 
 /// The profile's risk factors: conditions, smoking, activity, weight and height.
-pub fn risk_block(tr: &Translator, language: Language, profile: &Map<String, Value>) -> Value {
-    json!({
-        "comorbidities": string_list(profile.get("comorbidities")).iter().map(|c| translated_or_raw(tr, "comorbidity", c)).collect::<Vec<_>>(),
-        "smoker": profile.get("smoker").and_then(Value::as_bool).map(|s| tr.text(if s { "yes" } else { "no" })),
-        "activity": profile.get("activity").and_then(Value::as_str).map(|a| translated_or_raw(tr, "activity", a)),
-        "weight": profile.get("weight").and_then(Value::as_f64).map(|w| format!("{} {}", format::decimal(language, w, 1), tr.text("kg"))),
-        "length": profile.get("length").and_then(Value::as_f64).map(|l| format!("{} {}", format::decimal(language, l, 1), tr.text("cm"))),
-    })
+pub fn risk_block(
+    tr: &Translator,
+    language: Language,
+    profile: &Map<String, Value>,
+) -> RiskFactors {
+    let measure = |key: &str, unit: &str| {
+        profile
+            .get(key)
+            .and_then(Value::as_f64)
+            .map(|v| format!("{} {}", format::decimal(language, v, 1), tr.text(unit)))
+    };
+    RiskFactors {
+        comorbidities: string_list(profile.get("comorbidities"))
+            .iter()
+            .map(|c| translated_or_raw(tr, "comorbidity", c))
+            .collect(),
+        smoker: profile
+            .get("smoker")
+            .and_then(Value::as_bool)
+            .map(|s| tr.text(if s { "yes" } else { "no" })),
+        activity: profile
+            .get("activity")
+            .and_then(Value::as_str)
+            .map(|a| translated_or_raw(tr, "activity", a)),
+        weight: measure("weight", "kg"),
+        length: measure("length", "cm"),
+    }
 }

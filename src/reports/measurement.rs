@@ -2,11 +2,15 @@
 //! formatted in the patient's time zone. The template only lays it out, so the hash of this
 //! data (with the template revision) identifies the PDF exactly.
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::TimeZone;
 use chrono_tz::Tz;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
-use super::common::{as_of, labels, patient_block, risk_block, translated_or_raw};
+use super::common::{
+    Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, labels, patient_block,
+    risk_block, translated_or_raw,
+};
 use super::findings::Findings;
 use super::format;
 use crate::domain::account::Language;
@@ -51,14 +55,54 @@ pub struct MeasurementReportInput<'a> {
     pub time_zone: Tz,
 }
 
-/// The render data and the instant it reflects (the latest change of anything shown).
-pub struct ReportData {
-    pub data: Value,
-    pub as_of: DateTime<Utc>,
+/// What `templates/pdf/measurement.typ` reads as `/data.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasurementReportData {
+    /// The measurement's version: any update makes a new PDF, even of fields not printed.
+    pub version: i64,
+    /// The language's code.
+    pub lang: &'static str,
+    pub dir: Direction,
+    pub labels: Labels,
+    pub patient: PatientHeader,
+    pub measurement: MeasurementDetails,
+    pub findings: Findings,
+    pub risk: RiskFactors,
+}
+
+/// When and how the measurement was taken and what the reviewer said; every missing fact is
+/// `null`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasurementDetails {
+    /// The local date, with the month's name.
+    pub date: String,
+    /// The local time of day.
+    pub time: String,
+    /// The time zone with its offset on that date.
+    pub zone: String,
+    pub status: StatusView,
+    /// The reviewer's note.
+    pub review_note: Option<String>,
+    /// The reviewer's diagnosis label.
+    pub diagnosis_label: Option<String>,
+    /// The symptoms the patient reported, translated.
+    pub symptoms: Vec<String>,
+    pub severity: Option<String>,
+    /// What the patient was doing, translated.
+    pub activity: Option<String>,
+    /// The recording's length, as a sentence.
+    pub duration: Option<String>,
+}
+
+/// The measurement's review status: its wire key, which picks the colour, and its label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusView {
+    pub key: String,
+    pub label: String,
 }
 
 /// Builds the data of a single-measurement report.
-pub fn build(input: &MeasurementReportInput) -> ReportData {
+pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData> {
     let tr = Translator::new(input.language);
     let zone = input.time_zone;
     let m = input.measurement;
@@ -109,32 +153,55 @@ pub fn build(input: &MeasurementReportInput) -> ReportData {
                 .and_then(Value::as_f64)
         })
         .filter(|ms| ms.is_finite() && *ms >= 0.0);
-    let measurement = json!({
-        "date": format::long_date(input.language, measured),
-        "time": format::time(measured),
-        "zone": format::zone(measured),
-        "status": {"key": m.status, "label": translated_or_raw(&tr, "status", &m.status)},
-        "review_note": review.get("diagnosis").and_then(Value::as_str).filter(|s| !s.is_empty()),
-        "diagnosis_label": review.get("label").and_then(Value::as_str).filter(|s| !s.is_empty()),
-        "symptoms": string_list(context.get("symptoms")).iter().map(|s| translated_or_raw(&tr, "symptom", s)).collect::<Vec<_>>(),
-        "severity": context.get("symptomSeverity").and_then(Value::as_i64).map(|v| tr.text_with("severity-value", &[("value", v.to_string())])),
-        "activity": context.get("activity").and_then(Value::as_str).map(|a| translated_or_raw(&tr, "context", a)),
-        "duration": duration_ms.map(|ms| tr.text_with("duration-seconds", &[("seconds", format::decimal(input.language, ms / 1000.0, 0))])),
-    });
+    let review_text = |key: &str| {
+        review
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let measurement = MeasurementDetails {
+        date: format::long_date(input.language, measured),
+        time: format::time(measured),
+        zone: format::zone(measured),
+        status: StatusView {
+            key: m.status.clone(),
+            label: translated_or_raw(&tr, "status", &m.status),
+        },
+        review_note: review_text("diagnosis"),
+        diagnosis_label: review_text("label"),
+        symptoms: string_list(context.get("symptoms"))
+            .iter()
+            .map(|s| translated_or_raw(&tr, "symptom", s))
+            .collect(),
+        severity: context
+            .get("symptomSeverity")
+            .and_then(Value::as_i64)
+            .map(|v| tr.text_with("severity-value", &[("value", v.to_string())])),
+        activity: context
+            .get("activity")
+            .and_then(Value::as_str)
+            .map(|a| translated_or_raw(&tr, "context", a)),
+        duration: duration_ms.map(|ms| {
+            tr.text_with(
+                "duration-seconds",
+                &[("seconds", format::decimal(input.language, ms / 1000.0, 0))],
+            )
+        }),
+    };
     let findings = Findings::of(&tr, &data);
 
     let risk = risk_block(&tr, input.language, &profile);
 
-    let data = json!({
-        // The measurement's version: any update makes a new PDF, even of fields not printed.
-        "version": m.update_timestamp,
-        "lang": input.language.code(),
-        "dir": if input.language == Language::Ar { "rtl" } else { "ltr" },
-        "labels": labels,
-        "patient": patient,
-        "measurement": measurement,
-        "findings": findings,
-        "risk": risk,
-    });
+    let data = MeasurementReportData {
+        version: m.update_timestamp,
+        lang: input.language.code(),
+        dir: Direction::of(input.language),
+        labels,
+        patient,
+        measurement,
+        findings,
+        risk,
+    };
     ReportData { data, as_of }
 }

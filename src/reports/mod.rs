@@ -17,12 +17,16 @@ pub mod periodic;
 pub mod series;
 pub mod turns;
 
+#[cfg(test)]
+mod render_data_tests;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono_tz::Tz;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tokio::sync::{OnceCell, Semaphore};
 
@@ -74,8 +78,9 @@ pub fn reportable(status: Status) -> bool {
     status.has_results()
 }
 
-/// The hash that identifies a rendered PDF.
-pub fn cache_key(template: Template, data: &serde_json::Value) -> String {
+/// The hash that identifies a rendered PDF: of the template revision, the template and the
+/// serialised `data`.
+pub fn cache_key(template: Template, data: &impl Serialize) -> String {
     let mut hasher = Sha256::new();
     hasher.update(crate::pdf::revision().as_bytes());
     hasher.update([0, template as u8, 0]);
@@ -209,13 +214,13 @@ impl Reports {
 
     /// The stored file for `key`, rendering it first when no process has. The file and its
     /// row are written only once a render has finished in time.
-    async fn pdf(
+    async fn pdf<D: Serialize + Send + 'static>(
         &self,
         reader_id: &str,
         key: &str,
         name: &str,
         template: Template,
-        data: serde_json::Value,
+        data: D,
         meta: RenderMeta,
     ) -> Result<file::Model, ReportError> {
         if let Some(file) = self.store.file_by_cache_key(key).await? {
@@ -259,11 +264,11 @@ impl Reports {
     /// the thread finishes in the background and its result is dropped. The reader's turn
     /// travels with the thread and ends only when it does, so one account never has more
     /// than one render running, abandoned or not.
-    async fn render(
+    async fn render<D: Serialize + Send + 'static>(
         &self,
         reader_id: &str,
         template: Template,
-        data: serde_json::Value,
+        data: D,
         meta: RenderMeta,
     ) -> Result<Vec<u8>, ReportError> {
         let turn = self.turns.take(reader_id).await;

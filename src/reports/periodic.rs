@@ -2,12 +2,15 @@
 //! chosen language and time zone. As for measurement reports, the template only lays it out,
 //! so the hash of this data (with the template revision) identifies the PDF exactly.
 
-use chrono::{DateTime, Days, TimeZone, Timelike, Utc};
+use chrono::{DateTime, Days, TimeZone, Timelike};
 use chrono_tz::Tz;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use super::common::{as_of, labels, patient_block, risk_block, translated_or_raw};
+use super::common::{
+    Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, labels, patient_block,
+    risk_block, translated_or_raw,
+};
 use super::findings::{Headline, RESULT_KEYS, hex, key_colour, result_key};
 use super::format;
 use super::series::{self, Columns};
@@ -134,10 +137,170 @@ pub struct PeriodicReportInput<'a> {
     pub time_zone: Tz,
 }
 
-/// The render data and the instant it reflects.
-pub struct PeriodicData {
-    pub data: Value,
-    pub as_of: DateTime<Utc>,
+/// What `templates/pdf/periodic.typ` reads as `/data.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeriodicReportData {
+    /// The report's version: whatever changes it makes a new PDF.
+    pub version: i64,
+    pub report_id: String,
+    /// The language's code.
+    pub lang: &'static str,
+    pub dir: Direction,
+    pub labels: Labels,
+    pub period: Period,
+    pub patient: PatientHeader,
+    pub risk: RiskFactors,
+    pub summary: Summary,
+    pub chart: Chart,
+    /// The measurements per part of the local day, night first.
+    pub time_of_day: Vec<DayPartCount>,
+    pub symptoms: Vec<SymptomRow>,
+    /// The table of measurements, as stored with the report.
+    pub rows: Vec<TableRow>,
+}
+
+/// The period a report covers, in its time zone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Period {
+    /// From and to, local date and time, as a sentence.
+    pub range: String,
+    /// The time zone with its offset at the start.
+    pub zone: String,
+}
+
+/// How many measurements had a result class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassCount {
+    /// The result key.
+    pub key: &'static str,
+    pub label: String,
+    /// The class's printed colour, `#rrggbb`.
+    pub color: &'static str,
+    pub count: usize,
+}
+
+/// The period at a glance; each part is `null` when no measurement gives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// How many measurements the period holds.
+    pub count: usize,
+    /// The counts per result class: every rhythm result, then failed and missing results
+    /// when there are some.
+    pub classes: Vec<ClassCount>,
+    pub burden: Option<Burden>,
+    pub heart_rate: Option<HeartRateStats>,
+    /// The counts per signal-quality class, good first.
+    pub quality: Vec<QualityCount>,
+    /// The share of measurements of good quality, as a percentage.
+    pub good_share: Option<String>,
+}
+
+/// The share of irregular results among the measurements with a result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Burden {
+    /// A whole percentage.
+    pub share: String,
+    /// How many of how many, as a sentence.
+    pub detail: String,
+    /// Orange when any result was irregular, else green.
+    pub color: &'static str,
+}
+
+/// The server's heart rates over the period, bpm.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeartRateStats {
+    pub min: i64,
+    pub mean: i64,
+    pub max: i64,
+    /// The sample standard deviation, in the language's figures; `null` with one rate.
+    pub sd: Option<String>,
+}
+
+/// How many measurements had a signal-quality class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QualityCount {
+    /// `good`, `fair` or `poor`.
+    pub key: &'static str,
+    pub label: String,
+    pub count: usize,
+}
+
+/// The heart-rate chart: x is the place in the period (0..1), y the rate in bpm.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Chart {
+    /// Every dot shown, in time order.
+    pub points: Vec<ChartPoint>,
+    /// The same dots grouped by colour, least severe first, so that each colour is one path
+    /// and the severe ones are drawn on top.
+    pub marks: Vec<ChartMark>,
+    /// Local midnights.
+    pub ticks: Vec<ChartTick>,
+    pub y_min: f64,
+    pub y_max: f64,
+}
+
+/// A dot on the chart: `[x, rate, colour]`, an array as the template indexes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChartPoint(pub f64, pub f64, pub &'static str);
+
+/// The dots of one colour.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChartMark {
+    /// `#rrggbb`.
+    pub color: &'static str,
+    /// `[x, rate]` of each dot.
+    pub at: Vec<[f64; 2]>,
+}
+
+/// A tick on the time axis: `[x, day and month]`, an array as the template indexes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChartTick(pub f64, pub String);
+
+/// How many measurements fall in a part of the local day.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DayPartCount {
+    pub label: String,
+    pub count: usize,
+}
+
+/// A symptom, or the measurements without any, with the result classes it came with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SymptomRow {
+    pub label: String,
+    /// How many measurements it came with.
+    pub count: usize,
+    /// The classes it came with, each at least once.
+    pub by_class: Vec<ClassCount>,
+    /// Set (and only then present) on the row of measurements without symptoms, which the
+    /// template greys out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub muted: bool,
+}
+
+/// One line of the table of measurements; each missing fact is `null`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TableRow {
+    /// The local date.
+    pub date: Option<String>,
+    /// The local time of day.
+    pub time: Option<String>,
+    /// The server's heart rate, rounded bpm.
+    pub heart_rate: Option<i64>,
+    pub result: RowResult,
+    /// The review status, translated.
+    pub review: String,
+    /// The reviewer's diagnosis label.
+    pub label: Option<String>,
+    /// The symptoms, translated, in one line.
+    pub symptoms: String,
+}
+
+/// A table row's result: the class with any rate out of range beside it, in its colour.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowResult {
+    pub label: String,
+    /// `#rrggbb`.
+    pub color: &'static str,
 }
 
 fn local(zone: Tz, millis: i64) -> DateTime<Tz> {
@@ -155,7 +318,7 @@ fn date_time(language: Language, at: DateTime<Tz>) -> String {
 }
 
 /// Builds the data of a periodic report.
-pub fn build(input: &PeriodicReportInput) -> PeriodicData {
+pub fn build(input: &PeriodicReportInput) -> ReportData<PeriodicReportData> {
     let tr = Translator::new(input.language);
     let language = input.language;
     let zone = input.time_zone;
@@ -174,46 +337,44 @@ pub fn build(input: &PeriodicReportInput) -> PeriodicData {
     let start = local(zone, report.period_start_timestamp);
     let end = local(zone, report.period_end_timestamp);
     let mut labels = labels(&tr, &LABELS, as_of, zone);
+    labels.insert("report-title", tr.text("periodic-report-title"));
     labels.insert(
-        "report-title".into(),
-        tr.text("periodic-report-title").into(),
-    );
-    labels.insert(
-        "report-subtitle".into(),
-        translated_or_raw(&tr, "trigger", &report.trigger).into(),
+        "report-subtitle",
+        translated_or_raw(&tr, "trigger", &report.trigger),
     );
 
-    let period = json!({
-        "range": tr.text_with("period-range", &[
-            ("start", date_time(language, start)),
-            ("end", date_time(language, end)),
-        ]),
-        "zone": format::zone(start),
-    });
+    let period = Period {
+        range: tr.text_with(
+            "period-range",
+            &[
+                ("start", date_time(language, start)),
+                ("end", date_time(language, end)),
+            ],
+        ),
+        zone: format::zone(start),
+    };
 
-    let rows: Vec<Value> = items.iter().map(|item| row(&tr, zone, item)).collect();
-    let data = json!({
-        // The report's version: whatever changes it makes a new PDF.
-        "version": report.update_timestamp,
-        "report_id": report.id,
-        "lang": language.code(),
-        "dir": if language == Language::Ar { "rtl" } else { "ltr" },
-        "labels": labels,
-        "period": period,
-        "patient": patient_block(&tr, language, input.patient, &profile, end.date_naive()),
-        "risk": risk_block(&tr, language, &profile),
-        "summary": summary(&tr, language, &items),
-        "chart": chart(language, zone, report, &items),
-        "time_of_day": time_of_day(&tr, zone, &items),
-        "symptoms": symptoms(&tr, &items),
-        "rows": rows,
-    });
-    PeriodicData { data, as_of }
+    let data = PeriodicReportData {
+        version: report.update_timestamp,
+        report_id: report.id.clone(),
+        lang: language.code(),
+        dir: Direction::of(language),
+        labels,
+        period,
+        patient: patient_block(&tr, language, input.patient, &profile, end.date_naive()),
+        risk: risk_block(&tr, language, &profile),
+        summary: summary(&tr, language, &items),
+        chart: chart(language, zone, report, &items),
+        time_of_day: time_of_day(&tr, zone, &items),
+        symptoms: symptoms(&tr, &items),
+        rows: items.iter().map(|item| row(&tr, zone, item)).collect(),
+    };
+    ReportData { data, as_of }
 }
 
 /// The counts of `keys` among `items`: every rhythm result (a zero says as much as a count),
 /// and failed or missing results only when there are some.
-fn counts(tr: &Translator, items: &[&Item]) -> Vec<Value> {
+fn counts(tr: &Translator, items: &[&Item]) -> Vec<ClassCount> {
     COUNTED
         .iter()
         .filter_map(|key| {
@@ -221,7 +382,12 @@ fn counts(tr: &Translator, items: &[&Item]) -> Vec<Value> {
             let rhythm = !matches!(key, ResultKey::QualityTooLow | ResultKey::NoResult);
             (count > 0 || rhythm).then(|| {
                 let headline = Headline::new(tr, *key, key_colour(*key));
-                json!({"key": headline.key, "label": headline.label, "color": headline.color, "count": count})
+                ClassCount {
+                    key: headline.key,
+                    label: headline.label,
+                    color: headline.color,
+                    count,
+                }
             })
         })
         .collect()
@@ -234,7 +400,7 @@ fn percent(part: usize, whole: usize) -> String {
 
 /// Counts per result class, the burden (the share of irregular results among measurements
 /// with a result), heart-rate statistics and signal-quality shares.
-fn summary(tr: &Translator, language: Language, items: &[Item]) -> Value {
+fn summary(tr: &Translator, language: Language, items: &[Item]) -> Summary {
     let all: Vec<&Item> = items.iter().collect();
     let with_result = items
         .iter()
@@ -256,15 +422,20 @@ fn summary(tr: &Translator, language: Language, items: &[Item]) -> Value {
             )
         })
         .count();
-    let burden = (with_result > 0).then(|| {
-        json!({
-            "share": percent(irregular, with_result),
-            "detail": tr.text_with("burden-detail", &[
+    let burden = (with_result > 0).then(|| Burden {
+        share: percent(irregular, with_result),
+        detail: tr.text_with(
+            "burden-detail",
+            &[
                 ("irregular", irregular.to_string()),
                 ("total", with_result.to_string()),
-            ]),
-            "color": hex(if irregular > 0 { key_colour(ResultKey::PossiblyIrregular) } else { key_colour(ResultKey::Regular) }),
-        })
+            ],
+        ),
+        color: hex(if irregular > 0 {
+            key_colour(ResultKey::PossiblyIrregular)
+        } else {
+            key_colour(ResultKey::Regular)
+        }),
     });
     let rates: Vec<f64> = items.iter().filter_map(Item::rate).collect();
     let heart_rate = (!rates.is_empty()).then(|| {
@@ -276,14 +447,14 @@ fn summary(tr: &Translator, language: Language, items: &[Item]) -> Value {
             (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (rates.len() - 1) as f64)
                 .sqrt()
         });
-        json!({
-            "min": min.round() as i64,
-            "mean": mean.round() as i64,
-            "max": max.round() as i64,
-            "sd": sd.map(|sd| format::decimal(language, sd, 1)),
-        })
+        HeartRateStats {
+            min: min.round() as i64,
+            mean: mean.round() as i64,
+            max: max.round() as i64,
+            sd: sd.map(|sd| format::decimal(language, sd, 1)),
+        }
     });
-    let quality: Vec<Value> = [QualityClass::Good, QualityClass::Fair, QualityClass::Poor]
+    let quality: Vec<QualityCount> = [QualityClass::Good, QualityClass::Fair, QualityClass::Poor]
         .iter()
         .map(|class| {
             let key = class.as_str();
@@ -291,21 +462,25 @@ fn summary(tr: &Translator, language: Language, items: &[Item]) -> Value {
                 .iter()
                 .filter(|i| i.quality.as_deref().unwrap_or("poor") == key)
                 .count();
-            json!({"key": key, "label": tr.text(&format!("quality-{key}")), "count": count})
+            QualityCount {
+                key,
+                label: tr.text(&format!("quality-{key}")),
+                count,
+            }
         })
         .collect();
     let good = items
         .iter()
         .filter(|i| i.quality.as_deref() == Some("good"))
         .count();
-    json!({
-        "count": items.len(),
-        "classes": counts(tr, &all),
-        "burden": burden,
-        "heart_rate": heart_rate,
-        "quality": quality,
-        "good_share": (!items.is_empty()).then(|| percent(good, items.len())),
-    })
+    Summary {
+        count: items.len(),
+        classes: counts(tr, &all),
+        burden,
+        heart_rate,
+        quality,
+        good_share: (!items.is_empty()).then(|| percent(good, items.len())),
+    }
 }
 
 /// A measurement on the heart-rate chart: its place in the period (0..1), rate and result.
@@ -372,7 +547,7 @@ fn dots(mut all: Vec<Dot>, columns: Columns) -> Vec<Dot> {
 /// by its result, as long as the dots fit the plot's width (see [`dots`]); ticks at local
 /// midnights labelled with the local date. `marks` groups the dots by colour, least severe
 /// first, so each colour is one path and the severe ones are drawn on top.
-fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -> Value {
+fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -> Chart {
     let start = report.period_start_timestamp;
     let span = (report.period_end_timestamp - start).max(1) as f64;
     let round4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
@@ -388,20 +563,23 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
         .collect();
     let columns = Columns::new(0.0, 1.0, series::columns_for(CHART_WIDTH_MM, CHART_DOT_PT));
     let shown = dots(all, columns);
-    let points: Vec<Value> = shown
+    let points: Vec<ChartPoint> = shown
         .iter()
-        .map(|d| json!([d.x, d.rate.round(), hex(key_colour(d.key))]))
+        .map(|d| ChartPoint(d.x, d.rate.round(), hex(key_colour(d.key))))
         .collect();
-    let marks: Vec<Value> = RESULT_KEYS
+    let marks: Vec<ChartMark> = RESULT_KEYS
         .iter()
         .rev()
         .filter_map(|key| {
-            let at: Vec<Value> = shown
+            let at: Vec<[f64; 2]> = shown
                 .iter()
                 .filter(|d| d.key == *key)
-                .map(|d| json!([d.x, d.rate.round()]))
+                .map(|d| [d.x, d.rate.round()])
                 .collect();
-            (!at.is_empty()).then(|| json!({"color": hex(key_colour(*key)), "at": at}))
+            (!at.is_empty()).then(|| ChartMark {
+                color: hex(key_colour(*key)),
+                at,
+            })
         })
         .collect();
     let rates: Vec<f64> = items.iter().filter_map(Item::rate).collect();
@@ -420,7 +598,7 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
         .date_naive()
         .and_hms_opt(0, 0, 0)
         .and_then(|t| zone.from_local_datetime(&t).earliest());
-    let ticks: Vec<Value> = (0..=days)
+    let ticks: Vec<ChartTick> = (0..=days)
         .step_by(step as usize)
         .filter_map(|k| {
             let day = midnight?.date_naive().checked_add_days(Days::new(k))?;
@@ -428,25 +606,22 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
                 .from_local_datetime(&day.and_hms_opt(0, 0, 0)?)
                 .earliest()?;
             let x = (at.timestamp_millis() - start) as f64 / span;
-            (0.0..=1.0).contains(&x).then(|| {
-                json!([
-                    (x * 10_000.0).round() / 10_000.0,
-                    format::day_month(language, day)
-                ])
-            })
+            (0.0..=1.0)
+                .contains(&x)
+                .then(|| ChartTick(round4(x), format::day_month(language, day)))
         })
         .collect();
-    json!({
-        "points": points,
-        "marks": marks,
-        "ticks": ticks,
-        "y_min": ((low - 10.0) / 10.0).floor() * 10.0,
-        "y_max": ((high + 10.0) / 10.0).ceil() * 10.0,
-    })
+    Chart {
+        points,
+        marks,
+        ticks,
+        y_min: ((low - 10.0) / 10.0).floor() * 10.0,
+        y_max: ((high + 10.0) / 10.0).ceil() * 10.0,
+    }
 }
 
 /// How many measurements fall in each part of the local day.
-fn time_of_day(tr: &Translator, zone: Tz, items: &[Item]) -> Value {
+fn time_of_day(tr: &Translator, zone: Tz, items: &[Item]) -> Vec<DayPartCount> {
     let mut counts = [0usize; DAY_PARTS.len()];
     for item in items {
         let Some(at) = item.measurement_timestamp else {
@@ -459,49 +634,60 @@ fn time_of_day(tr: &Translator, zone: Tz, items: &[Item]) -> Value {
             .unwrap_or(0);
         counts[part] += 1;
     }
-    Value::Array(
-        DAY_PARTS
-            .iter()
-            .zip(counts)
-            .map(|((key, _), count)| json!({"label": tr.text(key), "count": count}))
-            .collect(),
-    )
+    DAY_PARTS
+        .iter()
+        .zip(counts)
+        .map(|((key, _), count)| DayPartCount {
+            label: tr.text(key),
+            count,
+        })
+        .collect()
 }
 
 /// Each symptom reported in the period with how often it came with each result class, then
 /// the measurements without symptoms.
-fn symptoms(tr: &Translator, items: &[Item]) -> Value {
+fn symptoms(tr: &Translator, items: &[Item]) -> Vec<SymptomRow> {
     let mut names: Vec<&str> = items
         .iter()
         .flat_map(|i| i.symptoms.iter().map(String::as_str))
         .collect();
     names.sort_unstable();
     names.dedup();
-    let by_class = |subset: Vec<&Item>| -> Vec<Value> {
+    let by_class = |subset: Vec<&Item>| -> Vec<ClassCount> {
         counts(tr, &subset)
             .into_iter()
-            .filter(|c| c["count"].as_u64() > Some(0))
+            .filter(|c| c.count > 0)
             .collect()
     };
-    let mut rows: Vec<Value> = names
+    let mut rows: Vec<SymptomRow> = names
         .iter()
         .map(|name| {
             let with: Vec<&Item> = items
                 .iter()
                 .filter(|i| i.symptoms.iter().any(|s| s == name))
                 .collect();
-            json!({"label": translated_or_raw(tr, "symptom", name), "count": with.len(), "by_class": by_class(with)})
+            SymptomRow {
+                label: translated_or_raw(tr, "symptom", name),
+                count: with.len(),
+                by_class: by_class(with),
+                muted: false,
+            }
         })
         .collect();
     let without: Vec<&Item> = items.iter().filter(|i| i.symptoms.is_empty()).collect();
     if !without.is_empty() && !names.is_empty() {
-        rows.push(json!({"label": tr.text("without-symptoms"), "count": without.len(), "by_class": by_class(without), "muted": true}));
+        rows.push(SymptomRow {
+            label: tr.text("without-symptoms"),
+            count: without.len(),
+            by_class: by_class(without),
+            muted: true,
+        });
     }
-    Value::Array(rows)
+    rows
 }
 
 /// One line of the table of measurements.
-fn row(tr: &Translator, zone: Tz, item: &Item) -> Value {
+fn row(tr: &Translator, zone: Tz, item: &Item) -> TableRow {
     let at = item.measurement_timestamp.map(|t| local(zone, t));
     let result = Headline::stored(tr, item.result.as_deref(), item.indicator.as_deref());
     // A rate out of range is no rhythm result of its own ("regular" at 125 bpm), so the
@@ -517,15 +703,23 @@ fn row(tr: &Translator, zone: Tz, item: &Item) -> Value {
         .collect::<Vec<_>>()
         .join(" · ");
     let language = tr.language();
-    json!({
-        "date": at.map(|t| format::short_date(language, t.date_naive())),
-        "time": at.map(format::time),
-        "heart_rate": item.rate().map(|hr| hr.round() as i64),
-        "result": {"label": label, "color": result.color},
-        "review": translated_or_raw(tr, "status", &item.status),
-        "label": item.label,
-        "symptoms": item.symptoms.iter().map(|s| translated_or_raw(tr, "symptom", s)).collect::<Vec<_>>().join(", "),
-    })
+    TableRow {
+        date: at.map(|t| format::short_date(language, t.date_naive())),
+        time: at.map(format::time),
+        heart_rate: item.rate().map(|hr| hr.round() as i64),
+        result: RowResult {
+            label,
+            color: result.color,
+        },
+        review: translated_or_raw(tr, "status", &item.status),
+        label: item.label.clone(),
+        symptoms: item
+            .symptoms
+            .iter()
+            .map(|s| translated_or_raw(tr, "symptom", s))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 #[cfg(test)]
@@ -559,14 +753,10 @@ mod tests {
             item(None, None),
         ];
         let s = summary(&tr, Language::En, &items);
-        assert_eq!(s["burden"]["share"], "50 %", "2 of 4 with a result");
-        assert_eq!(s["burden"]["detail"], "2 of 4 measurements with a result");
-        let counts: Vec<(&str, u64)> = s["classes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| (c["key"].as_str().unwrap(), c["count"].as_u64().unwrap()))
-            .collect();
+        let burden = s.burden.unwrap();
+        assert_eq!(burden.share, "50 %", "2 of 4 with a result");
+        assert_eq!(burden.detail, "2 of 4 measurements with a result");
+        let counts: Vec<(&str, usize)> = s.classes.iter().map(|c| (c.key, c.count)).collect();
         assert_eq!(
             counts,
             [
@@ -577,11 +767,10 @@ mod tests {
                 ("no_result", 1)
             ]
         );
-        assert_eq!(s["heart_rate"]["min"], 60);
-        assert_eq!(s["heart_rate"]["max"], 110);
-        assert_eq!(s["heart_rate"]["mean"], 80);
+        let rate = s.heart_rate.unwrap();
+        assert_eq!((rate.min, rate.mean, rate.max), (60, 80, 110));
         // Sample SD of 60, 70, 80, 110.
-        assert_eq!(s["heart_rate"]["sd"], "21.6");
+        assert_eq!(rate.sd.as_deref(), Some("21.6"));
     }
 
     fn dot(x: f64, rate: f64, key: ResultKey) -> Dot {
@@ -649,20 +838,19 @@ mod tests {
         }))
         .unwrap();
         let s = summary(&tr, Language::De, std::slice::from_ref(&old));
-        assert!(s["burden"].is_null());
+        assert!(s.burden.is_none());
         assert!(
-            s["heart_rate"].is_null(),
+            s.heart_rate.is_none(),
             "the phone's rate is not the server's"
         );
-        let rhythm: u64 = s["classes"]
-            .as_array()
-            .unwrap()
+        let rhythm: usize = s
+            .classes
             .iter()
-            .filter(|c| c["key"] != "no_result")
-            .map(|c| c["count"].as_u64().unwrap())
+            .filter(|c| c.key != "no_result")
+            .map(|c| c.count)
             .sum();
         assert_eq!(rhythm, 0);
         let shown = row(&tr, Tz::UTC, &old);
-        assert_eq!(shown["result"]["label"], "Kein Ergebnis");
+        assert_eq!(shown.result.label, "Kein Ergebnis");
     }
 }

@@ -5,132 +5,75 @@ pub mod request_log;
 pub mod web;
 
 use actix_session::SessionMiddleware;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse, Url};
+use actix_web::error::ErrorBadRequest;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
+use actix_web::http::uri::{PathAndQuery, Uri};
+use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Next};
 use actix_web::web as routing;
 use actix_web::{HttpResponse, ResponseError};
-use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
 
 use api::error::ApiError;
 use api::extract::BodyLimit;
-use api::{
-    auth, files, groups, health, measurement_reports, measurements, profiles, reports, users,
-};
 use web::session::PortalSessions;
 
-/// Every route of the service: the portal (`/`, `/portal`, `/static`) and the JSON API.
-/// Measurement uploads get their own, larger body limit; `sessions` guards the portal.
+/// Every route of the service: the portal (`/`, `/portal`, `/static`), the API's documentation
+/// (`/docs`, `/openapi.json`) and the JSON API ([`api::configure`]); anything else is the API's
+/// 404 envelope. Measurement uploads get their own, larger body limit; `sessions` guards the
+/// portal.
 pub fn configure(
     cfg: &mut routing::ServiceConfig,
     measurement_limit: BodyLimit,
     sessions: SessionMiddleware<PortalSessions>,
 ) {
     web::configure(cfg, sessions);
-    cfg.service(
-        SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api::openapi::ApiDoc::openapi()),
-    )
-    .route(
-        "/docs",
-        routing::get().to(|| async {
-            HttpResponse::PermanentRedirect()
-                .insert_header((header::LOCATION, "/docs/"))
-                .finish()
-        }),
-    )
-    .route("/health/live", routing::get().to(health::live))
-    .route("/health/ready", routing::get().to(health::ready))
-    .route("/auth/v2/oauth2/tokens", routing::post().to(auth::token))
-    .route("/users/v1/register", routing::post().to(users::register))
-    .route("/users/v1/me", routing::get().to(users::me))
-    .route("/users/v1", routing::get().to(users::list_users))
-    .route("/users/v1/", routing::get().to(users::list_users))
-    .route("/users/v1/{id}", routing::get().to(users::get_user))
-    .route("/users/v1/{id}", routing::put().to(users::update_user))
-    .route(
-        "/users/v1/{id}/patient_enlistments",
-        routing::post().to(users::add_patient_enlistment),
-    )
-    .route(
-        "/users/v1/{id}/patient_enlistments/{group_id}",
-        routing::delete().to(users::end_patient_enlistment),
-    )
-    .route(
-        "/users/v1/{id}/staff_enlistments",
-        routing::post().to(users::add_staff_enlistment),
-    )
-    .route(
-        "/users/v1/{id}/staff_enlistments/{group_id}",
-        routing::delete().to(users::remove_staff_enlistment),
-    )
-    .route("/users/v1/{id}/roles", routing::post().to(users::add_roles))
-    .route(
-        "/users/v1/{id}/roles",
-        routing::delete().to(users::remove_roles),
-    )
-    .route(
-        "/users/v1/{id}/activation",
-        routing::put().to(users::set_activation),
-    )
-    .route("/profiles/v1", routing::get().to(profiles::list_profiles))
-    .route("/profiles/v1", routing::put().to(profiles::update_profiles))
-    .route("/profiles/v1/", routing::get().to(profiles::list_profiles))
-    .route(
-        "/profiles/v1/",
-        routing::put().to(profiles::update_profiles),
-    )
-    .route(
-        "/profiles/v1/{id}",
-        routing::get().to(profiles::get_profile),
-    )
-    .route("/groups/v1", routing::post().to(groups::create_group))
-    .route("/groups/v1", routing::get().to(groups::list_groups))
-    .route("/groups/v1/", routing::get().to(groups::list_groups))
-    .route("/groups/v1/{id}", routing::get().to(groups::get_group))
-    .service(
-        routing::resource("/data/v1/measurements/documents")
-            .app_data(measurement_limit)
-            .route(routing::post().to(measurements::create))
-            .route(routing::get().to(measurements::list)),
-    )
-    .service(
-        routing::resource("/data/v1/measurements/documents/{id}")
-            .app_data(measurement_limit)
-            .route(routing::get().to(measurements::get))
-            .route(routing::put().to(measurements::update)),
-    )
-    .route(
-        "/data/v1/measurement-reports/documents",
-        routing::post().to(measurement_reports::create),
-    )
-    .route(
-        "/data/v1/measurement-reports/documents",
-        routing::get().to(measurement_reports::list),
-    )
-    .route(
-        "/data/v1/measurement-reports/documents/{id}",
-        routing::get().to(measurement_reports::get),
-    )
-    .route("/reports/v1", routing::get().to(reports::list))
-    .route("/reports/v1", routing::post().to(reports::create))
-    .route("/reports/v1/", routing::get().to(reports::list))
-    .route("/reports/v1/", routing::post().to(reports::create))
-    .route("/reports/v1/{id}", routing::get().to(reports::get))
-    .route("/reports/v1/{id}/pdf", routing::get().to(reports::pdf))
-    .route("/reports/v1/{id}/pdf/", routing::get().to(reports::pdf))
-    .route("/files/v1/{token}/file", routing::get().to(files::download))
-    .route(
-        "/files/v1/{token}/file",
-        routing::head().to(files::download),
-    )
-    .route(
-        "/files/v1/{token}/details",
-        routing::get().to(files::details),
-    )
-    .default_service(routing::to(|| async {
+    cfg.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api::openapi::openapi()))
+        .route(
+            "/docs",
+            routing::get().to(|| async {
+                HttpResponse::PermanentRedirect()
+                    .insert_header((header::LOCATION, "/docs/"))
+                    .finish()
+            }),
+        );
+    api::configure(
+        &mut utoipa_actix_web::service_config::ServiceConfig::new(cfg),
+        measurement_limit,
+    );
+    cfg.default_service(routing::to(|| async {
         ApiError::NotFound.error_response()
     }));
+}
+
+/// Middleware: routes a request for one of the API operations that also answer with a trailing
+/// slash ([`api::answers_with_trailing_slash`]) as if it came without that slash. Any other
+/// path is left as it came, so that it answers, or is unknown, exactly as written.
+pub async fn trailing_slash(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let trimmed = req
+        .path()
+        .strip_suffix('/')
+        .filter(|path| !path.is_empty() && api::answers_with_trailing_slash(req.method(), path))
+        .map(str::to_owned);
+    if let Some(path) = trimmed {
+        let mut parts = req.uri().clone().into_parts();
+        let path_and_query = match req.uri().query() {
+            Some(query) => format!("{path}?{query}"),
+            None => path,
+        };
+        // The trimmed path of a valid URI is valid: these cannot fail.
+        parts.path_and_query =
+            Some(PathAndQuery::try_from(path_and_query).map_err(ErrorBadRequest)?);
+        let uri = Uri::from_parts(parts).map_err(ErrorBadRequest)?;
+        req.match_info_mut().set(Url::new(uri.clone()));
+        req.head_mut().uri = uri;
+    }
+    next.call(req).await
 }
 
 /// Turns any error answer that is not already JSON (from actix itself: 405, 404, payload or URL

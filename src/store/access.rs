@@ -6,7 +6,7 @@
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
 use super::entities::{group, staff_enlistment, user};
-use super::{MeasurementRecord, Store, StoreError, StoreResult, Viewer};
+use super::{Store, StoreError, StoreResult, Viewer};
 
 /// Work reserved to administrators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,17 +199,6 @@ impl Store {
         let patient = self.visible_user(viewer, id).await?;
         viewer.may_report_on(&patient.id)?;
         Ok(patient)
-    }
-
-    /// Measurement `id` for a review.
-    pub async fn measurement_to_review(
-        &self,
-        viewer: &Viewer,
-        id: &str,
-    ) -> StoreResult<MeasurementRecord> {
-        let record = self.visible_measurement(viewer, id).await?;
-        viewer.may_review(&record.measurement.creator_id)?;
-        Ok(record)
     }
 
     /// Whether the viewer has a list of patients: administrators and staff of any group.

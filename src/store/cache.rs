@@ -6,48 +6,52 @@
 //! zero turns the cache off. A generation counter keeps a read that raced with a write from
 //! caching what it read before the write.
 
-use std::collections::HashMap;
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use moka::sync::Cache;
 
 use super::UserRecord;
 use super::entities::user;
 
-/// Entries kept at most; beyond, the cache starts over (an attack with random tokens only
-/// misses).
-const MAX_ENTRIES: usize = 50_000;
+/// Entries kept at most in each map; beyond, the least used go first (an attack with random
+/// tokens only misses).
+const MAX_ENTRIES: u64 = 50_000;
 
-#[derive(Debug, Clone)]
-struct TokenEntry {
-    cached_at: Instant,
-    user: user::Model,
-    expires_at: i64,
-}
-
-#[derive(Debug, Clone)]
-struct RecordEntry {
-    cached_at: Instant,
-    record: UserRecord,
-}
-
-/// The cache; one per store.
-#[derive(Debug)]
+/// The cache; one per store. Each map is a moka cache bounded by entries, whose entries live
+/// the TTL at most.
 pub struct ReadCache {
-    ttl: Duration,
+    enabled: bool,
     generation: AtomicU64,
-    tokens: RwLock<HashMap<String, TokenEntry>>,
-    records: RwLock<HashMap<String, RecordEntry>>,
+    tokens: Cache<String, (user::Model, i64)>,
+    records: Cache<String, UserRecord>,
+}
+
+impl std::fmt::Debug for ReadCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadCache")
+            .field("enabled", &self.enabled)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A map of at most [`MAX_ENTRIES`] entries, each living `ttl` at most.
+fn bounded<V: Clone + Send + Sync + 'static>(ttl: Duration) -> Cache<String, V> {
+    Cache::builder()
+        .max_capacity(MAX_ENTRIES)
+        .time_to_live(ttl.max(Duration::from_nanos(1)))
+        .build()
 }
 
 impl ReadCache {
     /// A cache whose entries live `ttl` at most.
     pub fn new(ttl: Duration) -> Self {
         ReadCache {
-            ttl,
+            enabled: !ttl.is_zero(),
             generation: AtomicU64::new(0),
-            tokens: RwLock::new(HashMap::new()),
-            records: RwLock::new(HashMap::new()),
+            tokens: bounded(ttl),
+            records: bounded(ttl),
         }
     }
 
@@ -56,78 +60,49 @@ impl ReadCache {
         self.generation.load(Ordering::Acquire)
     }
 
-    fn fresh(&self, cached_at: Instant) -> bool {
-        cached_at.elapsed() < self.ttl
+    /// Inserts unless a write happened since `generation` was read; a write that lands
+    /// between the check and the insert is caught by the check after it.
+    fn put<V: Clone + Send + Sync + 'static>(
+        &self,
+        map: &Cache<String, V>,
+        generation: u64,
+        key: &str,
+        value: V,
+    ) {
+        if !self.enabled || self.generation() != generation {
+            return;
+        }
+        map.insert(key.to_owned(), value);
+        if self.generation() != generation {
+            map.invalidate(key);
+        }
     }
 
     /// The user and expiry of a valid access token, by hash.
     pub fn token(&self, hash: &str) -> Option<(user::Model, i64)> {
-        let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
-        tokens
-            .get(hash)
-            .filter(|e| self.fresh(e.cached_at))
-            .map(|e| (e.user.clone(), e.expires_at))
+        self.tokens.get(hash)
     }
 
     /// Remembers a valid access token.
     pub fn put_token(&self, generation: u64, hash: &str, user: &user::Model, expires_at: i64) {
-        if self.ttl.is_zero() {
-            return;
-        }
-        let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
-        if self.generation() != generation {
-            return;
-        }
-        if tokens.len() >= MAX_ENTRIES {
-            tokens.clear();
-        }
-        let entry = TokenEntry {
-            cached_at: Instant::now(),
-            user: user.clone(),
-            expires_at,
-        };
-        tokens.insert(hash.to_owned(), entry);
+        self.put(&self.tokens, generation, hash, (user.clone(), expires_at));
     }
 
     /// A user's record with its enlistments.
     pub fn record(&self, user_id: &str) -> Option<UserRecord> {
-        let records = self.records.read().unwrap_or_else(|e| e.into_inner());
-        records
-            .get(user_id)
-            .filter(|e| self.fresh(e.cached_at))
-            .map(|e| e.record.clone())
+        self.records.get(user_id)
     }
 
     /// Remembers a user's record.
     pub fn put_record(&self, generation: u64, record: &UserRecord) {
-        if self.ttl.is_zero() {
-            return;
-        }
-        let mut records = self.records.write().unwrap_or_else(|e| e.into_inner());
-        if self.generation() != generation {
-            return;
-        }
-        if records.len() >= MAX_ENTRIES {
-            records.clear();
-        }
-        let entry = RecordEntry {
-            cached_at: Instant::now(),
-            record: record.clone(),
-        };
-        records.insert(record.user.id.clone(), entry);
+        self.put(&self.records, generation, &record.user.id, record.clone());
     }
 
     /// Forgets everything; called by every write that could change a cached answer.
     pub fn invalidate(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
-        self.tokens
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        self.records
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.tokens.invalidate_all();
+        self.records.invalidate_all();
     }
 }
 

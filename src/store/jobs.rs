@@ -4,10 +4,10 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, Statement, TryInsertResult,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement,
 };
 
-use super::entities::job;
+use super::entities::job::{self, JobStatus};
 use super::{Store, StoreResult};
 use crate::domain::id::Id;
 
@@ -38,7 +38,7 @@ fn job_row(new: &NewJob, now: i64) -> job::ActiveModel {
         kind: Set(new.kind.clone()),
         dedupe_key: Set(new.dedupe_key.clone()),
         payload: Set(new.payload.clone()),
-        status: Set("queued".into()),
+        status: Set(JobStatus::Queued),
         attempts: Set(0),
         max_attempts: Set(Ord::max(new.max_attempts, 1)),
         run_after: Set(new.run_after),
@@ -51,16 +51,6 @@ fn job_row(new: &NewJob, now: i64) -> job::ActiveModel {
 }
 
 impl Store {
-    /// Enqueues a job unless one with the same key exists; returns whether it was new.
-    pub async fn enqueue_job(&self, new: NewJob) -> StoreResult<bool> {
-        let now = self.now();
-        let result = job::Entity::insert(job_row(&new, now))
-            .on_conflict_do_nothing_on([job::Column::DedupeKey])
-            .exec(&self.db)
-            .await?;
-        Ok(matches!(result, TryInsertResult::Inserted(_)))
-    }
-
     /// Enqueues many jobs at once; those whose key exists already are skipped.
     pub async fn enqueue_jobs(&self, jobs: Vec<NewJob>) -> StoreResult<()> {
         let now = self.now();
@@ -85,12 +75,12 @@ impl Store {
                 Condition::any()
                     .add(
                         Condition::all()
-                            .add(job::Column::Status.eq("queued"))
+                            .add(job::Column::Status.eq(JobStatus::Queued))
                             .add(job::Column::RunAfter.lte(now)),
                     )
                     .add(
                         Condition::all()
-                            .add(job::Column::Status.eq("running"))
+                            .add(job::Column::Status.eq(JobStatus::Running))
                             .add(job::Column::LeaseUntil.lt(now)),
                     ),
             )
@@ -108,13 +98,13 @@ impl Store {
     ) -> StoreResult<Vec<job::Model>> {
         let now = self.now();
         job::Entity::update_many()
-            .col_expr(job::Column::Status, Expr::value("failed"))
+            .col_expr(job::Column::Status, Expr::value(JobStatus::Failed.as_str()))
             .col_expr(
                 job::Column::LastError,
                 Expr::value("the lease ran out on the last attempt"),
             )
             .col_expr(job::Column::UpdateTimestamp, Expr::value(now))
-            .filter(job::Column::Status.eq("running"))
+            .filter(job::Column::Status.eq(JobStatus::Running))
             .filter(job::Column::LeaseUntil.lt(now))
             .filter(Expr::col(job::Column::Attempts).gte(Expr::col(job::Column::MaxAttempts)))
             .exec(&self.db)
@@ -139,12 +129,6 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Marks a job done; false when `worker` no longer holds it (its lease ran out and another
-    /// worker claimed it).
-    pub async fn complete_job(&self, id: &str, worker: &str) -> StoreResult<bool> {
-        Ok(self.complete_jobs(&[id.to_owned()], worker).await? == 1)
-    }
-
     /// Marks the jobs `ids` done in one statement (one commit for a whole batch); returns how
     /// many `worker` still held.
     pub async fn complete_jobs(&self, ids: &[String], worker: &str) -> StoreResult<u64> {
@@ -152,12 +136,12 @@ impl Store {
             return Ok(0);
         }
         let result = job::Entity::update_many()
-            .col_expr(job::Column::Status, Expr::value("done"))
+            .col_expr(job::Column::Status, Expr::value(JobStatus::Done.as_str()))
             .col_expr(job::Column::LeaseUntil, Expr::value(Option::<i64>::None))
             .col_expr(job::Column::UpdateTimestamp, Expr::value(self.now()))
             .filter(job::Column::Id.is_in(ids.iter().cloned()))
             .filter(job::Column::ClaimedBy.eq(worker))
-            .filter(job::Column::Status.eq("running"))
+            .filter(job::Column::Status.eq(JobStatus::Running))
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected)
@@ -179,7 +163,14 @@ impl Store {
         let result = job::Entity::update_many()
             .col_expr(
                 job::Column::Status,
-                Expr::value(if exhausted { "failed" } else { "queued" }),
+                Expr::value(
+                    if exhausted {
+                        JobStatus::Failed
+                    } else {
+                        JobStatus::Queued
+                    }
+                    .as_str(),
+                ),
             )
             .col_expr(job::Column::RunAfter, Expr::value(retry_at))
             .col_expr(job::Column::LeaseUntil, Expr::value(Option::<i64>::None))
@@ -190,7 +181,7 @@ impl Store {
             .col_expr(job::Column::UpdateTimestamp, Expr::value(self.now()))
             .filter(job::Column::Id.eq(id))
             .filter(job::Column::ClaimedBy.eq(worker))
-            .filter(job::Column::Status.eq("running"))
+            .filter(job::Column::Status.eq(JobStatus::Running))
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected == 1)

@@ -1,6 +1,6 @@
 //! Measurement report documents.
 
-use sea_orm::{ActiveModelTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::entities::{file, measurement_report};
 use super::query::ListSpec;
@@ -27,6 +27,21 @@ pub struct ReportRecord {
     pub group_ids: Vec<String>,
 }
 
+impl ReportRecord {
+    /// The file of this document if it can be handed out again for a measurement last changed
+    /// at `updated`, read in `language` (its code) in the patient's `time_zone`: rendered, not
+    /// older than that change, in that language and zone (interface.md 3, rule 1, as the SDK's
+    /// `getMeasurementReportUrl` checks it).
+    pub fn reusable(&self, updated: i64, language: &str, time_zone: &str) -> Option<&file::Model> {
+        let r = &self.report;
+        let fits = r.status == "rendered"
+            && r.for_measurement_updated_timestamp >= updated
+            && r.language == language
+            && r.time_zone == time_zone;
+        fits.then_some(self.file.as_ref()).flatten()
+    }
+}
+
 impl Store {
     /// Records a rendered report document.
     pub async fn insert_measurement_report(
@@ -50,6 +65,24 @@ impl Store {
         }
         .insert(&self.db)
         .await?)
+    }
+
+    /// The newest report document of a measurement that `viewer` may see, if any.
+    pub async fn latest_measurement_report(
+        &self,
+        viewer: &Viewer,
+        measurement_id: &str,
+    ) -> StoreResult<Option<ReportRecord>> {
+        let latest = measurement_report::Entity::find()
+            .filter(viewer.users("measurement_reports", "patient_id"))
+            .filter(measurement_report::Column::MeasurementId.eq(measurement_id))
+            .order_by_desc(measurement_report::Column::Id)
+            .one(&self.db)
+            .await?;
+        Ok(self
+            .report_records(latest.into_iter().collect())
+            .await?
+            .pop())
     }
 
     /// A page of the report documents `viewer` may see (those of visible patients).

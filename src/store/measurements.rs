@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use serde_json::{Map, Value};
 
@@ -294,7 +294,7 @@ impl Store {
     }
 
     /// Applies a change, bumping `update_timestamp` (and `status_changed_timestamp` when the
-    /// status changes). Fails with `NotFound` if the measurement changed status meanwhile.
+    /// status changes). Fails with `Changed` if the measurement changed status meanwhile.
     pub async fn update_measurement(
         &self,
         current: &measurement::Model,
@@ -324,7 +324,7 @@ impl Store {
             );
         }
         if update.exec(&txn).await?.rows_affected == 0 {
-            return Err(StoreError::NotFound);
+            return Err(StoreError::Changed);
         }
         if let Some(tags) = &change.tags {
             replace_tags(&txn, &current.id, tags).await?;

@@ -5,6 +5,7 @@
 pub mod access;
 mod audit;
 mod cache;
+mod conn;
 pub mod entities;
 mod files;
 mod groups;
@@ -15,6 +16,7 @@ mod portal;
 mod profiles;
 pub mod query;
 mod reports;
+pub mod resources;
 mod sessions;
 mod tokens;
 mod users;
@@ -25,7 +27,9 @@ use std::time::Duration;
 
 use migration::MigratorTrait;
 use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr, SqlErr,
+};
 
 pub use access::{AdminTask, Denied, GroupTask};
 pub use audit::AuditEntry;
@@ -56,6 +60,9 @@ pub enum StoreError {
     /// The object is visible, but the action is not the viewer's to take (see `access`).
     #[error(transparent)]
     Denied(Denied),
+    /// The object changed while the change was being made; read it again and retry.
+    #[error("the object changed meanwhile; read it again and retry")]
+    Changed,
     /// The database failed.
     #[error(transparent)]
     Db(DbErr),
@@ -79,7 +86,9 @@ pub type StoreResult<T> = Result<T, StoreError>;
 /// Handle to the database; cheap to clone.
 #[derive(Clone)]
 pub struct Store {
-    db: DatabaseConnection,
+    /// Where the queries run: the pool, or the transaction of [`Store::begin`].
+    db: conn::Db,
+    pool: DatabaseConnection,
     clock: Arc<dyn Clock>,
     cache: Arc<cache::ReadCache>,
 }
@@ -110,9 +119,14 @@ impl Store {
         } else {
             options.max_connections(16).min_connections(2);
         }
-        let db = Database::connect(options).await?;
+        let pool = Database::connect(options).await?;
         let cache = Arc::new(cache::ReadCache::new(DEFAULT_CACHE_TTL));
-        Ok(Store { db, clock, cache })
+        Ok(Store {
+            db: conn::Db::Pool(pool.clone()),
+            pool,
+            clock,
+            cache,
+        })
     }
 
     /// Sets how long token and user lookups are cached; zero turns the cache off.
@@ -123,7 +137,7 @@ impl Store {
 
     /// Brings the schema up to date (see [`Store::migrate_url`] for why only there).
     async fn migrate(&self) -> Result<(), DbErr> {
-        migration::Migrator::up(&self.db, None).await
+        migration::Migrator::up(&self.pool, None).await
     }
 
     /// Brings the schema of `url` up to date on a connection pool of its own, closed before
@@ -133,13 +147,13 @@ impl Store {
     pub async fn migrate_url(url: &str) -> Result<(), DbErr> {
         let store = Store::connect(url, Arc::new(crate::domain::clock::SystemClock)).await?;
         let migrated = store.migrate().await;
-        store.db.close().await?;
+        store.pool.close().await?;
         migrated
     }
 
     /// Checks that the database answers.
     pub async fn ping(&self) -> Result<(), DbErr> {
-        self.db.ping().await
+        self.pool.ping().await
     }
 
     /// Which database this is.
@@ -154,7 +168,36 @@ impl Store {
 
     /// The raw connection, for the few places (tests, tools) that need it.
     pub fn connection(&self) -> &DatabaseConnection {
-        &self.db
+        &self.pool
+    }
+
+    /// A store whose every query runs in one new transaction, until [`Store::commit`]; dropped
+    /// without a commit, the transaction is rolled back. Actions (`crate::actions`) run their
+    /// access checks, their writes and their audit record in one.
+    pub async fn begin(&self) -> StoreResult<Store> {
+        let txn = conn::Db::begin_action(&self.pool).await?;
+        Ok(Store {
+            db: conn::Db::Transaction(Arc::new(txn)),
+            ..self.clone()
+        })
+    }
+
+    /// Commits the transaction of [`Store::begin`]. The clones of this store must be gone.
+    pub async fn commit(self) -> StoreResult<()> {
+        match self.db {
+            conn::Db::Pool(_) => Ok(()),
+            conn::Db::Transaction(txn) => {
+                let txn = Arc::into_inner(txn).ok_or_else(|| {
+                    StoreError::Db(DbErr::Custom(
+                        "a clone of the transaction's store outlived its action".into(),
+                    ))
+                })?;
+                txn.commit().await?;
+                // Reads cached while the transaction ran saw the state before it.
+                self.cache.invalidate();
+                Ok(())
+            }
+        }
     }
 
     fn now(&self) -> i64 {

@@ -8,7 +8,8 @@ use sea_orm::{
     QuerySelect,
 };
 
-use super::entities::{job, measurement, user};
+use super::entities::job::{self, JobStatus};
+use super::entities::{measurement, user};
 use super::{AdminTask, Store, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::reports::findings::RESULT_KEYS;
@@ -162,7 +163,7 @@ impl Store {
     pub async fn jobs_page(
         &self,
         viewer: &Viewer,
-        status: Option<&str>,
+        status: Option<JobStatus>,
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<job::Model>, u64)> {
@@ -184,9 +185,9 @@ impl Store {
     }
 
     /// How many jobs are in each status.
-    pub async fn job_counts(&self, viewer: &Viewer) -> StoreResult<Vec<(String, i64)>> {
+    pub async fn job_counts(&self, viewer: &Viewer) -> StoreResult<Vec<(JobStatus, i64)>> {
         viewer.administer(AdminTask::ReadJobs)?;
-        let rows: Vec<(String, i64)> = job::Entity::find()
+        let rows: Vec<(JobStatus, i64)> = job::Entity::find()
             .select_only()
             .column(job::Column::Status)
             .column_as(Expr::col(job::Column::Id).count(), "n")

@@ -1,7 +1,7 @@
 //! Profiles: one JSON document per user, merged on update, with indexed copies of the fields
 //! clients filter on.
 
-use sea_orm::{ActiveModelTrait, Condition, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, Condition, EntityTrait, QueryFilter, Set};
 use serde_json::{Map, Value};
 
 use super::entities::profile;
@@ -43,13 +43,13 @@ impl Store {
     }
 
     /// Merges `patch` into every profile that matches `condition` and that `viewer` may see
-    /// (who may see a profile may update it). Returns how many were updated.
+    /// (who may see a profile may update it). Returns the ids of those updated.
     pub async fn update_profiles(
         &self,
         viewer: &Viewer,
         condition: Condition,
         patch: &ProfilePatch,
-    ) -> StoreResult<u64> {
+    ) -> StoreResult<Vec<String>> {
         let now = self.now();
         let txn = self.db.begin().await?;
         let matching = profile::Entity::find()
@@ -57,8 +57,9 @@ impl Store {
             .filter(condition)
             .all(&txn)
             .await?;
-        let count = matching.len() as u64;
+        let mut ids = Vec::with_capacity(matching.len());
         for stored in matching {
+            ids.push(stored.id.clone());
             let mut document: Map<String, Value> = match stored.data.clone() {
                 Value::Object(map) => map,
                 _ => Map::new(),
@@ -75,6 +76,6 @@ impl Store {
             model.update(&txn).await?;
         }
         txn.commit().await?;
-        Ok(count)
+        Ok(ids)
     }
 }

@@ -2,7 +2,7 @@
 //! family, so that reuse of a rotated refresh token can revoke the whole login.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::entities::{access_token, refresh_token, user};
 use super::{Store, StoreResult};

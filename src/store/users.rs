@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Set,
-    TransactionTrait,
 };
 use serde_json::json;
 

@@ -1269,7 +1269,16 @@ fn recording() -> impl Strategy<Value = Recording> {
             times_ms,
             cells: cells
                 .into_iter()
-                .map(|(row, col, y, u, v)| CameraCell { row, col, y, u, v })
+                .map(|(row, col, y, u, v)| {
+                    let levels = |x: Vec<f64>| x.into_iter().map(|v| v as f32).collect();
+                    CameraCell {
+                        row,
+                        col,
+                        y: levels(y),
+                        u: levels(u),
+                        v: levels(v),
+                    }
+                })
                 .collect()
         }),
     ]

@@ -376,7 +376,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     shot(&client, "11-admin-scheduler").await;
     client.goto(&app.url("/portal/admin/audit")).await.unwrap();
     let trail = text_of(&client, "table.audit").await;
-    assert!(trail.contains("measurement.review") && trail.contains("report.download"));
+    assert!(trail.contains("measurement.review") && trail.contains("report.create"));
     shot(&client, "12-admin-audit").await;
     logout(&client).await;
 

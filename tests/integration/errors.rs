@@ -26,6 +26,101 @@ async fn unknown_routes_and_methods_are_404_envelopes() {
     assert_eq!(reply.headers["x-content-type-options"], "nosniff");
 }
 
+/// The route table and the OpenAPI document come from the same declarations; this keeps them
+/// from drifting apart all the same (a `#[utoipa::path(path = ...)]` naming another path than
+/// the handler's route, an operation documented but registered by hand elsewhere, or not at all).
+#[tokio::test]
+async fn every_documented_operation_is_routed() {
+    let app = spawn_app().await;
+    let unknown = app
+        .request(Method::GET, "/no/such/endpoint", None, None)
+        .await;
+    unknown.assert_error(404, 16);
+    let document = app.request(Method::GET, "/openapi.json", None, None).await;
+    let paths = document.assert_ok()["paths"].as_object().unwrap().clone();
+    let mut operations = 0;
+    for (path, item) in &paths {
+        // Every path parameter is an id or a token: a well-formed id fills them all.
+        let concrete = path
+            .split('/')
+            .map(|segment| match segment.starts_with('{') {
+                true => "0123456789abcdef01234567",
+                false => segment,
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in item.as_object().unwrap().keys() {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            // Without a token: the protected operations answer 401 before they look for the id.
+            let reply = app.request(method.clone(), &concrete, None, None).await;
+            assert!(
+                !(reply.status == 404 && reply.body == unknown.body),
+                "{method} {path} is documented but answers as an unknown route"
+            );
+            operations += 1;
+        }
+    }
+    assert!(operations >= 34, "{operations} operations documented");
+}
+
+/// A trailing slash is accepted where the platform's SDK sends one, and nowhere else.
+#[tokio::test]
+async fn trailing_slashes_answer_only_where_they_always_have() {
+    let app = spawn_app().await;
+    let user = app.user("ann").await;
+    let id = "0123456789abcdef01234567";
+    for (method, path) in [
+        (Method::GET, "/users/v1/".to_owned()),
+        (Method::GET, "/profiles/v1/".to_owned()),
+        (Method::PUT, "/profiles/v1/".to_owned()),
+        (Method::GET, "/groups/v1/".to_owned()),
+        (Method::GET, "/reports/v1/".to_owned()),
+        (Method::POST, "/reports/v1/".to_owned()),
+        (Method::GET, format!("/reports/v1/{id}/pdf/")),
+    ] {
+        app.request(method.clone(), &path, None, None)
+            .await
+            .assert_error(401, 104);
+        let plain = app
+            .request(
+                method.clone(),
+                path.trim_end_matches('/'),
+                Some(&user.token),
+                None,
+            )
+            .await;
+        let slashed = app.request(method, &path, Some(&user.token), None).await;
+        assert_eq!(
+            (slashed.status, slashed.body),
+            (plain.status, plain.body),
+            "{path}"
+        );
+    }
+    let listed = app
+        .request(
+            Method::GET,
+            "/reports/v1/?sort(-creation_timestamp)",
+            Some(&user.token),
+            None,
+        )
+        .await;
+    listed.assert_ok();
+    for (method, path) in [
+        (Method::POST, "/groups/v1/".to_owned()),
+        (Method::GET, "/users/v1/me/".to_owned()),
+        (Method::GET, format!("/users/v1/{id}/")),
+        (Method::GET, format!("/reports/v1/{id}/")),
+        (Method::GET, "/reports/v1//".to_owned()),
+        (Method::GET, "/health/live/".to_owned()),
+        (Method::GET, "/data/v1/measurements/documents/".to_owned()),
+        (Method::GET, "/files/v1/x/details/".to_owned()),
+    ] {
+        app.request(method, &path, Some(&user.token), None)
+            .await
+            .assert_error(404, 16);
+    }
+}
+
 #[tokio::test]
 async fn malformed_bodies_answer_13_22_14_15() {
     let app = spawn_app().await;

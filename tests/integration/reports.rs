@@ -336,7 +336,7 @@ async fn a_worker_that_dies_loses_nothing() {
     );
     for job in claimed {
         let job = store.job(&job.id).await.unwrap().unwrap();
-        assert_eq!(job.status, "done");
+        assert_eq!(job.status.as_str(), "done");
         assert_eq!(job.attempts, 2);
     }
 }

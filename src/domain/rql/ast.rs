@@ -193,6 +193,59 @@ pub(crate) fn format_date(date: &DateTime<Utc>) -> String {
     date.to_rfc3339_opts(format, true)
 }
 
+/// Queries built in code (the portal's lists), never written as text to be parsed again.
+impl Query {
+    /// Adds a condition: every condition added must hold.
+    pub fn and(mut self, condition: Expr) -> Self {
+        self.filter = Some(match self.filter.take() {
+            None => condition,
+            Some(Expr::And(mut all)) => {
+                all.push(condition);
+                Expr::And(all)
+            }
+            Some(first) => Expr::And(vec![first, condition]),
+        });
+        self
+    }
+
+    /// Sorts by `field` after the keys given so far.
+    pub fn sort_by(mut self, field: &str, descending: bool) -> Self {
+        self.sort.push(SortKey {
+            field: field.to_owned(),
+            descending,
+        });
+        self
+    }
+
+    /// The page of `count` items after `offset`.
+    pub fn page(mut self, count: u64, offset: u64) -> Self {
+        self.limit = Some(Limit { count, offset });
+        self
+    }
+
+    /// Leaves out the total.
+    pub fn without_count(mut self) -> Self {
+        self.skip_count = true;
+        self
+    }
+}
+
+impl Expr {
+    /// `field` compared with `value` by `op`.
+    pub fn compare(op: CompareOp, field: &str, value: Value) -> Self {
+        Expr::Compare {
+            op,
+            field: field.to_owned(),
+            value,
+        }
+    }
+
+    /// `eq(field,value)`, the value read by the field's type.
+    pub fn eq(field: &str, value: &str) -> Self {
+        Expr::compare(CompareOp::Eq, field, Value::Untyped(value.to_owned()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Data;
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, post};
 use std::time::Instant;
 
 use base64::Engine;
@@ -237,11 +237,12 @@ fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, OAuth
 }
 
 /// Grants tokens for a password or a refresh token.
-#[utoipa::path(post, path = "/auth/v2/oauth2/tokens", tag = "auth",
+#[utoipa::path(tag = "auth",
     request_body(content = TokenRequest, content_type = "application/json"),
     responses((status = 200, body = TokenResponse),
         (status = 400, description = "invalid_grant (106, 211, 212, 213), invalid_request, unsupported_grant_type", body = OAuthErrorBody),
         (status = 401, description = "invalid_client", body = OAuthErrorBody)))]
+#[post("/auth/v2/oauth2/tokens")]
 pub async fn token(
     state: Data<AppState>,
     req: HttpRequest,
@@ -273,7 +274,8 @@ pub async fn token(
         "password" => {
             let username = required(&request.username, "username")?;
             let password = required(&request.password, "password")?;
-            state.auth.password_grant(username, password).await?
+            let user = state.actions.log_in(username, password).await?;
+            state.auth.login_tokens(user.id).await?
         }
         "refresh_token" => {
             state

@@ -7,6 +7,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::actions::ActionError;
 use crate::domain::account::FieldError;
 use crate::domain::id::IdFormatError;
 use crate::domain::profile::ProfileError;
@@ -160,7 +161,21 @@ impl From<StoreError> for ApiError {
             StoreError::EmailUsed => ApiError::EmailUsed,
             StoreError::NotFound => ApiError::NotFound,
             StoreError::Denied(denied) => denied.into(),
+            StoreError::Changed => ApiError::IllegalState(err.to_string()),
             StoreError::Db(db) => ApiError::Internal(db.into()),
+        }
+    }
+}
+
+impl From<ActionError> for ApiError {
+    fn from(err: ActionError) -> Self {
+        match err {
+            ActionError::Store(err) => err.into(),
+            ActionError::Invalid { message, .. } => ApiError::FieldFormat(message),
+            ActionError::Forbidden(message) => ApiError::NoPermission(message),
+            ActionError::State { message, .. } => ApiError::IllegalState(message),
+            ActionError::Report(err) => err.into(),
+            ActionError::Internal(err) => ApiError::Internal(err),
         }
     }
 }

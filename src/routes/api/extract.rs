@@ -147,21 +147,30 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             "`{path}` must not contain NUL characters"
         )));
     }
-    serde_path_to_error::deserialize(value).map_err(|err| {
+    // The body is read straight into `T` (keeping the order of its keys); only when that
+    // fails is it read again through serde-value, whose error names a missing field by its
+    // kind (`MissingField`) rather than by the wording of a message.
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|first| {
+        let again = serde_json::from_slice::<serde_value::Value>(body).map(|v| {
+            serde_path_to_error::deserialize::<_, T>(serde_value::ValueDeserializer::new(v))
+        });
+        let Ok(Err(err)) = again else {
+            return ApiError::FieldFormat(first.to_string());
+        };
         let path = err.path().to_string();
-        let inner = err.into_inner().to_string();
-        if let Some(rest) = inner.strip_prefix("missing field ") {
-            let field = rest.trim_matches('`');
-            let full = if path == "." {
+        let at = |field: &str| {
+            if path == "." {
                 field.to_owned()
             } else {
                 format!("{path}.{field}")
-            };
-            ApiError::MissingField(format!("missing required field `{full}`"))
-        } else if path == "." {
-            ApiError::FieldFormat(inner)
-        } else {
-            ApiError::FieldFormat(format!("`{path}`: {inner}"))
+            }
+        };
+        match err.into_inner() {
+            serde_value::DeserializerError::MissingField(field) => {
+                ApiError::MissingField(format!("missing required field `{}`", at(field)))
+            }
+            inner if path == "." => ApiError::FieldFormat(inner.to_string()),
+            inner => ApiError::FieldFormat(format!("`{path}`: {inner}")),
         }
     })
 }
@@ -238,14 +247,4 @@ impl FromRequest for Rql {
 /// Parses an id from a path segment (400 code 12 when malformed).
 pub fn parse_id(text: &str) -> Result<Id, ApiError> {
     Ok(Id::parse(text)?)
-}
-
-/// Deserialises a present field into `Some(value)`, so that `Option<Option<T>>` tells an absent
-/// field (`None`) from an explicit `null` (`Some(None)`).
-pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    T::deserialize(deserializer).map(Some)
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{Data, Path};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, get, route};
 use bytes::Bytes;
 use serde_json::json;
 
@@ -75,10 +75,11 @@ impl Opened {
 }
 
 /// The file itself (GET and HEAD), with `ETag` and `If-None-Match` support.
-#[utoipa::path(get, path = "/files/v1/{token}/file", tag = "files",
+#[utoipa::path(get, tag = "files",
     params(("token" = String, Path, description = "readFileToken: <24-hex file id>-<uuid v4>")),
     responses((status = 200, description = "the PDF", content_type = "application/pdf"), (status = 304, description = "unchanged"),
         (status = 400, description = "malformed token (2605)", body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[route("/files/v1/{token}/file", method = "GET", method = "HEAD")]
 pub async fn download(
     state: Data<AppState>,
     req: HttpRequest,
@@ -164,10 +165,11 @@ async fn respond(
 }
 
 /// Name, type, size and creation time of a file.
-#[utoipa::path(get, path = "/files/v1/{token}/details", tag = "files",
+#[utoipa::path(tag = "files",
     params(("token" = String, Path, description = "readFileToken")),
     responses((status = 200, description = "{name, mimetype, size, creationTimestamp}", body = Object),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[get("/files/v1/{token}/details")]
 pub async fn details(state: Data<AppState>, token: Path<String>) -> Result<HttpResponse, ApiError> {
     let opened = open(&state, &token).await?;
     let file = opened.file();

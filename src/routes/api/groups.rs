@@ -1,17 +1,17 @@
 //! `/groups/v1`: care teams.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, get, post};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::GROUPS;
+use crate::domain::group::{GroupName, parse_description};
 use crate::startup::AppState;
 use crate::store::entities::group;
-use crate::store::{AdminTask, NewGroup};
+use crate::store::resources::GROUPS;
 
 /// A group.
 #[derive(Debug, Serialize, ToSchema)]
@@ -42,47 +42,33 @@ impl From<group::Model> for GroupBody {
 pub struct CreateGroupBody {
     /// 1 to 200 characters.
     pub name: String,
+    /// At most 2,000 characters.
     pub description: Option<String>,
 }
 
 /// Creates a group (administrators).
-#[utoipa::path(post, path = "/groups/v1", tag = "groups", security(("bearer" = [])), request_body = CreateGroupBody,
+#[utoipa::path(tag = "groups", security(("bearer" = [])), request_body = CreateGroupBody,
     responses((status = 200, body = GroupBody), (status = 403, body = ErrorBody)))]
+#[post("/groups/v1")]
 pub async fn create_group(
     state: Data<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<CreateGroupBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.viewer().administer(AdminTask::CreateGroups)?;
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
-        return Err(ApiError::FieldFormat(
-            "`name` must be 1 to 200 characters".into(),
-        ));
-    }
-    if body
-        .description
-        .as_ref()
-        .is_some_and(|d| d.chars().count() > 2000)
-    {
-        return Err(ApiError::FieldFormat(
-            "`description` must be at most 2000 characters".into(),
-        ));
-    }
+    let name = GroupName::parse(&body.name)?;
+    let description = parse_description(body.description.as_deref())?;
     let group = state
-        .store
-        .create_group(NewGroup {
-            name: name.to_owned(),
-            description: body.description,
-        })
+        .actions
+        .create_group(&caller.viewer(), name, description)
         .await?;
     Ok(HttpResponse::Ok().json(GroupBody::from(group)))
 }
 
 /// Groups visible to the caller (staff and patient groups; all for administrators).
-#[utoipa::path(get, path = "/groups/v1", tag = "groups", security(("bearer" = [])),
+#[utoipa::path(tag = "groups", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, name, creation_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/groups/v1")]
 pub async fn list_groups(
     state: Data<AppState>,
     caller: Caller,
@@ -95,9 +81,10 @@ pub async fn list_groups(
 }
 
 /// One group, if visible.
-#[utoipa::path(get, path = "/groups/v1/{id}", tag = "groups", security(("bearer" = [])),
+#[utoipa::path(tag = "groups", security(("bearer" = [])),
     params(("id" = String, Path, description = "group id")),
     responses((status = 200, body = GroupBody), (status = 404, body = ErrorBody)))]
+#[get("/groups/v1/{id}")]
 pub async fn get_group(
     state: Data<AppState>,
     caller: Caller,

@@ -1,7 +1,7 @@
 //! `/data/v1/measurement-reports/documents`: PDF reports of single measurements.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -9,12 +9,12 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::MEASUREMENT_REPORTS;
 use crate::domain::account::Language;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
 use crate::startup::AppState;
-use crate::store::{AuditEntry, ReportRecord};
+use crate::store::ReportRecord;
+use crate::store::resources::MEASUREMENT_REPORTS;
 
 impl From<ReportError> for ApiError {
     fn from(err: ReportError) -> Self {
@@ -72,49 +72,31 @@ pub struct CreateReportBody {
 
 /// Renders a report of a measurement (or reuses the PDF with the same content) and answers
 /// the new document with status `rendered`.
-#[utoipa::path(post, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
+#[utoipa::path(tag = "measurement-reports", security(("bearer" = [])),
     request_body = CreateReportBody,
     responses((status = 200, description = "the report document", body = Object),
         (status = 400, description = "no results yet (27), malformed id (12)", body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 503, description = "code 503 RENDER_TIMEOUT_EXCEPTION: the render ran past `TACHO_RENDER_DEADLINE` and was abandoned; no document or file was stored", body = ErrorBody)))]
+#[post("/data/v1/measurement-reports/documents")]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<CreateReportBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let measurement_id = parse_id(&body.measurement_id)?.to_string();
-    let record = state
-        .store
-        .visible_measurement(&caller.viewer(), &measurement_id)
-        .await?;
+    let measurement_id = parse_id(&body.measurement_id)?;
     let language = Language::or_english(body.language.as_deref());
-    let (report, file) = state
-        .reports
-        .create_measurement_report(caller.id(), &record, language)
+    let made = state
+        .actions
+        .measurement_pdf(&caller.viewer(), &measurement_id, language, false)
         .await?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: caller.id().to_owned(),
-            action: "report.create",
-            patient_id: Some(record.measurement.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(record.measurement.id.clone()),
-            detail: format!("api, report {}", report.id),
-        })
-        .await?;
-    let group_ids = record.group_ids;
-    Ok(HttpResponse::Ok().json(report_body(ReportRecord {
-        report,
-        file: Some(file),
-        group_ids,
-    })))
+    Ok(HttpResponse::Ok().json(report_body(made.report)))
 }
 
 /// Report documents visible to the caller, e.g. `?limit(1)&sort(-id)&eq(data.measurementId,<id>)`.
-#[utoipa::path(get, path = "/data/v1/measurement-reports/documents", tag = "measurement-reports", security(("bearer" = [])),
+#[utoipa::path(tag = "measurement-reports", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, status, data.measurementId, data.language, creationTimestamp, updateTimestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/data/v1/measurement-reports/documents")]
 pub async fn list(
     state: Data<AppState>,
     caller: Caller,
@@ -130,9 +112,10 @@ pub async fn list(
 }
 
 /// One report document.
-#[utoipa::path(get, path = "/data/v1/measurement-reports/documents/{id}", tag = "measurement-reports", security(("bearer" = [])),
+#[utoipa::path(tag = "measurement-reports", security(("bearer" = [])),
     params(("id" = String, Path, description = "report document id")),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+#[get("/data/v1/measurement-reports/documents/{id}")]
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,

@@ -1,18 +1,20 @@
-//! `/data/v1/measurements/documents`: measurements in the camelCase dialect.
+//! `/data/v1/measurements/documents`: measurements in the camelCase dialect. The handlers' paths
+//! are relative to the route table's `/data/v1/measurements` scope, which carries the larger
+//! body limit of uploads.
 
-use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
 use actix_web::web::{self, Data, Path};
-use serde_json::{Map, Value, json};
+use actix_web::{HttpResponse, get, post, put};
+use serde_json::{Value, json};
 
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::measurement_list::{self, Document};
 use super::page::Page;
-use super::resources::MEASUREMENTS;
-use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
+use crate::domain::measurement::{DataError, NewMeasurement};
 use crate::startup::AppState;
-use crate::store::{AuditEntry, MeasurementChange, MeasurementRecord, StoreError};
+use crate::store::MeasurementRecord;
+use crate::store::resources::MEASUREMENTS;
 
 impl From<DataError> for ApiError {
     fn from(err: DataError) -> Self {
@@ -32,11 +34,12 @@ fn measurement_body(record: &MeasurementRecord) -> HttpResponse {
 }
 
 /// Stores a measurement and analyses it; the body is the bare `data` object of the camera SDK.
-#[utoipa::path(post, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
+#[utoipa::path(tag = "measurements", security(("bearer" = [])),
     request_body(content = Object, description = "the measurement's data: measurement_timestamp (ms, required), heartrate (the phone's, kept as sent), rr_intervals (ms, at most 18000: 1 hour at 300 bpm), time (ms) and quadrants (at most 4×4 cells of {y,u,v} per frame), acc and gyro ({x,y,z}), technical_details, context, device, app, location, tags. `time`, each channel of a cell and each motion axis hold at most 30000 values (2 minutes at 250 Hz). `indicator`, `mostSevereLabel`, `af`, `analysis` and `review` are written by the server: sending any of them is a 400 (code 15). The body may be up to TACHO_MAX_MEASUREMENT_BYTES (default 10 MiB)."),
     responses((status = 200, description = "the stored document: the payload as sent, followed by the server's result in `data`: `indicator` (normal|warning|urgent|quality), `mostSevereLabel` {key: regular|possibly_irregular|possible_atrial_fibrillation|quality_too_low|no_result, color: green|orange|red|grey}, `af` (1|0) and `analysis` (see docs/api.md, \"Rhythm analysis\"); `status` is `analyzed`, or `analysis_failed` with the reasons in `data.analysis.abnormalities` when the signal cannot be analysed", body = Object),
         (status = 400, description = "code 14: `measurement_timestamp` missing; code 15: a field of the wrong type (e.g. `rr_intervals` not numbers of ms), a signal array longer than its bound (the message names field and limit, e.g. \"`quadrants[1][2].y` may hold at most 30000 values (2 minutes at 250 Hz)\"), or a field written by the server (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`); code 22: not JSON", body = ErrorBody),
         (status = 413, description = "code 413: the body is larger than TACHO_MAX_MEASUREMENT_BYTES", body = ErrorBody)))]
+#[post("/documents")]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
@@ -49,15 +52,19 @@ pub async fn create(
     let new = web::block(move || NewMeasurement::parse(body))
         .await
         .map_err(|err| ApiError::Internal(anyhow::anyhow!("measurement analysis: {err}")))??;
-    let record = state.store.create_measurement(caller.id(), new).await?;
+    let record = state
+        .actions
+        .upload_measurement(&caller.viewer(), new)
+        .await?;
     Ok(measurement_body(&record))
 }
 
 /// Measurements visible to the caller. The body is written document by document as the
 /// payloads are read (see [`measurement_list`]), so its size is not known up front.
-#[utoipa::path(get, path = "/data/v1/measurements/documents", tag = "measurements", security(("bearer" = [])),
+#[utoipa::path(tag = "measurements", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, creatorId, userIds, groupIds, status, creationTimestamp, updateTimestamp, statusChangedTimestamp, data.measurement_timestamp, data.heartrate (the phone's), data.indicator and data.mostSevereLabel.key (the server's result), data.tags")),
     responses((status = 200, description = "the page, written document by document (chunked, no Content-Length)", body = Page), (status = 400, body = ErrorBody)))]
+#[get("/documents")]
 pub async fn list(
     state: Data<AppState>,
     caller: Caller,
@@ -75,9 +82,10 @@ pub async fn list(
 }
 
 /// One measurement.
-#[utoipa::path(get, path = "/data/v1/measurements/documents/{id}", tag = "measurements", security(("bearer" = [])),
+#[utoipa::path(tag = "measurements", security(("bearer" = [])),
     params(("id" = String, Path, description = "measurement id")),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+#[get("/documents/{id}")]
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,
@@ -85,61 +93,29 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(&id)?;
     let record = state
-        .store
-        .visible_measurement(&caller.viewer(), &id.to_string())
-        .await?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: caller.id().to_owned(),
-            action: "measurement.view",
-            patient_id: Some(record.measurement.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(record.measurement.id.clone()),
-            detail: "api".into(),
-        })
+        .actions
+        .view_measurement(&caller.viewer(), &id)
         .await?;
     Ok(measurement_body(&record))
 }
 
 /// Partly updates a measurement: patients `context`, `tags`, `review_requested`; staff also
 /// `diagnosis` and `label` (a review). Bumps `updateTimestamp`.
-#[utoipa::path(put, path = "/data/v1/measurements/documents/{id}", tag = "measurements", security(("bearer" = [])),
+#[utoipa::path(tag = "measurements", security(("bearer" = [])),
     params(("id" = String, Path, description = "measurement id")),
     request_body(content = Object, description = "fields of data to change: context, tags, review_requested; staff also diagnosis, label. The server's fields (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`) cannot be sent (400, code 15)."),
     responses((status = 200, description = "{\"affectedRecords\":1}", body = Object), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[put("/documents/{id}")]
 pub async fn update(
     state: Data<AppState>,
     caller: Caller,
     id: Path<String>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let record = state
-        .store
-        .visible_measurement(&caller.viewer(), &id)
-        .await?;
-    let current = record.measurement;
-    let staff = caller.viewer().may_review(&current.creator_id).is_ok();
-    let update = MeasurementUpdate::parse(body, staff)?;
-    let status = Status::parse(&current.status).unwrap_or(Status::Measured);
-    let next = update.next_status(status).map_err(ApiError::IllegalState)?;
-    let mut data: Map<String, Value> = current.data_object();
-    update.apply_to(&mut data, caller.id(), state.store.clock().now_millis());
-    let change = MeasurementChange {
-        data,
-        status: next,
-        tags: update.tags,
-    };
+    let id = parse_id(&id)?;
     state
-        .store
-        .update_measurement(&current, change)
-        .await
-        .map_err(|err| match err {
-            StoreError::NotFound => ApiError::IllegalState(
-                "the measurement changed meanwhile; read it again and retry".into(),
-            ),
-            other => other.into(),
-        })?;
+        .actions
+        .update_measurement(&caller.viewer(), &id, body)
+        .await?;
     Ok(HttpResponse::Ok().json(json!({"affectedRecords": 1})))
 }

@@ -1,12 +1,13 @@
-//! The OpenAPI document, generated from the handlers' annotations.
+//! The OpenAPI document: the operations of the route table ([`super::configure`]), each as its
+//! handler's annotations describe it, under the service's title, tags and security scheme.
 
+use actix_web::App;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::AppExt;
 
-use super::{
-    auth, error, files, groups, health, measurement_reports, measurements, page, profiles, reports,
-    users,
-};
+use super::extract::BodyLimit;
+use super::{error, page};
 
 struct BearerAuth;
 
@@ -20,25 +21,12 @@ impl Modify for BearerAuth {
     }
 }
 
-/// Tacho's wire API.
+/// Tacho's wire API: what the document says besides its operations, which [`openapi`] adds
+/// from the route table.
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Tacho", description = "Heart-rhythm measurements, reports and profiles. Errors use the envelope {code, name, message}; lists the envelope {page, data}; list endpoints take RQL in the query string."),
     modifiers(&BearerAuth),
-    paths(
-        auth::token,
-        users::register, users::me, users::get_user, users::list_users, users::update_user,
-        users::add_patient_enlistment, users::end_patient_enlistment,
-        users::add_staff_enlistment, users::remove_staff_enlistment,
-        users::add_roles, users::remove_roles, users::set_activation,
-        profiles::list_profiles, profiles::get_profile, profiles::update_profiles,
-        groups::create_group, groups::list_groups, groups::get_group,
-        measurements::create, measurements::list, measurements::get, measurements::update,
-        measurement_reports::create, measurement_reports::list, measurement_reports::get,
-        reports::list, reports::get, reports::create, reports::pdf,
-        files::download, files::details,
-        health::live, health::ready,
-    ),
     components(schemas(error::ErrorBody, page::Page, page::PageInfo)),
     tags(
         (name = "auth", description = "OAuth2 tokens"),
@@ -54,7 +42,19 @@ impl Modify for BearerAuth {
 )]
 pub struct ApiDoc;
 
+/// The OpenAPI document: [`ApiDoc`] with every operation that [`super::configure`] registers,
+/// collected by registering them on an app of their own.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, document) = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        // The body limit is not part of the document.
+        .configure(|cfg| super::configure(cfg, BodyLimit(0)))
+        .split_for_parts();
+    document
+}
+
 /// The OpenAPI document as pretty-printed JSON, as kept in `docs/openapi.json`.
 pub fn document() -> String {
-    ApiDoc::openapi().to_pretty_json().unwrap_or_default()
+    openapi().to_pretty_json().unwrap_or_default()
 }

@@ -1,7 +1,7 @@
 //! `/profiles/v1`: profiles read and merged by RQL.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, get, put};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -9,10 +9,10 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::PROFILES;
-use crate::domain::profile::ProfilePatch;
+use crate::domain::profile::{ProfilePatch, latest_birthday};
 use crate::startup::AppState;
 use crate::store::entities::profile;
+use crate::store::resources::PROFILES;
 
 /// A profile as the wire shows it: `id`, the document's fields, and timestamps.
 pub fn profile_body(model: profile::Model) -> Value {
@@ -27,9 +27,10 @@ pub fn profile_body(model: profile::Model) -> Value {
 }
 
 /// Profiles visible to the caller.
-#[utoipa::path(get, path = "/profiles/v1", tag = "profiles", security(("bearer" = [])),
+#[utoipa::path(tag = "profiles", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, country, city, physician, gender, creation_timestamp, update_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/profiles/v1")]
 pub async fn list_profiles(
     state: Data<AppState>,
     caller: Caller,
@@ -42,9 +43,10 @@ pub async fn list_profiles(
 }
 
 /// One profile (its id is the user's id).
-#[utoipa::path(get, path = "/profiles/v1/{id}", tag = "profiles", security(("bearer" = [])),
+#[utoipa::path(tag = "profiles", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+#[get("/profiles/v1/{id}")]
 pub async fn get_profile(
     state: Data<AppState>,
     caller: Caller,
@@ -67,10 +69,11 @@ pub struct RecordsAffected {
 }
 
 /// Merges a partial profile into the profiles the RQL selects (`?id=<uid>` or `?eq(id,<uid>)`).
-#[utoipa::path(put, path = "/profiles/v1", tag = "profiles", security(("bearer" = [])),
+#[utoipa::path(tag = "profiles", security(("bearer" = [])),
     params(("rql" = String, Query, description = "which profiles, e.g. id=<user id>")),
     request_body(content = Object, description = "a partial profile (interface.md 2.3)"),
     responses((status = 200, body = RecordsAffected), (status = 400, description = "no RQL (20), bad RQL (19), invalid field (15)", body = ErrorBody)))]
+#[put("/profiles/v1")]
 pub async fn update_profiles(
     state: Data<AppState>,
     caller: Caller,
@@ -81,10 +84,9 @@ pub async fn update_profiles(
         return Err(ApiError::EmptyRql);
     }
     let spec = PROFILES.translate(&query)?;
-    let today = state.store.clock().now().date_naive();
-    let patch = ProfilePatch::parse(body, today)?;
+    let patch = ProfilePatch::parse(body, latest_birthday(state.store.clock().now()))?;
     let records_affected = state
-        .store
+        .actions
         .update_profiles(&caller.viewer(), spec.condition, &patch)
         .await?;
     Ok(HttpResponse::Ok().json(RecordsAffected { records_affected }))

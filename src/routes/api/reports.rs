@@ -2,8 +2,7 @@
 //! time zone.
 
 use actix_web::web::{Data, Path, Query};
-use actix_web::{HttpRequest, HttpResponse};
-use chrono_tz::Tz;
+use actix_web::{HttpRequest, HttpResponse, get, post};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::{IntoParams, ToSchema};
@@ -11,12 +10,11 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::REPORTS;
 use crate::domain::account::{Language, TimeZone};
-use crate::domain::periods::{Trigger, check_manual_period, manual_period};
 use crate::startup::AppState;
+use crate::store::MEASUREMENT_ITEM_FIELDS;
 use crate::store::entities::report;
-use crate::store::{MEASUREMENT_ITEM_FIELDS, NewReport};
+use crate::store::resources::REPORTS;
 
 /// A report as the wire shows it (snake_case, epoch ms).
 pub fn report_body(report: &report::Model) -> Value {
@@ -56,9 +54,10 @@ pub fn report_body(report: &report::Model) -> Value {
 }
 
 /// Periodic reports visible to the caller, e.g. `?sort(-creation_timestamp)&user_id=<id>`.
-#[utoipa::path(get, path = "/reports/v1", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, user_id, trigger, status, creation_timestamp, period_start_timestamp, period_end_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
+#[get("/reports/v1")]
 pub async fn list(
     state: Data<AppState>,
     caller: Caller,
@@ -71,9 +70,10 @@ pub async fn list(
 }
 
 /// One periodic report.
-#[utoipa::path(get, path = "/reports/v1/{id}", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     params(("id" = String, Path, description = "report id")),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+#[get("/reports/v1/{id}")]
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,
@@ -98,40 +98,28 @@ pub struct CreateReportBody {
 
 /// Makes a `MANUAL` report of a patient's measurements in a period (administrators, and staff
 /// of a group the patient is in).
-#[utoipa::path(post, path = "/reports/v1", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     request_body = CreateReportBody,
     responses((status = 200, description = "the report", body = Object),
         (status = 400, description = "bad period (15), malformed id (12)", body = ErrorBody),
         (status = 403, description = "a patient asking for itself (10)", body = ErrorBody),
         (status = 404, body = ErrorBody)))]
+#[post("/reports/v1")]
 pub async fn create(
     state: Data<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<CreateReportBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let user_id = parse_id(&body.user_id)?.to_string();
-    let patient = state
-        .store
-        .patient_to_report_on(&caller.viewer(), &user_id)
-        .await?;
-    let (start, end) = manual_period(
-        body.period_start_timestamp,
-        body.period_end_timestamp,
-        state.store.clock().now_millis(),
-    );
-    check_manual_period(start, end).map_err(ApiError::FieldFormat)?;
+    let user_id = parse_id(&body.user_id)?;
     let report = state
-        .store
-        .create_report(NewReport {
-            user_id: patient.id,
-            creator_id: Some(caller.id().to_owned()),
-            trigger: Trigger::Manual,
-            dedupe_key: None,
-            start,
-            end,
-        })
-        .await?
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a manual report was not stored")))?;
+        .actions
+        .create_manual_report(
+            &caller.viewer(),
+            &user_id,
+            body.period_start_timestamp,
+            body.period_end_timestamp,
+        )
+        .await?;
     Ok(HttpResponse::Ok().json(report_body(&report)))
 }
 
@@ -147,13 +135,14 @@ pub struct PdfQuery {
 
 /// The PDF of a periodic report, rendered once per distinct content and served from the cache
 /// after that.
-#[utoipa::path(get, path = "/reports/v1/{id}/pdf", tag = "reports", security(("bearer" = [])),
+#[utoipa::path(tag = "reports", security(("bearer" = [])),
     params(("id" = String, Path, description = "report id"), PdfQuery),
     responses((status = 200, description = "the PDF", content_type = "application/pdf"),
         (status = 304, description = "unchanged (If-None-Match)"),
         (status = 400, description = "unknown time zone (26), malformed id (12)", body = ErrorBody),
         (status = 404, body = ErrorBody),
         (status = 503, description = "code 503 RENDER_TIMEOUT_EXCEPTION: the render ran past `TACHO_RENDER_DEADLINE` and was abandoned; nothing was stored", body = ErrorBody)))]
+#[get("/reports/v1/{id}/pdf")]
 pub async fn pdf(
     state: Data<AppState>,
     req: HttpRequest,
@@ -164,35 +153,25 @@ pub async fn pdf(
     let query = query
         .map_err(|_| ApiError::IllegalArgument("the query has language and time_zone".into()))?
         .into_inner();
-    let id = parse_id(&id)?.to_string();
-    let report = state.store.visible_report(&caller.viewer(), &id).await?;
-    let patient = state
-        .store
-        .user_by_id(&report.user_id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let language = Language::or_english(Some(
-        query
-            .language
-            .as_deref()
-            .filter(|l| !l.is_empty())
-            .unwrap_or(&patient.language),
-    ));
-    let zone: Tz = match query.time_zone.as_deref().filter(|z| !z.is_empty()) {
-        Some(name) => TimeZone::parse(name).map(|z| z.0).ok_or_else(|| {
+    let id = parse_id(&id)?;
+    let language = query
+        .language
+        .as_deref()
+        .filter(|l| !l.is_empty())
+        .map(|l| Language::or_english(Some(l)));
+    let zone = match query.time_zone.as_deref().filter(|z| !z.is_empty()) {
+        Some(name) => Some(TimeZone::parse(name).ok_or_else(|| {
             ApiError::IllegalArgument(format!(
                 "unknown time zone `{}` (an IANA name such as Europe/Brussels)",
                 name.chars().take(64).collect::<String>()
             ))
-        })?,
-        None => TimeZone::parse(&patient.time_zone)
-            .map(|z| z.0)
-            .unwrap_or(Tz::UTC),
+        })?),
+        None => None,
     };
-    let file = state
-        .reports
-        .periodic_report_pdf(caller.id(), &report, &patient, language, zone)
+    let pdf = state
+        .actions
+        .periodic_pdf(&caller.viewer(), &id, language, zone)
         .await?;
     // The same URL gives a new PDF when the patient's details change: revalidate each time.
-    super::files::serve(&state, &req, &file, "private, no-cache").await
+    super::files::serve(&state, &req, &pdf.file, "private, no-cache").await
 }

@@ -1,20 +1,22 @@
 //! `/users/v1`: registration, the caller's record, user updates, enlistments, roles, activation.
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpResponse, delete, get, post, put};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, Caller, Rql, parse_id, present};
+use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
-use super::resources::USERS;
+use crate::actions::{AccountChanges, NewAccount, RoleChange};
 use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone, parse_staff_role,
 };
+use crate::domain::id::Id;
 use crate::startup::AppState;
-use crate::store::entities::{patient_enlistment, staff_enlistment};
-use crate::store::{AdminTask, GroupTask, NewUser, UserChanges, UserRecord};
+use crate::store::entities::{patient_enlistment, staff_enlistment, user};
+use crate::store::resources::USERS;
+use crate::store::{StoreError, UserRecord, Viewer};
 
 /// A prescription: the patient's enlistment in a group.
 #[derive(Debug, Serialize, ToSchema)]
@@ -65,11 +67,12 @@ pub struct UserBody {
 }
 
 impl UserBody {
-    /// The wire form of a record, with `expired` judged at `now`.
-    pub fn new(record: UserRecord, now: i64) -> Self {
-        let roles = record.user.role_names();
+    /// The wire form of a record, with `expired` judged at `now`. Role lists that are not
+    /// lists of names are a fault of the database, answered as one.
+    pub fn new(record: UserRecord, now: i64) -> Result<Self, StoreError> {
+        let roles = record.user.role_names()?;
         let user = record.user;
-        UserBody {
+        Ok(UserBody {
             id: user.id,
             first_name: user.first_name,
             last_name: user.last_name,
@@ -88,13 +91,13 @@ impl UserBody {
                 .staff_enlistments
                 .into_iter()
                 .map(staff_body)
-                .collect(),
+                .collect::<Result<_, _>>()?,
             last_failed_timestamp: user.last_failed_timestamp,
             failed_count: user.failed_count,
             creation_timestamp: user.creation_timestamp,
             update_timestamp: user.update_timestamp,
             profile_image: user.profile_image,
-        }
+        })
     }
 }
 
@@ -107,13 +110,23 @@ fn patient_body(e: patient_enlistment::Model, now: i64) -> PatientEnlistmentBody
     }
 }
 
-fn staff_body(e: staff_enlistment::Model) -> StaffEnlistmentBody {
-    StaffEnlistmentBody {
+fn staff_body(e: staff_enlistment::Model) -> Result<StaffEnlistmentBody, StoreError> {
+    Ok(StaffEnlistmentBody {
+        roles: user::role_names(&e.roles)?,
         group_id: e.group_id,
-        roles: serde_json::from_value(e.roles).unwrap_or_default(),
         creation_timestamp: e.creation_timestamp,
         update_timestamp: e.update_timestamp,
-    }
+    })
+}
+
+/// The record of a user the caller sees, after a change to it.
+async fn visible_record(
+    state: &AppState,
+    viewer: &Viewer,
+    id: &Id,
+) -> Result<HttpResponse, ApiError> {
+    let user = state.store.visible_user(viewer, &id.to_string()).await?;
+    record_response(state, user).await
 }
 
 async fn record_response(
@@ -121,7 +134,7 @@ async fn record_response(
     user: crate::store::entities::user::Model,
 ) -> Result<HttpResponse, ApiError> {
     let record = state.store.user_record(user).await?;
-    Ok(HttpResponse::Ok().json(UserBody::new(record, state.store.clock().now_millis())))
+    Ok(HttpResponse::Ok().json(UserBody::new(record, state.store.clock().now_millis())?))
 }
 
 /// Registration form.
@@ -141,58 +154,44 @@ pub struct RegisterBody {
 }
 
 /// Creates a user and its empty profile.
-#[utoipa::path(post, path = "/users/v1/register", tag = "users", request_body = RegisterBody,
+#[utoipa::path(tag = "users", request_body = RegisterBody,
     responses((status = 200, body = UserBody), (status = 400, description = "validation (14, 15), e-mail used (203)", body = ErrorBody)))]
+#[post("/users/v1/register")]
 pub async fn register(
     state: Data<AppState>,
     ApiJson(body): ApiJson<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let email = Email::parse(&body.email)?;
-    let password = NewPassword::parse(&body.password)?;
-    let first_name = PersonName::parse("first_name", &body.first_name)?;
-    let last_name = PersonName::parse("last_name", &body.last_name)?;
-    let phone_number = body
-        .phone_number
-        .as_deref()
-        .map(PhoneNumber::parse)
-        .transpose()?;
-    let language = Language::parse_field(&body.language)?;
-    let time_zone = TimeZone::parse_field(&body.time_zone)?;
-    if state.store.user_by_email(email.as_str()).await?.is_some() {
-        return Err(ApiError::EmailUsed);
-    }
-    let password_hash = state
-        .auth
-        .hasher()
-        .hash(password.expose().to_owned())
-        .await?;
-    let user = state
-        .store
-        .create_user(NewUser {
-            email: email.as_str().to_owned(),
-            password_hash,
-            first_name: first_name.as_str().to_owned(),
-            last_name: last_name.as_str().to_owned(),
-            phone_number: phone_number.map(|p| p.as_str().to_owned()),
-            language: language.upper(),
-            time_zone: time_zone.name().to_owned(),
-            roles: Vec::new(),
-        })
-        .await?;
+    let new = NewAccount {
+        email: Email::parse(&body.email)?,
+        password: NewPassword::parse(&body.password)?,
+        first_name: PersonName::parse("first_name", &body.first_name)?,
+        last_name: PersonName::parse("last_name", &body.last_name)?,
+        phone_number: body
+            .phone_number
+            .as_deref()
+            .map(PhoneNumber::parse)
+            .transpose()?,
+        language: Language::parse_field(&body.language)?,
+        time_zone: TimeZone::parse_field(&body.time_zone)?,
+        roles: Vec::new(),
+    };
+    let user = state.actions.create_account(None, new).await?;
     record_response(&state, user).await
 }
 
 /// The authenticated user's record.
-#[utoipa::path(get, path = "/users/v1/me", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     responses((status = 200, body = UserBody), (status = 401, description = "104, 117, 118", body = ErrorBody)))]
+#[get("/users/v1/me")]
 pub async fn me(state: Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     record_response(&state, caller.user).await
 }
 
 /// One user's record, if visible to the caller.
-#[utoipa::path(get, path = "/users/v1/{id}", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 404, body = ErrorBody)))]
+#[get("/users/v1/{id}")]
 pub async fn get_user(
     state: Data<AppState>,
     caller: Caller,
@@ -207,9 +206,10 @@ pub async fn get_user(
 }
 
 /// Users visible to the caller, filtered and paged by RQL.
-#[utoipa::path(get, path = "/users/v1", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("rql" = Option<String>, Query, description = "RQL over id, email, first_name, last_name, language, activation, creation_timestamp, update_timestamp")),
     responses((status = 200, body = Page), (status = 400, description = "bad RQL (19)", body = ErrorBody)))]
+#[get("/users/v1")]
 pub async fn list_users(
     state: Data<AppState>,
     caller: Caller,
@@ -218,7 +218,10 @@ pub async fn list_users(
     let spec = USERS.translate(&query)?;
     let (records, total) = state.store.list_users(&caller.viewer(), &spec).await?;
     let now = state.store.clock().now_millis();
-    let items: Vec<UserBody> = records.into_iter().map(|r| UserBody::new(r, now)).collect();
+    let items = records
+        .into_iter()
+        .map(|r| UserBody::new(r, now))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }
 
@@ -226,20 +229,20 @@ pub async fn list_users(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserBody {
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub first_name: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub last_name: Option<Option<String>>,
     /// `null` clears the number.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub phone_number: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub language: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<String>)]
     pub time_zone: Option<Option<String>>,
 }
@@ -257,42 +260,40 @@ fn not_null<'a>(
 }
 
 /// Updates a user (the user itself or an administrator).
-#[utoipa::path(put, path = "/users/v1/{id}", tag = "users", security(("bearer" = [])), request_body = UpdateUserBody,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateUserBody,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[put("/users/v1/{id}")]
 pub async fn update_user(
     state: Data<AppState>,
     caller: Caller,
     id: Path<String>,
     ApiJson(body): ApiJson<UpdateUserBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    state.store.user_to_change(&caller.viewer(), &id).await?;
-    let changes = UserChanges {
+    let id = parse_id(&id)?;
+    let changes = AccountChanges {
         first_name: not_null("first_name", &body.first_name)?
             .map(|v| PersonName::parse("first_name", v))
-            .transpose()?
-            .map(|n| n.as_str().to_owned()),
+            .transpose()?,
         last_name: not_null("last_name", &body.last_name)?
             .map(|v| PersonName::parse("last_name", v))
-            .transpose()?
-            .map(|n| n.as_str().to_owned()),
+            .transpose()?,
         phone_number: match body.phone_number {
-            Some(Some(v)) => Some(Some(PhoneNumber::parse(&v)?.as_str().to_owned())),
+            Some(Some(v)) => Some(Some(PhoneNumber::parse(&v)?)),
             Some(None) => Some(None),
             None => None,
         },
         language: not_null("language", &body.language)?
             .map(Language::parse_field)
-            .transpose()?
-            .map(Language::upper),
+            .transpose()?,
         time_zone: not_null("time_zone", &body.time_zone)?
             .map(TimeZone::parse_field)
-            .transpose()?
-            .map(|z| z.name().to_owned()),
-        password_hash: None,
+            .transpose()?,
     };
-    let user = state.store.update_user(&id, changes).await?;
+    let user = state
+        .actions
+        .change_account(&caller.viewer(), &id, changes)
+        .await?;
     record_response(&state, user).await
 }
 
@@ -306,56 +307,43 @@ pub struct PatientEnlistmentRequest {
 }
 
 /// Enlists a patient in a group (administrators, or staff of that group).
-#[utoipa::path(post, path = "/users/v1/{id}/patient_enlistments", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     request_body = PatientEnlistmentRequest, params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[post("/users/v1/{id}/patient_enlistments")]
 pub async fn add_patient_enlistment(
     state: Data<AppState>,
     caller: Caller,
     id: Path<String>,
     ApiJson(body): ApiJson<PatientEnlistmentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let group_id = parse_id(&body.group_id)?.to_string();
+    let (id, group_id) = (parse_id(&id)?, parse_id(&body.group_id)?);
     let viewer = caller.viewer();
-    state.store.visible_user(&viewer, &id).await?;
     state
-        .store
-        .group_to_staff(&viewer, &group_id, GroupTask::EnlistPatients)
+        .actions
+        .enlist_patient(&viewer, &id, &group_id, body.expiry_timestamp)
         .await?;
-    if body.expiry_timestamp <= state.store.clock().now_millis() {
-        return Err(ApiError::FieldFormat(
-            "`expiry_timestamp` must be in the future".into(),
-        ));
-    }
-    state
-        .store
-        .enlist_patient(&id, &group_id, body.expiry_timestamp)
-        .await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    visible_record(&state, &viewer, &id).await
 }
 
 /// Ends a patient's prescription in a group now.
-#[utoipa::path(delete, path = "/users/v1/{id}/patient_enlistments/{group_id}", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id"), ("group_id" = String, Path, description = "group id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[delete("/users/v1/{id}/patient_enlistments/{group_id}")]
 pub async fn end_patient_enlistment(
     state: Data<AppState>,
     caller: Caller,
     path: Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
+    let (id, group_id) = (parse_id(&id)?, parse_id(&group_id)?);
     let viewer = caller.viewer();
-    state.store.visible_user(&viewer, &id).await?;
     state
-        .store
-        .group_to_staff(&viewer, &group_id, GroupTask::EndEnlistments)
+        .actions
+        .end_patient_enlistment(&viewer, &id, &group_id)
         .await?;
-    state.store.end_patient_enlistment(&id, &group_id).await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    visible_record(&state, &viewer, &id).await
 }
 
 /// A staff membership to add.
@@ -368,23 +356,17 @@ pub struct StaffEnlistmentRequest {
 }
 
 /// Adds a user to a group's staff (administrators).
-#[utoipa::path(post, path = "/users/v1/{id}/staff_enlistments", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     request_body = StaffEnlistmentRequest, params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[post("/users/v1/{id}/staff_enlistments")]
 pub async fn add_staff_enlistment(
     state: Data<AppState>,
     caller: Caller,
     id: Path<String>,
     ApiJson(body): ApiJson<StaffEnlistmentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let group_id = parse_id(&body.group_id)?.to_string();
-    let viewer = caller.viewer();
-    state
-        .store
-        .user_to_administer(&viewer, &id, AdminTask::ChangeStaffEnlistments)
-        .await?;
-    state.store.visible_group(&viewer, &group_id).await?;
+    let (id, group_id) = (parse_id(&id)?, parse_id(&body.group_id)?);
     let roles = match body.roles {
         Some(roles) => roles
             .iter()
@@ -392,30 +374,29 @@ pub async fn add_staff_enlistment(
             .collect::<Result<Vec<_>, _>>()?,
         None => vec!["physician".to_owned()],
     };
-    state.store.enlist_staff(&id, &group_id, roles).await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    let viewer = caller.viewer();
+    state
+        .actions
+        .enlist_staff(&viewer, &id, &group_id, roles)
+        .await?;
+    visible_record(&state, &viewer, &id).await
 }
 
 /// Removes a user from a group's staff (administrators).
-#[utoipa::path(delete, path = "/users/v1/{id}/staff_enlistments/{group_id}", tag = "users", security(("bearer" = [])),
+#[utoipa::path(tag = "users", security(("bearer" = [])),
     params(("id" = String, Path, description = "user id"), ("group_id" = String, Path, description = "group id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[delete("/users/v1/{id}/staff_enlistments/{group_id}")]
 pub async fn remove_staff_enlistment(
     state: Data<AppState>,
     caller: Caller,
     path: Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let (id, group_id) = (parse_id(&id)?.to_string(), parse_id(&group_id)?.to_string());
+    let (id, group_id) = (parse_id(&id)?, parse_id(&group_id)?);
     let viewer = caller.viewer();
-    state
-        .store
-        .user_to_administer(&viewer, &id, AdminTask::ChangeStaffEnlistments)
-        .await?;
-    state.store.remove_staff(&id, &group_id).await?;
-    let user = state.store.visible_user(&viewer, &id).await?;
-    record_response(&state, user).await
+    state.actions.remove_staff(&viewer, &id, &group_id).await?;
+    visible_record(&state, &viewer, &id).await
 }
 
 /// Global roles to add or remove.
@@ -431,39 +412,37 @@ async fn change_roles(
     caller: &Caller,
     id: &str,
     body: RolesRequest,
-    add: bool,
+    grant: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(id)?.to_string();
-    let viewer = caller.viewer();
-    let user = state
-        .store
-        .user_to_administer(&viewer, &id, AdminTask::ChangeRoles)
-        .await?;
-    let given = body
+    let id = parse_id(id)?;
+    let roles = body
         .roles
         .iter()
         .map(|r| Role::parse(r))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut roles = user.role_names();
-    for role in given {
-        let name = role.as_str().to_owned();
-        if !add && name == "admin" {
-            viewer.may_lock_out(&id, AdminTask::ChangeRoles)?;
+    let change = if grant {
+        RoleChange {
+            grant: roles,
+            ..RoleChange::default()
         }
-        if add && !roles.contains(&name) {
-            roles.push(name);
-        } else if !add {
-            roles.retain(|r| *r != name);
+    } else {
+        RoleChange {
+            revoke: roles,
+            ..RoleChange::default()
         }
-    }
-    let user = state.store.set_roles(&id, roles).await?;
+    };
+    let user = state
+        .actions
+        .change_roles(&caller.viewer(), &id, change)
+        .await?;
     record_response(state, user).await
 }
 
 /// Grants global roles (administrators).
-#[utoipa::path(post, path = "/users/v1/{id}/roles", tag = "users", security(("bearer" = [])), request_body = RolesRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = RolesRequest,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[post("/users/v1/{id}/roles")]
 pub async fn add_roles(
     state: Data<AppState>,
     caller: Caller,
@@ -474,9 +453,10 @@ pub async fn add_roles(
 }
 
 /// Revokes global roles (administrators).
-#[utoipa::path(delete, path = "/users/v1/{id}/roles", tag = "users", security(("bearer" = [])), request_body = RolesRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = RolesRequest,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[delete("/users/v1/{id}/roles")]
 pub async fn remove_roles(
     state: Data<AppState>,
     caller: Caller,
@@ -495,22 +475,20 @@ pub struct ActivationRequest {
 }
 
 /// Activates or deactivates a user (administrators).
-#[utoipa::path(put, path = "/users/v1/{id}/activation", tag = "users", security(("bearer" = [])), request_body = ActivationRequest,
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = ActivationRequest,
     params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[put("/users/v1/{id}/activation")]
 pub async fn set_activation(
     state: Data<AppState>,
     caller: Caller,
     id: Path<String>,
     ApiJson(body): ApiJson<ActivationRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
-    let viewer = caller.viewer();
-    let task = AdminTask::ChangeActivation;
-    state.store.user_to_administer(&viewer, &id, task).await?;
-    if !body.activation {
-        viewer.may_lock_out(&id, task)?;
-    }
-    let user = state.store.set_activation(&id, body.activation).await?;
+    let id = parse_id(&id)?;
+    let user = state
+        .actions
+        .set_activation(&caller.viewer(), &id, body.activation)
+        .await?;
     record_response(&state, user).await
 }

@@ -7,9 +7,11 @@ use serde::Deserialize;
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member};
 use super::error::WebError;
-use crate::auth::LoginError;
+use crate::actions::{AccountChanges, ActionError};
 use crate::domain::account::{Language, NewPassword, TimeZone};
-use crate::store::{AuditEntry, UserChanges};
+use crate::domain::id::Id;
+use crate::store::StoreError;
+use crate::store::entities::user;
 
 /// A language as the picker shows it: in its own name.
 pub struct LanguageChoice {
@@ -95,16 +97,16 @@ async fn page(
     let staff_rows = record
         .staff_enlistments
         .iter()
-        .map(|e| EnlistmentRow {
-            group: name(&e.group_id),
-            since: member.date(e.creation_timestamp),
-            until: String::new(),
-            expired: false,
-            roles: serde_json::from_value::<Vec<String>>(e.roles.clone())
-                .unwrap_or_default()
-                .join(", "),
+        .map(|e| {
+            Ok(EnlistmentRow {
+                group: name(&e.group_id),
+                since: member.date(e.creation_timestamp),
+                until: String::new(),
+                expired: false,
+                roles: user::role_names(&e.roles)?.join(", "),
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, StoreError>>()?;
     let mut zones: Vec<&'static str> = chrono_tz::TZ_VARIANTS.iter().map(|z| z.name()).collect();
     zones.sort_unstable();
     html(&AccountPage {
@@ -115,7 +117,11 @@ async fn page(
         staff_rows,
         created: member.datetime(record.user.creation_timestamp),
         updated: member.datetime(record.user.update_timestamp),
-        roles: record.user.role_names().join(", "),
+        roles: record
+            .user
+            .role_names()
+            .map_err(StoreError::from)?
+            .join(", "),
         notice: notice.map(|k| member.tr.text(k)),
         error: error.map(|k| member.tr.text(k)),
         m: member,
@@ -146,26 +152,16 @@ pub async fn save_settings(
     ) else {
         return page(member, None, Some("account-settings-invalid")).await;
     };
-    let store = &member.state.store;
-    store
-        .update_user(
-            member.id(),
-            UserChanges {
-                language: Some(language.upper()),
-                time_zone: Some(zone.name().to_owned()),
-                ..UserChanges::default()
-            },
-        )
-        .await?;
-    store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "account.update",
-            patient_id: None,
-            object_kind: "user",
-            object_id: Some(member.id().to_owned()),
-            detail: format!("language {}, time zone {}", language.upper(), zone.name()),
-        })
+    let changes = AccountChanges {
+        language: Some(language),
+        time_zone: Some(zone),
+        ..AccountChanges::default()
+    };
+    let me = Id::parse(member.id())?;
+    member
+        .state
+        .actions
+        .change_account(&member.viewer(), &me, changes)
         .await?;
     Ok(see_other("/portal/account?saved=1"))
 }
@@ -183,48 +179,25 @@ pub async fn change_password(
     member: Member,
     CsrfForm(form): CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, WebError> {
-    let state = member.state.clone();
-    match state
-        .auth
-        .verify_login(&member.user().email, &form.current)
-        .await
-    {
-        Ok(_) => {}
-        Err(LoginError::Internal(e)) => return Err(WebError::Internal(e)),
-        Err(_) => return page(member, None, Some("password-current-wrong")).await,
-    }
     if form.new != form.confirm {
         return page(member, None, Some("password-mismatch")).await;
     }
     let Ok(password) = NewPassword::parse(&form.new) else {
         return page(member, None, Some("password-too-short")).await;
     };
-    let hash = state
-        .auth
-        .hasher()
-        .hash(password.expose().to_owned())
-        .await
-        .map_err(WebError::Internal)?;
-    state
-        .store
-        .update_user(
-            member.id(),
-            UserChanges {
-                password_hash: Some(hash),
-                ..UserChanges::default()
-            },
+    let changed = member
+        .state
+        .actions
+        .change_password(
+            &member.viewer(),
+            &member.user().email,
+            &form.current,
+            password,
         )
-        .await?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "account.password",
-            patient_id: None,
-            object_kind: "user",
-            object_id: Some(member.id().to_owned()),
-            detail: "password changed".into(),
-        })
-        .await?;
-    page(member, Some("password-changed"), None).await
+        .await;
+    match changed {
+        Ok(()) => page(member, Some("password-changed"), None).await,
+        Err(ActionError::Invalid { key, .. }) => page(member, None, Some(key)).await,
+        Err(err) => Err(err.into()),
+    }
 }

@@ -15,12 +15,16 @@ use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
+use crate::actions::{ActionError, NewAccount, RoleChange};
 use crate::auth::lockout::{self, LockState};
-use crate::domain::account::{Email, Language, NewPassword, PersonName, TimeZone};
+use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, TimeZone};
+use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
-use crate::routes::api::resources::USERS;
+use crate::domain::rql::Query as ListQuery;
+use crate::store::entities::job::JobStatus;
 use crate::store::entities::{group, user};
-use crate::store::{AdminTask, AuditEntry, GroupTask, NewGroup, NewUser};
+use crate::store::resources::{GROUPS, USERS};
+use crate::store::{AdminTask, StoreError};
 
 /// A user in the administrators' list.
 pub struct UserRow {
@@ -82,13 +86,11 @@ async fn users_page(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    let spec = view::list_spec(
-        &USERS,
-        &format!(
-            "sort(last_name,first_name)&limit({PAGE_SIZE},{})",
-            page * PAGE_SIZE
-        ),
-    )?;
+    let query = ListQuery::default()
+        .sort_by("last_name", false)
+        .sort_by("first_name", false)
+        .page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&USERS, &query)?;
     let store = &member.state.store;
     let (records, total) = store.list_users(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
@@ -133,7 +135,6 @@ pub async fn create_user(
     member: Member,
     CsrfForm(form): CsrfForm<NewUserForm>,
 ) -> Result<HttpResponse, WebError> {
-    member.viewer().administer(AdminTask::CreateUsers)?;
     let parsed = (
         PersonName::parse("first_name", &form.first_name),
         PersonName::parse("last_name", &form.last_name),
@@ -142,58 +143,38 @@ pub async fn create_user(
         Language::parse_field(&form.language),
         TimeZone::parse_field(&form.time_zone),
     );
-    let (Ok(first), Ok(last), Ok(email), Ok(password), Ok(language), Ok(zone)) = parsed else {
+    let (Ok(first_name), Ok(last_name), Ok(email), Ok(password), Ok(language), Ok(time_zone)) =
+        parsed
+    else {
+        member.viewer().administer(AdminTask::CreateUsers)?;
         return users_page(&member, 0, None, Some("admin-user-invalid")).await;
     };
-    let state = member.state.clone();
-    if state.store.user_by_email(email.as_str()).await?.is_some() {
-        return users_page(&member, 0, None, Some("error-email-used")).await;
-    }
-    let password_hash = state
-        .auth
-        .hasher()
-        .hash(password.expose().to_owned())
-        .await?;
-    let created = state
-        .store
-        .create_user(NewUser {
-            email: email.as_str().to_owned(),
-            password_hash,
-            first_name: first.as_str().to_owned(),
-            last_name: last.as_str().to_owned(),
-            phone_number: None,
-            language: language.upper(),
-            time_zone: zone.name().to_owned(),
-            roles: if form.admin.is_some() {
-                vec!["admin".into()]
-            } else {
-                Vec::new()
-            },
-        })
-        .await?;
-    audit(&member, "user.create", &created.id, created.email.clone()).await?;
-    users_page(&member, 0, Some("admin-user-created"), None).await
-}
-
-async fn audit(
-    member: &Member,
-    action: &'static str,
-    user_id: &str,
-    detail: String,
-) -> Result<(), WebError> {
-    member
+    let new = NewAccount {
+        email,
+        password,
+        first_name,
+        last_name,
+        phone_number: None,
+        language,
+        time_zone,
+        roles: if form.admin.is_some() {
+            vec![Role::Admin]
+        } else {
+            Vec::new()
+        },
+    };
+    match member
         .state
-        .store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action,
-            patient_id: None,
-            object_kind: "user",
-            object_id: Some(user_id.to_owned()),
-            detail,
-        })
-        .await?;
-    Ok(())
+        .actions
+        .create_account(Some(&member.viewer()), new)
+        .await
+    {
+        Ok(_) => users_page(&member, 0, Some("admin-user-created"), None).await,
+        Err(ActionError::Store(StoreError::EmailUsed)) => {
+            users_page(&member, 0, None, Some("error-email-used")).await
+        }
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// After a change to one user: its row for htmx, else back to the list.
@@ -221,26 +202,14 @@ pub async fn set_activation(
     id: Path<String>,
     CsrfForm(form): CsrfForm<Toggle>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
+    let id = Id::parse(&id)?;
     let active = form.value == "on";
-    let viewer = member.viewer();
-    let task = AdminTask::ChangeActivation;
-    let store = &member.state.store;
-    store.user_to_administer(&viewer, &id, task).await?;
-    if !active {
-        viewer.may_lock_out(&id, task)?;
-    }
-    store.set_activation(&id, active).await?;
-    if !active {
-        store.delete_sessions_of(&id).await?;
-    }
-    let action = if active {
-        "user.activate"
-    } else {
-        "user.deactivate"
-    };
-    audit(&member, action, &id, String::new()).await?;
-    row_or_list(&member, &id).await
+    member
+        .state
+        .actions
+        .set_activation(&member.viewer(), &id, active)
+        .await?;
+    row_or_list(&member, &id.to_string()).await
 }
 
 /// Lifts a lockout after failed logins (the failure count starts again at zero).
@@ -249,20 +218,9 @@ pub async fn unblock(
     id: Path<String>,
     CsrfForm(_): CsrfForm<Vec<(String, String)>>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
-    let store = &member.state.store;
-    let user = store
-        .user_to_administer(&member.viewer(), &id, AdminTask::ChangeActivation)
-        .await?;
-    store.reset_failed_logins(&id).await?;
-    audit(
-        &member,
-        "user.unblock",
-        &id,
-        format!("after {} failed logins", user.failed_count),
-    )
-    .await?;
-    row_or_list(&member, &id).await
+    let id = Id::parse(&id)?;
+    member.state.actions.unblock(&member.viewer(), &id).await?;
+    row_or_list(&member, &id.to_string()).await
 }
 
 /// Grants or revokes the administrator role.
@@ -271,26 +229,25 @@ pub async fn set_admin(
     id: Path<String>,
     CsrfForm(form): CsrfForm<Toggle>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
-    let grant = form.value == "on";
-    let viewer = member.viewer();
-    let task = AdminTask::ChangeRoles;
-    let store = &member.state.store;
-    let user = store.user_to_administer(&viewer, &id, task).await?;
-    if !grant {
-        viewer.may_lock_out(&id, task)?;
-    }
-    let mut roles: Vec<String> = user
-        .role_names()
-        .into_iter()
-        .filter(|r| r != "admin")
-        .collect();
-    if grant {
-        roles.push("admin".into());
-    }
-    store.set_roles(&id, roles.clone()).await?;
-    audit(&member, "user.roles", &id, roles.join(",")).await?;
-    row_or_list(&member, &id).await
+    let id = Id::parse(&id)?;
+    let admin = vec![Role::Admin];
+    let change = if form.value == "on" {
+        RoleChange {
+            grant: admin,
+            ..RoleChange::default()
+        }
+    } else {
+        RoleChange {
+            revoke: admin,
+            ..RoleChange::default()
+        }
+    };
+    member
+        .state
+        .actions
+        .change_roles(&member.viewer(), &id, change)
+        .await?;
+    row_or_list(&member, &id.to_string()).await
 }
 
 /// A prescription in the administrators' list.
@@ -319,10 +276,8 @@ async fn groups_page(
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
-    let spec = view::list_spec(
-        &crate::routes::api::resources::GROUPS,
-        "sort(name)&limit(50)",
-    )?;
+    let query = ListQuery::default().sort_by("name", false).page(50, 0);
+    let spec = view::list_spec(&GROUPS, &query)?;
     let (groups, _) = store.list_groups(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
     let enlistments = store
@@ -373,32 +328,17 @@ pub async fn create_group(
     member: Member,
     CsrfForm(form): CsrfForm<NewGroupForm>,
 ) -> Result<HttpResponse, WebError> {
-    member.viewer().administer(AdminTask::CreateGroups)?;
-    let name = form.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    let (Ok(name), Ok(description)) = (
+        GroupName::parse(&form.name),
+        parse_description(Some(&form.description)),
+    ) else {
+        member.viewer().administer(AdminTask::CreateGroups)?;
         return groups_page(&member, None, Some("admin-group-invalid")).await;
-    }
-    let description = form.description.trim();
-    let created = member
-        .state
-        .store
-        .create_group(NewGroup {
-            name: name.to_owned(),
-            description: (!description.is_empty())
-                .then(|| description.chars().take(1000).collect()),
-        })
-        .await?;
+    };
     member
         .state
-        .store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "group.create",
-            patient_id: None,
-            object_kind: "group",
-            object_id: Some(created.id),
-            detail: created.name,
-        })
+        .actions
+        .create_group(&member.viewer(), name, description)
         .await?;
     groups_page(&member, Some("admin-group-created"), None).await
 }
@@ -431,18 +371,15 @@ pub async fn enlist(
     let Some(user) = user else {
         return groups_page(&member, None, Some("admin-enlist-no-user")).await;
     };
-    let Ok(group_id) = Id::parse(&form.group_id).map(|id| id.to_string()) else {
+    let (Ok(group_id), Ok(user_id)) = (Id::parse(&form.group_id), Id::parse(&user.id)) else {
         return groups_page(&member, None, Some("admin-enlist-invalid")).await;
     };
-    let (action, detail) = if form.kind == "staff" {
-        store
-            .user_to_administer(&viewer, &user.id, AdminTask::ChangeStaffEnlistments)
+    let actions = &member.state.actions;
+    if form.kind == "staff" {
+        let roles = vec!["physician".to_owned()];
+        actions
+            .enlist_staff(&viewer, &user_id, &group_id, roles)
             .await?;
-        store.visible_group(&viewer, &group_id).await?;
-        store
-            .enlist_staff(&user.id, &group_id, vec!["physician".into()])
-            .await?;
-        ("enlistment.staff", format!("group {group_id}"))
     } else {
         // The prescription runs to the end of its last day in the administrator's zone.
         let end = NaiveDate::parse_from_str(form.until.trim(), "%Y-%m-%d")
@@ -451,29 +388,20 @@ pub async fn enlist(
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .and_then(|d| member.zone.from_local_datetime(&d).earliest())
             .map(|d| d.timestamp_millis());
-        let Some(end) = end.filter(|e| *e > store.clock().now_millis()) else {
+        let Some(end) = end else {
             return groups_page(&member, None, Some("admin-enlist-invalid")).await;
         };
-        store.visible_user(&viewer, &user.id).await?;
-        store
-            .group_to_staff(&viewer, &group_id, GroupTask::EnlistPatients)
-            .await?;
-        store.enlist_patient(&user.id, &group_id, end).await?;
-        (
-            "enlistment.patient",
-            format!("group {group_id} until {}", form.until.trim()),
-        )
-    };
-    store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action,
-            patient_id: (form.kind != "staff").then(|| user.id.clone()),
-            object_kind: "user",
-            object_id: Some(user.id.clone()),
-            detail,
-        })
-        .await?;
+        match actions
+            .enlist_patient(&viewer, &user_id, &group_id, end)
+            .await
+        {
+            Ok(()) => {}
+            Err(ActionError::Invalid { key, .. }) => {
+                return groups_page(&member, None, Some(key)).await;
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
     groups_page(&member, Some("admin-enlisted"), None).await
 }
 
@@ -507,10 +435,7 @@ pub struct JobQuery {
 /// The scheduler's queue: counts by status, and the jobs (failed ones with their error).
 pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse, WebError> {
     let viewer = member.viewer();
-    let status = query
-        .status
-        .as_deref()
-        .filter(|s| ["queued", "running", "done", "failed"].contains(s));
+    let status = query.status.as_deref().and_then(JobStatus::parse);
     let page = query.page.unwrap_or(0).min(10_000);
     let store = &member.state.store;
     let (jobs, total) = store
@@ -520,7 +445,7 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         .iter()
         .map(|j| JobRow {
             kind: j.kind.clone(),
-            status: j.status.clone(),
+            status: j.status.as_str().to_owned(),
             attempts: format!("{}/{}", j.attempts, j.max_attempts),
             run_after: member.datetime(j.run_after),
             updated: member.datetime(j.update_timestamp),
@@ -529,14 +454,21 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         .collect();
     html(&JobsPage {
         c: Chrome::new(&member, "admin", "admin-jobs-title"),
-        counts: store.job_counts(&viewer).await?,
+        counts: store
+            .job_counts(&viewer)
+            .await?
+            .into_iter()
+            .map(|(status, n)| (status.as_str().to_owned(), n))
+            .collect(),
         rows,
         pager: Pager::new(
             page,
             total,
-            &status.map(|s| format!("status={s}")).unwrap_or_default(),
+            &status
+                .map(|s| format!("status={}", s.as_str()))
+                .unwrap_or_default(),
         ),
-        status: status.unwrap_or("").to_owned(),
+        status: status.map(JobStatus::as_str).unwrap_or("").to_owned(),
     })
 }
 

@@ -12,7 +12,6 @@ use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use super::session::{CSRF_KEY, USER_KEY};
 use crate::auth::LoginError;
-use crate::store::AuditEntry;
 
 #[derive(Template)]
 #[template(path = "web/login.html")]
@@ -63,7 +62,7 @@ pub async fn login(
         *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
         Ok(response)
     };
-    let user = match state.auth.verify_login(&form.email, &form.password).await {
+    let user = match state.actions.log_in(&form.email, &form.password).await {
         Ok(user) => user,
         Err(LoginError::InvalidCredentials) => return refused("login-invalid"),
         Err(LoginError::Deactivated) => return refused("login-deactivated"),
@@ -79,17 +78,6 @@ pub async fn login(
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes);
     session.insert(CSRF_KEY, hex::encode(bytes))?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: user.id.clone(),
-            action: "session.login",
-            patient_id: None,
-            object_kind: "user",
-            object_id: Some(user.id.clone()),
-            detail: "portal login".into(),
-        })
-        .await?;
     Ok(see_other("/portal/"))
 }
 

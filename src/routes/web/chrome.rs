@@ -54,11 +54,6 @@ impl Chrome {
         self.tr.text(key)
     }
 
-    /// The message `key` with one placeable filled.
-    pub fn t1(&self, key: &str, name: &'static str, value: &str) -> String {
-        self.tr.text_with(key, &[(name, value.to_owned())])
-    }
-
     /// "Page 2 of 5 (93)" in the page's language.
     pub fn position(&self, pager: &super::view::Pager) -> String {
         self.tr.text_with(

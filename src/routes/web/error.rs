@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 
+use crate::actions::ActionError;
 use crate::reports::ReportError;
 use crate::store::{Denied, StoreError};
 
@@ -28,6 +29,10 @@ pub enum WebError {
     /// Input the page cannot act on; the message key says why.
     #[error("bad request: {0}")]
     BadRequest(&'static str),
+    /// The object changed while the change was being made, or is in no state for it; the
+    /// message key says which.
+    #[error("conflict: {0}")]
+    Conflict(&'static str),
     /// Too many login attempts from this address.
     #[error("too many requests")]
     TooManyRequests,
@@ -54,7 +59,7 @@ impl WebError {
             WebError::Forbidden(_) => "error-forbidden",
             WebError::LoginRequired => "error-login-required",
             WebError::Csrf => "error-csrf",
-            WebError::BadRequest(key) => key,
+            WebError::BadRequest(key) | WebError::Conflict(key) => key,
             WebError::TooManyRequests => "error-too-many",
             WebError::RenderDeadline => "error-render-deadline",
             WebError::Internal(_) => "error-internal",
@@ -69,6 +74,7 @@ impl ResponseError for WebError {
             WebError::Forbidden(_) | WebError::Csrf => StatusCode::FORBIDDEN,
             WebError::LoginRequired => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
             WebError::RenderDeadline => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -101,6 +107,7 @@ impl From<StoreError> for WebError {
             StoreError::NotFound => WebError::NotFound,
             StoreError::Denied(denied) => denied.into(),
             StoreError::EmailUsed => WebError::BadRequest("error-email-used"),
+            StoreError::Changed => WebError::Conflict("error-changed-meanwhile"),
             other => WebError::Internal(other.into()),
         }
     }
@@ -119,6 +126,19 @@ impl From<ReportError> for WebError {
             ReportError::Store(err) => err.into(),
             ReportError::Deadline(_) => WebError::RenderDeadline,
             ReportError::Internal(err) => WebError::Internal(err),
+        }
+    }
+}
+
+impl From<ActionError> for WebError {
+    fn from(err: ActionError) -> Self {
+        match err {
+            ActionError::Store(err) => err.into(),
+            ActionError::Invalid { key, .. } => WebError::BadRequest(key),
+            ActionError::Forbidden(_) => WebError::Forbidden(Denied::OwnReview),
+            ActionError::State { key, .. } => WebError::BadRequest(key),
+            ActionError::Report(err) => err.into(),
+            ActionError::Internal(err) => WebError::Internal(err),
         }
     }
 }

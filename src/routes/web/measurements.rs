@@ -15,12 +15,12 @@ use super::error::WebError;
 use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
-use crate::domain::measurement::{MeasurementUpdate, Status};
+use crate::domain::rql::{CompareOp, Expr, Query as ListQuery, Value as RqlValue};
 use crate::reports::findings::Findings;
 use crate::routes::api::measurement_reports::file_token;
-use crate::routes::api::resources::{MEASUREMENT_REPORTS, MEASUREMENTS};
+use crate::store::Viewer;
 use crate::store::entities::file;
-use crate::store::{AuditEntry, MeasurementChange, MeasurementRecord, ReportRecord, Viewer};
+use crate::store::resources::MEASUREMENTS;
 
 /// The filters of a measurement list.
 #[derive(Debug, Default, Deserialize)]
@@ -67,26 +67,23 @@ pub async fn measurement_list(
     filters: &Filters,
     action: String,
 ) -> Result<MeasurementList, WebError> {
-    let mut conditions = vec![format!("eq(creatorId,{patient_id})")];
+    let mut query = ListQuery::default().and(Expr::eq("creatorId", patient_id));
     let result = view::result_filter(filters.result.as_deref()).map(|r| r.as_str());
     if let Some(result) = result {
-        conditions.push(format!("eq(data.mostSevereLabel.key,{result})"));
+        query = query.and(Expr::eq("data.mostSevereLabel.key", result));
     }
     let from = filters.from.as_deref().unwrap_or("").trim();
     let to = filters.to.as_deref().unwrap_or("").trim();
+    let taken = "data.measurement_timestamp";
     if let Some(start) = local_midnight(visitor, from, 0) {
-        conditions.push(format!("ge(data.measurement_timestamp,epoch:{start})"));
+        query = query.and(Expr::compare(CompareOp::Ge, taken, RqlValue::Epoch(start)));
     }
     if let Some(end) = local_midnight(visitor, to, 1) {
-        conditions.push(format!("lt(data.measurement_timestamp,epoch:{end})"));
+        query = query.and(Expr::compare(CompareOp::Lt, taken, RqlValue::Epoch(end)));
     }
     let page = filters.page.unwrap_or(0).min(10_000);
-    let rql = format!(
-        "and({})&sort(-data.measurement_timestamp)&limit({PAGE_SIZE},{})",
-        conditions.join(","),
-        page * PAGE_SIZE
-    );
-    let spec = view::list_spec(&MEASUREMENTS, &rql)?;
+    let query = query.sort_by(taken, true).page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&MEASUREMENTS, &query)?;
     let (headers, total) = visitor
         .state
         .store
@@ -200,34 +197,7 @@ struct DetailPage {
     can_review: bool,
 }
 
-/// The latest report document of a measurement, as `viewer` sees it
-/// (`limit(1)&sort(-id)&eq(data.measurementId,<id>)`).
-async fn latest_report(
-    visitor: &Visitor,
-    viewer: &Viewer,
-    measurement_id: &str,
-) -> Result<Option<ReportRecord>, WebError> {
-    let spec = view::list_spec(
-        &MEASUREMENT_REPORTS,
-        &format!("limit(1)&sort(-id)&eq(data.measurementId,{measurement_id})&skipCount()"),
-    )?;
-    let (mut reports, _) = visitor
-        .state
-        .store
-        .list_measurement_reports(viewer, &spec)
-        .await?;
-    Ok(reports.pop())
-}
-
-/// The file of the latest report when it can be reused: rendered and not older than the
-/// measurement's last update (interface.md 3, rule 1).
-fn reusable(latest: &Option<ReportRecord>, m: &MeasurementRecord) -> Option<file::Model> {
-    let latest = latest.as_ref()?;
-    let current = latest.report.status == "rendered"
-        && latest.report.for_measurement_updated_timestamp >= m.measurement.update_timestamp;
-    current.then(|| latest.file.clone()).flatten()
-}
-
+/// The address of a report's PDF, as a physician shares it.
 fn shared_link(visitor: &Visitor, file: &file::Model) -> String {
     format!(
         "{}/files/v1/{}/file",
@@ -298,30 +268,24 @@ fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, Stri
 
 /// One measurement with its chart, results, review and report state.
 pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
+    let id = Id::parse(&id)?;
     let viewer = member.viewer();
     let store = &member.state.store;
-    let record = store.visible_measurement(&viewer, &id).await?;
+    let record = member.state.actions.view_measurement(&viewer, &id).await?;
     let m = &record.measurement;
     let own = m.creator_id == member.id();
-    store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "measurement.view",
-            patient_id: Some(m.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(m.id.clone()),
-            detail: "portal".into(),
-        })
-        .await?;
-    let patient = if own {
-        None
+    let patient_user = if own {
+        member.user().clone()
     } else {
         store
             .user_by_id(&m.creator_id)
             .await?
-            .map(|u| (u.id.clone(), format!("{} {}", u.first_name, u.last_name)))
+            .ok_or(WebError::NotFound)?
     };
+    let patient = (!own).then(|| {
+        let u = &patient_user;
+        (u.id.clone(), format!("{} {}", u.first_name, u.last_name))
+    });
     let data = m.data_object();
     let review = match data.get("review").and_then(Value::as_object) {
         Some(review) => {
@@ -354,8 +318,12 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
         }
         None => None,
     };
-    let latest = latest_report(&member, &viewer, &m.id).await?;
-    let report = match (&latest, reusable(&latest, &record)) {
+    let latest = store.latest_measurement_report(&viewer, &m.id).await?;
+    let language = Language::or_english(Some(&member.user().language));
+    let reusable = latest.as_ref().and_then(|latest| {
+        latest.reusable(m.update_timestamp, language.code(), &patient_user.time_zone)
+    });
+    let report = match (&latest, reusable) {
         (None, _) => ReportState {
             key: "none",
             label: member.tr.text("report-none"),
@@ -366,7 +334,7 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
             key: "current",
             label: member.tr.text("report-current"),
             created: member.datetime(found.report.creation_timestamp),
-            shared_link: (!own).then(|| shared_link(&member, &file)),
+            shared_link: (!own).then(|| shared_link(&member, file)),
         },
         (Some(found), None) => ReportState {
             key: "outdated",
@@ -411,41 +379,20 @@ pub async fn report_pdf(
     id: Path<String>,
     CsrfForm(form): CsrfForm<ReportForm>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
-    let viewer = member.viewer();
-    let state = member.state.clone();
-    let record = state.store.visible_measurement(&viewer, &id).await?;
-    let latest = latest_report(&member, &viewer, &id).await?;
-    let (file, reused) = match reusable(&latest, &record) {
-        Some(file) => (file, true),
-        None => {
-            let language = Language::or_english(Some(&member.user().language));
-            let (_, file) = state
-                .reports
-                .create_measurement_report(member.id(), &record, language)
-                .await?;
-            (file, false)
-        }
-    };
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "report.download",
-            patient_id: Some(record.measurement.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(id.clone()),
-            detail: if reused {
-                "existing report".into()
-            } else {
-                "new report".into()
-            },
-        })
+    let id = Id::parse(&id)?;
+    let language = Language::or_english(Some(&member.user().language));
+    let pdf = member
+        .state
+        .actions
+        .measurement_pdf(&member.viewer(), &id, language, true)
         .await?;
     if form.then == "share" {
         return Ok(see_other(&format!("/portal/measurements/{id}#report")));
     }
-    Ok(see_other(&format!("/files/v1/{}/file", file_token(&file))))
+    Ok(see_other(&format!(
+        "/files/v1/{}/file",
+        file_token(&pdf.file)
+    )))
 }
 
 /// A physician's review.
@@ -463,38 +410,12 @@ pub async fn review(
     id: Path<String>,
     CsrfForm(form): CsrfForm<ReviewForm>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
-    let store = member.state.store.clone();
-    let record = store.measurement_to_review(&member.viewer(), &id).await?;
-    let current = record.measurement;
-    let update =
-        MeasurementUpdate::parse(json!({"label": form.label, "diagnosis": form.note}), true)
-            .map_err(|_| WebError::BadRequest("error-review-invalid"))?;
-    let status = Status::parse(&current.status).unwrap_or(Status::Measured);
-    let next = update
-        .next_status(status)
-        .map_err(|_| WebError::BadRequest("error-no-results"))?;
-    let mut data = current.data_object();
-    update.apply_to(&mut data, member.id(), store.clock().now_millis());
-    store
-        .update_measurement(
-            &current,
-            MeasurementChange {
-                data,
-                status: next,
-                tags: None,
-            },
-        )
-        .await?;
-    store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "measurement.review",
-            patient_id: Some(current.creator_id.clone()),
-            object_kind: "measurement",
-            object_id: Some(id.clone()),
-            detail: format!("label: {}", form.label.trim()),
-        })
+    let id = Id::parse(&id)?;
+    let patch = json!({"label": form.label, "diagnosis": form.note});
+    member
+        .state
+        .actions
+        .update_measurement(&member.viewer(), &id, patch)
         .await?;
     Ok(see_other(&format!("/portal/measurements/{id}")))
 }

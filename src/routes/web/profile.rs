@@ -13,8 +13,10 @@ use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use crate::domain::country::ISO_3166_ALPHA2;
 use crate::domain::json::string_list;
-use crate::domain::profile::{Activity, Comorbidity, Gender, Impediment, ProfilePatch};
-use crate::store::{AuditEntry, Viewer};
+use crate::domain::profile::{
+    Activity, Comorbidity, Gender, Impediment, ProfilePatch, WireEnum, latest_birthday,
+};
+use crate::store::Viewer;
 
 /// Plain text fields, in form order.
 const TEXT_FIELDS: [&str; 6] = [
@@ -167,7 +169,7 @@ fn build_form(
         )
     }));
     let mut activities = vec![(String::new(), "–".to_owned())];
-    activities.extend(Activity::ALL.iter().map(|a| {
+    activities.extend(Activity::all().iter().map(|a| {
         (
             a.as_str().to_owned(),
             tr.text(&format!("activity-{}", a.as_str())),
@@ -199,14 +201,14 @@ fn build_form(
         smoker: choices(&smoker, &value("smoker")),
         device_types: choices(&device_types, &value("service_info.device.type")),
         comorbidities: flags(
-            Comorbidity::ALL
+            Comorbidity::all()
                 .iter()
                 .map(|c| (c.as_str(), tr.text(&format!("comorbidity-{}", c.as_str()))))
                 .collect(),
             comorbidities,
         ),
         impediments: flags(
-            Impediment::ALL
+            Impediment::all()
                 .iter()
                 .map(|i| (i.as_str(), tr.text(&format!("impediment-{}", i.as_str()))))
                 .collect(),
@@ -382,13 +384,7 @@ pub async fn save(
     patch.insert("custom_fields".into(), Value::Object(custom));
     values.insert("custom_fields".into(), custom_text);
 
-    let today = member
-        .state
-        .store
-        .clock()
-        .now()
-        .with_timezone(&member.zone)
-        .date_naive();
+    let today = latest_birthday(member.state.store.clock().now());
     let mut errors = HashMap::new();
     if !custom_ok {
         errors.insert(
@@ -413,19 +409,10 @@ pub async fn save(
         let patch = ProfilePatch::parse(Value::Object(patch), today)
             .map_err(|_| WebError::BadRequest("invalid-value"))?;
         let condition = crate::store::visibility::only_user("profiles", "id", member.id());
-        let store = &member.state.store;
-        store
+        member
+            .state
+            .actions
             .update_profiles(&member.viewer(), condition, &patch)
-            .await?;
-        store
-            .audit(AuditEntry {
-                actor_id: member.id().to_owned(),
-                action: "profile.update",
-                patient_id: Some(member.id().to_owned()),
-                object_kind: "profile",
-                object_id: Some(member.id().to_owned()),
-                detail: "portal profile form".into(),
-            })
             .await?;
         Some(member.tr.text("profile-saved"))
     } else {

@@ -5,7 +5,6 @@
 use actix_web::web::{Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
-use chrono_tz::Tz;
 use serde_json::Value;
 
 use super::chrome::{Chrome, html, see_other};
@@ -13,12 +12,12 @@ use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
-use crate::domain::account::{Language, TimeZone};
+use crate::domain::account::Language;
 use crate::domain::id::Id;
-use crate::domain::periods::{Trigger, manual_period};
-use crate::routes::api::resources::REPORTS;
+use crate::domain::rql::{Expr, Query as ListQuery};
+use crate::store::Viewer;
 use crate::store::entities::report;
-use crate::store::{AuditEntry, NewReport, Viewer};
+use crate::store::resources::REPORTS;
 
 /// A periodic report in a list.
 pub struct ReportRow {
@@ -65,13 +64,11 @@ pub async fn report_list(
     page: u64,
     base: &str,
 ) -> Result<(Vec<ReportRow>, Pager), WebError> {
-    let spec = view::list_spec(
-        &REPORTS,
-        &format!(
-            "eq(user_id,{patient_id})&sort(-creation_timestamp)&limit({PAGE_SIZE},{})",
-            page * PAGE_SIZE
-        ),
-    )?;
+    let query = ListQuery::default()
+        .and(Expr::eq("user_id", patient_id))
+        .sort_by("creation_timestamp", true)
+        .page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&REPORTS, &query)?;
     let (reports, total) = visitor.state.store.list_reports(viewer, &spec).await?;
     Ok((
         reports.iter().map(|r| report_row(visitor, r)).collect(),
@@ -105,34 +102,14 @@ pub async fn pdf(
     req: HttpRequest,
     id: Path<String>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
-    let state = member.state.clone();
-    let report = state.store.visible_report(&member.viewer(), &id).await?;
-    let patient = state
-        .store
-        .user_by_id(&report.user_id)
-        .await?
-        .ok_or(WebError::NotFound)?;
+    let id = Id::parse(&id)?;
+    let state = &member.state;
     let language = Language::or_english(Some(&member.user().language));
-    let zone: Tz = TimeZone::parse(&patient.time_zone)
-        .map(|z| z.0)
-        .unwrap_or(Tz::UTC);
-    let file = state
-        .reports
-        .periodic_report_pdf(member.id(), &report, &patient, language, zone)
+    let pdf = state
+        .actions
+        .periodic_pdf(&member.viewer(), &id, Some(language), None)
         .await?;
-    state
-        .store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "report.download",
-            patient_id: Some(report.user_id.clone()),
-            object_kind: "periodic-report",
-            object_id: Some(report.id.clone()),
-            detail: format!("portal, {}", language.code()),
-        })
-        .await?;
-    crate::routes::api::files::serve(&state, &req, &file, "private, no-cache")
+    crate::routes::api::files::serve(state, &req, &pdf.file, "private, no-cache")
         .await
         .map_err(|e| WebError::Internal(anyhow::anyhow!("serving a report PDF: {e}")))
 }
@@ -144,33 +121,11 @@ pub async fn create(
     id: Path<String>,
     CsrfForm(_): CsrfForm<Vec<(String, String)>>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
-    let store = member.state.store.clone();
-    let patient = store.patient_to_report_on(&member.viewer(), &id).await?;
-    let (start, end) = manual_period(None, None, store.clock().now_millis());
-    let report = store
-        .create_report(NewReport {
-            user_id: patient.id.clone(),
-            creator_id: Some(member.id().to_owned()),
-            trigger: Trigger::Manual,
-            dedupe_key: None,
-            start,
-            end,
-        })
-        .await?
-        .ok_or_else(|| WebError::Internal(anyhow::anyhow!("a manual report was not stored")))?;
-    store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "report.create",
-            patient_id: Some(patient.id.clone()),
-            object_kind: "periodic-report",
-            object_id: Some(report.id.clone()),
-            detail: "manual, last 7 days".into(),
-        })
+    let id = Id::parse(&id)?;
+    member
+        .state
+        .actions
+        .create_manual_report(&member.viewer(), &id, None, None)
         .await?;
-    Ok(see_other(&format!(
-        "/portal/patients/{}#reports",
-        patient.id
-    )))
+    Ok(see_other(&format!("/portal/patients/{id}#reports")))
 }

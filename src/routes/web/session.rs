@@ -13,6 +13,8 @@ use actix_web::cookie::time::Duration as CookieDuration;
 use actix_web::cookie::{Key, SameSite};
 use anyhow::Context;
 use rand::distr::{Alphanumeric, SampleString};
+use redis::AsyncCommands;
+use redis::aio::ConnectionManager;
 
 use crate::config::Settings;
 use crate::store::Store;
@@ -31,27 +33,77 @@ type State = HashMap<String, String>;
 pub enum PortalSessions {
     /// The `sessions` table.
     Database(Store),
-    /// A Redis server every instance shares.
-    Redis(RedisSessionStore),
+    /// A Redis server every instance shares: the sessions, and beside them each user's set
+    /// of session keys (see [`redis_user_set`]).
+    Redis {
+        sessions: RedisSessionStore,
+        index: ConnectionManager,
+    },
 }
 
 impl PortalSessions {
     /// Redis when a URL is configured, else the database.
     pub async fn connect(settings: &Settings, store: &Store) -> anyhow::Result<Self> {
         match &settings.redis_url {
-            Some(url) => Ok(PortalSessions::Redis(
-                RedisSessionStore::new(url.clone())
+            Some(url) => {
+                let sessions = RedisSessionStore::new(url.clone())
                     .await
-                    .context("cannot connect to TACHO_REDIS_URL")?,
-            )),
+                    .context("cannot connect to TACHO_REDIS_URL")?;
+                let client = redis::Client::open(url.as_str())
+                    .context("TACHO_REDIS_URL is not a Redis URL")?;
+                let index = ConnectionManager::new(client)
+                    .await
+                    .context("cannot connect to TACHO_REDIS_URL")?;
+                Ok(PortalSessions::Redis { sessions, index })
+            }
             None => Ok(PortalSessions::Database(store.clone())),
         }
     }
 
     /// Whether sessions are kept in Redis.
     pub fn is_redis(&self) -> bool {
-        matches!(self, PortalSessions::Redis(_))
+        matches!(self, PortalSessions::Redis { .. })
     }
+}
+
+/// The set in Redis that holds the session keys of one user, so that they can be ended
+/// together (a deactivation); each session key expires on its own.
+fn redis_user_set(user_id: &str) -> String {
+    format!("tacho:user-sessions:{user_id}")
+}
+
+#[async_trait::async_trait]
+impl crate::actions::SessionEnder for PortalSessions {
+    async fn end_sessions_of(&self, user_id: &str) -> anyhow::Result<u64> {
+        match self {
+            PortalSessions::Database(store) => Ok(store.delete_sessions_of(user_id).await?),
+            PortalSessions::Redis { index, .. } => {
+                let mut conn = index.clone();
+                let set = redis_user_set(user_id);
+                let keys: Vec<String> = conn.smembers(&set).await?;
+                let mut ended = 0;
+                if !keys.is_empty() {
+                    ended = conn.del(&keys).await?;
+                }
+                let _: u64 = conn.del(&set).await?;
+                Ok(ended)
+            }
+        }
+    }
+}
+
+/// Adds a session key to its user's set, which lives as long as the newest session in it.
+async fn index_session(
+    index: &ConnectionManager,
+    user_id: &str,
+    key: &SessionKey,
+    ttl: &CookieDuration,
+) -> anyhow::Result<()> {
+    let mut conn = index.clone();
+    let set = redis_user_set(user_id);
+    let _: u64 = conn.sadd(&set, key.as_ref()).await?;
+    let _: bool = conn.expire(&set, ttl.whole_seconds()).await?;
+    Ok(())
 }
 
 /// The key that signs session cookies: shared by every instance through the database.
@@ -110,7 +162,7 @@ fn expiry(store: &Store, ttl: &CookieDuration) -> i64 {
 impl SessionStore for PortalSessions {
     async fn load(&self, key: &SessionKey) -> Result<Option<State>, LoadError> {
         match self {
-            PortalSessions::Redis(redis) => redis.load(key).await,
+            PortalSessions::Redis { sessions, .. } => sessions.load(key).await,
             PortalSessions::Database(store) => {
                 let Some(row) = store
                     .session(key.as_ref())
@@ -128,7 +180,16 @@ impl SessionStore for PortalSessions {
 
     async fn save(&self, state: State, ttl: &CookieDuration) -> Result<SessionKey, SaveError> {
         match self {
-            PortalSessions::Redis(redis) => redis.save(state, ttl).await,
+            PortalSessions::Redis { sessions, index } => {
+                let user = user_of(&state);
+                let key = sessions.save(state, ttl).await?;
+                if let Some(user) = user {
+                    index_session(index, &user, &key, ttl)
+                        .await
+                        .map_err(SaveError::Other)?;
+                }
+                Ok(key)
+            }
             PortalSessions::Database(store) => {
                 let key = new_key();
                 let text = serde_json::to_string(&state)
@@ -149,7 +210,16 @@ impl SessionStore for PortalSessions {
         ttl: &CookieDuration,
     ) -> Result<SessionKey, UpdateError> {
         match self {
-            PortalSessions::Redis(redis) => redis.update(key, state, ttl).await,
+            PortalSessions::Redis { sessions, index } => {
+                let user = user_of(&state);
+                let key = sessions.update(key, state, ttl).await?;
+                if let Some(user) = user {
+                    index_session(index, &user, &key, ttl)
+                        .await
+                        .map_err(UpdateError::Other)?;
+                }
+                Ok(key)
+            }
             PortalSessions::Database(store) => {
                 let text = serde_json::to_string(&state)
                     .map_err(|e| UpdateError::Serialization(e.into()))?;
@@ -174,7 +244,7 @@ impl SessionStore for PortalSessions {
 
     async fn update_ttl(&self, key: &SessionKey, ttl: &CookieDuration) -> anyhow::Result<()> {
         match self {
-            PortalSessions::Redis(redis) => redis.update_ttl(key, ttl).await,
+            PortalSessions::Redis { sessions, .. } => sessions.update_ttl(key, ttl).await,
             PortalSessions::Database(store) => Ok(store
                 .touch_session(key.as_ref(), expiry(store, ttl))
                 .await?),
@@ -183,7 +253,7 @@ impl SessionStore for PortalSessions {
 
     async fn delete(&self, key: &SessionKey) -> anyhow::Result<()> {
         match self {
-            PortalSessions::Redis(redis) => redis.delete(key).await,
+            PortalSessions::Redis { sessions, .. } => sessions.delete(key).await,
             PortalSessions::Database(store) => Ok(store.delete_session(key.as_ref()).await?),
         }
     }

@@ -6,7 +6,7 @@ use super::context::Visitor;
 use super::error::WebError;
 use crate::analysis::ResultKey;
 use crate::domain::measurement::Status;
-use crate::domain::rql;
+use crate::domain::rql::Query;
 use crate::i18n::Translator;
 use crate::reports::findings::{Findings, Headline, RESULT_KEYS, Strip, Tachogram, result_key};
 use crate::store::entities::measurement;
@@ -24,11 +24,11 @@ pub fn result_filter(value: Option<&str>) -> Option<ResultKey> {
     value.map(str::trim).and_then(result_key)
 }
 
-/// A list query written as RQL and translated for `resource`, exactly as the API would.
-pub fn list_spec(resource: &Resource, rql_text: &str) -> Result<ListSpec, WebError> {
-    let query = rql::parse(rql_text).map_err(|_| WebError::BadRequest("error-bad-filter"))?;
+/// A list query built as an RQL [`Query`] value and translated for `resource`, exactly as the
+/// API translates the query it parses. Only filter values the visitor typed can fail here.
+pub fn list_spec(resource: &Resource, query: &Query) -> Result<ListSpec, WebError> {
     resource
-        .translate(&query)
+        .translate(query)
         .map_err(|_| WebError::BadRequest("error-bad-filter"))
 }
 

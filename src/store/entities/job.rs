@@ -13,8 +13,7 @@ pub struct Model {
     /// JSON text the job's handler understands.
     #[sea_orm(column_type = "Text")]
     pub payload: String,
-    /// `queued`, `running`, `done` or `failed`.
-    pub status: String,
+    pub status: JobStatus,
     pub attempts: i32,
     pub max_attempts: i32,
     pub run_after: i64,
@@ -24,6 +23,41 @@ pub struct Model {
     pub last_error: Option<String>,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
+}
+
+/// Where a job is: stored as `queued`, `running`, `done` or `failed`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum JobStatus {
+    /// Waiting for its `run_after`.
+    #[sea_orm(string_value = "queued")]
+    Queued,
+    /// Claimed by a worker, under a lease.
+    #[sea_orm(string_value = "running")]
+    Running,
+    /// Finished.
+    #[sea_orm(string_value = "done")]
+    Done,
+    /// Failed on its last attempt.
+    #[sea_orm(string_value = "failed")]
+    Failed,
+}
+
+impl JobStatus {
+    /// The stored name, as pages and filters spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Done => "done",
+            JobStatus::Failed => "failed",
+        }
+    }
+
+    /// The status named `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        <Self as sea_orm::Iterable>::iter().find(|s| s.as_str() == text)
+    }
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -29,9 +29,11 @@ pub enum Relation {}
 impl ActiveModelBehavior for ActiveModel {}
 
 impl Model {
-    /// Global role names held by the user.
-    pub fn role_names(&self) -> Vec<String> {
-        serde_json::from_value(self.roles.clone()).unwrap_or_default()
+    /// Global role names held by the user. Stored roles that are not a list of names are a
+    /// fault of the database, never an empty list: that would quietly take an
+    /// administrator's role away at its next change.
+    pub fn role_names(&self) -> Result<Vec<String>, DbErr> {
+        role_names(&self.roles)
     }
 
     /// Whether the user holds the `admin` role.
@@ -40,4 +42,10 @@ impl Model {
             .as_array()
             .is_some_and(|roles| roles.iter().any(|r| r == "admin"))
     }
+}
+
+/// A stored list of role names (global, or within a group).
+pub fn role_names(roles: &Json) -> Result<Vec<String>, DbErr> {
+    serde_json::from_value(roles.clone())
+        .map_err(|_| DbErr::Custom("a stored role list is not a list of names".into()))
 }

@@ -1,6 +1,6 @@
 //! The queryable fields of each resource: the RQL whitelist, with types and columns.
 
-use crate::store::query::{ElementKind, Field, FieldKind, Resource};
+use super::query::{ElementKind, Field, FieldKind, Resource};
 
 const fn field(name: &'static str, kind: FieldKind) -> Field {
     Field {

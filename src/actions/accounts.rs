@@ -1,0 +1,280 @@
+//! Accounts: creating one (registration, or an administrator for someone else), changing its
+//! fields or password, activation, lifting a lockout, global roles.
+
+use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use crate::domain::account::{
+    Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone,
+};
+use crate::domain::id::Id;
+use crate::store::entities::user;
+use crate::store::{AdminTask, NewUser, StoreError, UserChanges, Viewer};
+
+/// A new account, parsed.
+#[derive(Debug)]
+pub struct NewAccount {
+    pub email: Email,
+    pub password: NewPassword,
+    pub first_name: PersonName,
+    pub last_name: PersonName,
+    pub phone_number: Option<PhoneNumber>,
+    pub language: Language,
+    pub time_zone: TimeZone,
+    /// Global roles from the start (administrators only).
+    pub roles: Vec<Role>,
+}
+
+/// Global roles to grant and to revoke.
+#[derive(Debug, Default)]
+pub struct RoleChange {
+    pub grant: Vec<Role>,
+    pub revoke: Vec<Role>,
+}
+
+/// An account's own fields to change, parsed; `None` leaves a field as it is.
+#[derive(Debug, Default)]
+pub struct AccountChanges {
+    pub first_name: Option<PersonName>,
+    pub last_name: Option<PersonName>,
+    /// `Some(None)` clears the number.
+    pub phone_number: Option<Option<PhoneNumber>>,
+    pub language: Option<Language>,
+    pub time_zone: Option<TimeZone>,
+}
+
+impl Actions {
+    /// Creates an account and its empty profile. Without a viewer it is a registration (the
+    /// new user is the actor of the record and gets no roles); with one, an administrator
+    /// creates it for someone else.
+    pub async fn create_account(
+        &self,
+        viewer: Option<&Viewer>,
+        new: NewAccount,
+    ) -> ActionResult<user::Model> {
+        if let Some(viewer) = viewer {
+            viewer
+                .administer(AdminTask::CreateUsers)
+                .map_err(StoreError::Denied)?;
+        } else if !new.roles.is_empty() {
+            let denied = crate::store::Denied::AdminOnly(AdminTask::ChangeRoles);
+            return Err(StoreError::Denied(denied).into());
+        }
+        // Hashed before the transaction (a hash takes tens of milliseconds, and the
+        // transaction holds SQLite's write lock), and whether or not the address is in use, so
+        // that the answer's timing does not tell which addresses have accounts.
+        let password_hash = self
+            .auth
+            .hasher()
+            .hash(new.password.expose().to_owned())
+            .await?;
+        let store = self.store.begin().await?;
+        if store.user_by_email(new.email.as_str()).await?.is_some() {
+            return Err(StoreError::EmailUsed.into());
+        }
+        let roles: Vec<String> = new.roles.iter().map(|r| r.as_str().to_owned()).collect();
+        let created = store
+            .create_user(NewUser {
+                email: new.email.as_str().to_owned(),
+                password_hash,
+                first_name: new.first_name.as_str().to_owned(),
+                last_name: new.last_name.as_str().to_owned(),
+                phone_number: new.phone_number.map(|p| p.as_str().to_owned()),
+                language: new.language.upper(),
+                time_zone: new.time_zone.name().to_owned(),
+                roles: roles.clone(),
+            })
+            .await?;
+        let record = match viewer {
+            Some(viewer) => entry(viewer, "user.create", "user", &created.id),
+            None => {
+                let itself = Viewer::of(&created);
+                entry(&itself, "user.register", "user", &created.id)
+            }
+        };
+        store
+            .audit(record.detail(format!("roles: {}", roles.join(","))))
+            .await?;
+        store.commit().await?;
+        Ok(created)
+    }
+
+    /// Changes an account's own fields (the user itself, or an administrator).
+    pub async fn change_account(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+        changes: AccountChanges,
+    ) -> ActionResult<user::Model> {
+        let id = id.to_string();
+        let store = self.store.begin().await?;
+        store.user_to_change(viewer, &id).await?;
+        let mut fields = Vec::new();
+        let mut mark = |present: bool, name: &'static str| {
+            if present {
+                fields.push(name);
+            }
+        };
+        mark(changes.first_name.is_some(), "first_name");
+        mark(changes.last_name.is_some(), "last_name");
+        mark(changes.phone_number.is_some(), "phone_number");
+        mark(changes.language.is_some(), "language");
+        mark(changes.time_zone.is_some(), "time_zone");
+        let updated = store
+            .update_user(
+                &id,
+                UserChanges {
+                    first_name: changes.first_name.map(|n| n.as_str().to_owned()),
+                    last_name: changes.last_name.map(|n| n.as_str().to_owned()),
+                    phone_number: changes
+                        .phone_number
+                        .map(|p| p.map(|p| p.as_str().to_owned())),
+                    language: changes.language.map(Language::upper),
+                    time_zone: changes.time_zone.map(|z| z.name().to_owned()),
+                    password_hash: None,
+                },
+            )
+            .await?;
+        store
+            .audit(entry(viewer, "account.update", "user", &id).detail(fields.join(", ")))
+            .await?;
+        store.commit().await?;
+        Ok(updated)
+    }
+
+    /// A login by e-mail address and password, under the lockout rules, through either door
+    /// (the API's password grant, the portal's login form); a successful one is recorded.
+    pub async fn log_in(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<user::Model, crate::auth::LoginError> {
+        let user = self.auth.verify_login(email, password).await?;
+        let itself = Viewer::of(&user);
+        self.store
+            .audit(entry(&itself, "session.login", "user", &user.id))
+            .await
+            .map_err(crate::auth::LoginError::from)?;
+        Ok(user)
+    }
+
+    /// Changes the viewer's own password after checking the current one (under the login
+    /// lockout rules: a wrong current password counts as a failed login).
+    pub async fn change_password(
+        &self,
+        viewer: &Viewer,
+        email: &str,
+        current: &str,
+        new: NewPassword,
+    ) -> ActionResult<()> {
+        match self.auth.verify_login(email, current).await {
+            Ok(user) if user.id == viewer.user_id => {}
+            Err(crate::auth::LoginError::Internal(e)) => return Err(ActionError::Internal(e)),
+            _ => {
+                return Err(ActionError::invalid(
+                    "the current password is wrong",
+                    "password-current-wrong",
+                ));
+            }
+        }
+        let hash = self.auth.hasher().hash(new.expose().to_owned()).await?;
+        let store = self.store.begin().await?;
+        store
+            .update_user(
+                &viewer.user_id,
+                UserChanges {
+                    password_hash: Some(hash),
+                    ..UserChanges::default()
+                },
+            )
+            .await?;
+        store
+            .audit(
+                entry(viewer, "account.password", "user", &viewer.user_id)
+                    .detail("password changed"),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(())
+    }
+
+    /// Activates or deactivates an account (administrators; never one's own deactivation).
+    /// Deactivation revokes its tokens with the change and then ends its portal sessions;
+    /// activation also lifts a lockout after failed logins.
+    pub async fn set_activation(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+        active: bool,
+    ) -> ActionResult<user::Model> {
+        let id = id.to_string();
+        let task = AdminTask::ChangeActivation;
+        let store = self.store.begin().await?;
+        store.user_to_administer(viewer, &id, task).await?;
+        if !active {
+            viewer.may_lock_out(&id, task).map_err(StoreError::Denied)?;
+        }
+        let updated = store.set_activation(&id, active).await?;
+        let action = if active {
+            "user.activate"
+        } else {
+            "user.deactivate"
+        };
+        store.audit(entry(viewer, action, "user", &id)).await?;
+        store.commit().await?;
+        if !active {
+            self.sessions.end_sessions_of(&id).await?;
+        }
+        Ok(updated)
+    }
+
+    /// Lifts a lockout after failed logins (administrators): the count starts again at zero.
+    pub async fn unblock(&self, viewer: &Viewer, id: &Id) -> ActionResult<user::Model> {
+        let id = id.to_string();
+        let store = self.store.begin().await?;
+        let user = store
+            .user_to_administer(viewer, &id, AdminTask::ChangeActivation)
+            .await?;
+        store.reset_failed_logins(&id).await?;
+        store
+            .audit(
+                entry(viewer, "user.unblock", "user", &id)
+                    .detail(format!("after {} failed logins", user.failed_count)),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(self
+            .store
+            .user_by_id(&id)
+            .await?
+            .ok_or(StoreError::NotFound)?)
+    }
+
+    /// Grants and revokes global roles (administrators; never one's own admin role).
+    pub async fn change_roles(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+        change: RoleChange,
+    ) -> ActionResult<user::Model> {
+        let id = id.to_string();
+        let task = AdminTask::ChangeRoles;
+        let store = self.store.begin().await?;
+        let user = store.user_to_administer(viewer, &id, task).await?;
+        if change.revoke.contains(&Role::Admin) {
+            viewer.may_lock_out(&id, task).map_err(StoreError::Denied)?;
+        }
+        let mut roles = user.role_names()?;
+        for role in &change.grant {
+            let name = role.as_str().to_owned();
+            if !roles.contains(&name) {
+                roles.push(name);
+            }
+        }
+        roles.retain(|r| !change.revoke.iter().any(|role| role.as_str() == r));
+        let updated = store.set_roles(&id, roles.clone()).await?;
+        store
+            .audit(entry(viewer, "user.roles", "user", &id).detail(roles.join(",")))
+            .await?;
+        store.commit().await?;
+        Ok(updated)
+    }
+}

@@ -1,0 +1,114 @@
+//! Measurements: reading one (which leaves a trace), and changing one (a patient's context,
+//! tags and review request; a physician's review).
+
+use serde_json::Value;
+
+use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use crate::domain::id::Id;
+pub use crate::domain::measurement::Review;
+use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
+use crate::store::entities::measurement;
+use crate::store::{MeasurementChange, MeasurementRecord, Viewer};
+
+impl From<DataError> for ActionError {
+    fn from(err: DataError) -> Self {
+        match err {
+            DataError::StaffOnly(_) => ActionError::Forbidden(err.to_string()),
+            DataError::Missing(_) | DataError::Invalid { .. } => {
+                ActionError::invalid(err.to_string(), "error-review-invalid")
+            }
+        }
+    }
+}
+
+impl Actions {
+    /// Stores a patient's new measurement, parsed and analysed ([`NewMeasurement::parse`]),
+    /// in the groups the patient is enlisted in now.
+    pub async fn upload_measurement(
+        &self,
+        viewer: &Viewer,
+        new: NewMeasurement,
+    ) -> ActionResult<MeasurementRecord> {
+        let store = self.store.begin().await?;
+        let record = store.create_measurement(&viewer.user_id, new).await?;
+        let m = &record.measurement;
+        store
+            .audit(
+                entry(viewer, "measurement.upload", "measurement", &m.id)
+                    .patient(&m.creator_id)
+                    .detail(m.status.as_str()),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(record)
+    }
+
+    /// One measurement, as its reader sees it; the read is recorded.
+    pub async fn view_measurement(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+    ) -> ActionResult<MeasurementRecord> {
+        let record = self
+            .store
+            .visible_measurement(viewer, &id.to_string())
+            .await?;
+        let m = &record.measurement;
+        self.store
+            .audit(entry(viewer, "measurement.view", "measurement", &m.id).patient(&m.creator_id))
+            .await?;
+        Ok(record)
+    }
+
+    /// Changes a measurement with `patch` (the fields of `data` to change, as
+    /// [`MeasurementUpdate::parse`] reads them): its patient and the staff may change context
+    /// and tags and ask for a review; the staff of the patient's groups and administrators
+    /// may also review it (`diagnosis`, `label`). Bumps `updateTimestamp`.
+    pub async fn update_measurement(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+        patch: Value,
+    ) -> ActionResult<measurement::Model> {
+        let id = id.to_string();
+        let store = self.store.begin().await?;
+        let current = store.visible_measurement(viewer, &id).await?.measurement;
+        let staff = viewer.may_review(&current.creator_id).is_ok();
+        let update = MeasurementUpdate::parse(patch, staff)?;
+        let status = Status::parse(&current.status).unwrap_or(Status::Measured);
+        let next = update
+            .next_status(status)
+            .map_err(|message| ActionError::State {
+                message,
+                key: "error-no-results",
+            })?;
+        let mut data = current.data_object();
+        update.apply_to(&mut data, &viewer.user_id, store.clock().now_millis());
+        let (action, detail) = match &update.review {
+            Some(review) => (
+                "measurement.review",
+                format!("label: {}", review.label.as_deref().unwrap_or_default()),
+            ),
+            None => ("measurement.update", update.changed_fields().join(", ")),
+        };
+        let updated = store
+            .update_measurement(
+                &current,
+                MeasurementChange {
+                    data,
+                    status: next,
+                    tags: update.tags,
+                },
+            )
+            .await?;
+        store
+            .audit(
+                entry(viewer, action, "measurement", &id)
+                    .patient(&current.creator_id)
+                    .detail(detail),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(updated)
+    }
+}

@@ -1,0 +1,147 @@
+//! Every change a person can make, and every read of a patient's data that leaves a trace,
+//! written once for both front doors. The JSON API and the portal decode their input into the
+//! typed values of `domain/`, call one function here with the acting [`Viewer`], and encode its
+//! answer; neither checks a rule nor writes an audit record itself.
+//!
+//! An action runs in one transaction of the store ([`Store::begin`]): it asks `store/access`
+//! whether the viewer may act, writes, and appends its audit record, so a change never lands
+//! without its record, nor a record without its change. What a rollback cannot undo (ending
+//! sessions kept in Redis, rendering a PDF) happens outside it, after the change it follows.
+//!
+//! The module sits between the routes and the store (`routes/{api,web}` → `actions` →
+//! `store`, `domain`), not inside `store/`: it also needs the password hasher, the report
+//! renderer and the session store, which the store must not know about.
+
+mod accounts;
+mod enlistments;
+mod groups;
+mod measurements;
+mod profiles;
+mod reports;
+
+use std::sync::Arc;
+
+pub use accounts::{AccountChanges, NewAccount, RoleChange};
+pub use measurements::Review;
+pub use reports::{MeasurementPdf, PeriodicPdf};
+
+use crate::auth::Authenticator;
+use crate::reports::{ReportError, Reports};
+use crate::store::{AuditEntry, Store, StoreError, Viewer};
+
+/// Why an action did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    /// Not found or not visible (404), seen but not the viewer's to do (403), an e-mail
+    /// address in use, or a database fault.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The input breaks a rule of `domain/`: `message` names the field for the API, `key` is
+    /// the portal's message.
+    #[error("{message}")]
+    Invalid { message: String, key: &'static str },
+    /// Seen, but a part of the change is not the viewer's to make (the message says which).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The object is not in a state that allows the action (e.g. a review of a measurement
+    /// without results), or it changed while the action ran.
+    #[error("{message}")]
+    State { message: String, key: &'static str },
+    /// A PDF could not be made.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// A fault of the service.
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl ActionError {
+    fn invalid(message: impl Into<String>, key: &'static str) -> Self {
+        ActionError::Invalid {
+            message: message.into(),
+            key,
+        }
+    }
+}
+
+impl From<sea_orm::DbErr> for ActionError {
+    fn from(err: sea_orm::DbErr) -> Self {
+        ActionError::Store(err.into())
+    }
+}
+
+/// What an action returns.
+pub type ActionResult<T> = Result<T, ActionError>;
+
+/// Ends a user's portal sessions wherever they are kept (the database, or Redis).
+#[async_trait::async_trait]
+pub trait SessionEnder: Send + Sync {
+    /// Deletes every session of `user_id`; returns how many there were.
+    async fn end_sessions_of(&self, user_id: &str) -> anyhow::Result<u64>;
+}
+
+/// The service's parts the actions work with; one per application, cheap to clone.
+#[derive(Clone)]
+pub struct Actions {
+    store: Store,
+    auth: Authenticator,
+    reports: Arc<Reports>,
+    sessions: Arc<dyn SessionEnder>,
+}
+
+impl Actions {
+    /// Actions over these parts.
+    pub fn new(
+        store: Store,
+        auth: Authenticator,
+        reports: Arc<Reports>,
+        sessions: Arc<dyn SessionEnder>,
+    ) -> Self {
+        Actions {
+            store,
+            auth,
+            reports,
+            sessions,
+        }
+    }
+
+    /// The store the actions write to (for the reads around them).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+}
+
+/// An audit record of `viewer`'s action, as every action writes it.
+fn entry(
+    viewer: &Viewer,
+    action: &'static str,
+    object_kind: &'static str,
+    object_id: &str,
+) -> AuditEntry {
+    AuditEntry {
+        actor_id: viewer.user_id.clone(),
+        action,
+        patient_id: None,
+        object_kind,
+        object_id: Some(object_id.to_owned()),
+        detail: String::new(),
+    }
+}
+
+/// Builder-style additions to an [`AuditEntry`].
+trait EntryExt {
+    fn patient(self, patient_id: &str) -> Self;
+    fn detail(self, detail: impl Into<String>) -> Self;
+}
+
+impl EntryExt for AuditEntry {
+    fn patient(mut self, patient_id: &str) -> Self {
+        self.patient_id = Some(patient_id.to_owned());
+        self
+    }
+
+    fn detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = detail.into();
+        self
+    }
+}

@@ -1,0 +1,35 @@
+//! Profiles: the medical and personal details of a user.
+
+use sea_orm::Condition;
+
+use super::{ActionResult, Actions, EntryExt, entry};
+use crate::domain::profile::ProfilePatch;
+use crate::store::Viewer;
+
+impl Actions {
+    /// Merges `patch` into every profile that matches `which` and that `viewer` sees (who may
+    /// see a profile may change it); each profile changed gets its own audit record, naming
+    /// the fields (never their values). Returns how many were changed.
+    pub async fn update_profiles(
+        &self,
+        viewer: &Viewer,
+        which: Condition,
+        patch: &ProfilePatch,
+    ) -> ActionResult<u64> {
+        let fields: Vec<&str> = patch.as_map().keys().map(String::as_str).collect();
+        let fields = fields.join(", ");
+        let store = self.store.begin().await?;
+        let changed = store.update_profiles(viewer, which, patch).await?;
+        for id in &changed {
+            store
+                .audit(
+                    entry(viewer, "profile.update", "profile", id)
+                        .patient(id)
+                        .detail(fields.clone()),
+                )
+                .await?;
+        }
+        store.commit().await?;
+        Ok(changed.len() as u64)
+    }
+}

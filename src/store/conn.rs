@@ -1,0 +1,82 @@
+//! The connection a [`Store`](super::Store) runs its queries on: the pool, or the one
+//! transaction an action runs in (see [`Store::begin`](super::Store::begin)). Every query of
+//! the store takes `&self.db`, so the same store functions serve both; a store function that
+//! opens a transaction of its own gets a savepoint inside the action's.
+
+use std::sync::Arc;
+
+use sea_orm::{
+    ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult,
+    QueryResult, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+};
+
+/// The pool, or an open transaction shared by the clones of one action's store.
+#[derive(Clone)]
+pub(crate) enum Db {
+    Pool(DatabaseConnection),
+    Transaction(Arc<DatabaseTransaction>),
+}
+
+impl Db {
+    /// A transaction on the pool, or a savepoint inside the open transaction.
+    pub(crate) async fn begin(&self) -> Result<DatabaseTransaction, DbErr> {
+        match self {
+            Db::Pool(pool) => pool.begin().await,
+            Db::Transaction(txn) => txn.begin().await,
+        }
+    }
+
+    /// A transaction for a whole action. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`): an action reads (who may do what) before it writes, and a deferred
+    /// transaction that finds another writer's commit between its read and its write fails
+    /// at once instead of waiting for the lock.
+    pub(crate) async fn begin_action(
+        pool: &DatabaseConnection,
+    ) -> Result<DatabaseTransaction, DbErr> {
+        let sqlite_transaction_mode = (pool.get_database_backend() == DbBackend::Sqlite)
+            .then_some(SqliteTransactionMode::Immediate);
+        pool.begin_with_options(TransactionOptions {
+            sqlite_transaction_mode,
+            ..Default::default()
+        })
+        .await
+    }
+}
+
+#[async_trait::async_trait]
+impl ConnectionTrait for Db {
+    fn get_database_backend(&self) -> DbBackend {
+        match self {
+            Db::Pool(pool) => pool.get_database_backend(),
+            Db::Transaction(txn) => txn.get_database_backend(),
+        }
+    }
+
+    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
+        match self {
+            Db::Pool(pool) => pool.execute_raw(stmt).await,
+            Db::Transaction(txn) => txn.execute_raw(stmt).await,
+        }
+    }
+
+    async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
+        match self {
+            Db::Pool(pool) => pool.execute_unprepared(sql).await,
+            Db::Transaction(txn) => txn.execute_unprepared(sql).await,
+        }
+    }
+
+    async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
+        match self {
+            Db::Pool(pool) => pool.query_one_raw(stmt).await,
+            Db::Transaction(txn) => txn.query_one_raw(stmt).await,
+        }
+    }
+
+    async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
+        match self {
+            Db::Pool(pool) => pool.query_all_raw(stmt).await,
+            Db::Transaction(txn) => txn.query_all_raw(stmt).await,
+        }
+    }
+}
