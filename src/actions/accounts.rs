@@ -30,6 +30,23 @@ pub struct RoleChange {
     pub revoke: Vec<Role>,
 }
 
+impl RoleChange {
+    /// Grants `roles` when `grant`, else revokes them.
+    pub fn of(roles: Vec<Role>, grant: bool) -> Self {
+        if grant {
+            RoleChange {
+                grant: roles,
+                revoke: Vec::new(),
+            }
+        } else {
+            RoleChange {
+                grant: Vec::new(),
+                revoke: roles,
+            }
+        }
+    }
+}
+
 /// An account's own fields to change, parsed; `None` leaves a field as it is.
 #[derive(Debug, Default)]
 pub struct AccountChanges {

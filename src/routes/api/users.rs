@@ -420,17 +420,7 @@ async fn change_roles(
         .iter()
         .map(|r| Role::parse(r))
         .collect::<Result<Vec<_>, _>>()?;
-    let change = if grant {
-        RoleChange {
-            grant: roles,
-            ..RoleChange::default()
-        }
-    } else {
-        RoleChange {
-            revoke: roles,
-            ..RoleChange::default()
-        }
-    };
+    let change = RoleChange::of(roles, grant);
     let user = state
         .actions
         .change_roles(&caller.viewer(), &id, change)

@@ -230,18 +230,7 @@ pub async fn set_admin(
     CsrfForm(form): CsrfForm<Toggle>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    let admin = vec![Role::Admin];
-    let change = if form.value == "on" {
-        RoleChange {
-            grant: admin,
-            ..RoleChange::default()
-        }
-    } else {
-        RoleChange {
-            revoke: admin,
-            ..RoleChange::default()
-        }
-    };
+    let change = RoleChange::of(vec![Role::Admin], form.value == "on");
     member
         .state
         .actions
