@@ -3,10 +3,29 @@
 use sea_orm::Condition;
 
 use super::{ActionResult, Actions, EntryExt, entry};
+use crate::domain::id::Id;
 use crate::domain::profile::ProfilePatch;
 use crate::store::Viewer;
+use crate::store::entities::profile;
 
 impl Actions {
+    /// A user's profile, if `viewer` sees the user; the read is recorded (a profile holds a
+    /// patient's medical details).
+    pub async fn view_profile(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+    ) -> ActionResult<Option<profile::Model>> {
+        let id = id.to_string();
+        let found = self.store.visible_profile(viewer, &id).await?;
+        if found.is_some() {
+            self.store
+                .audit(entry(viewer, "profile.view", "profile", &id).patient(&id))
+                .await?;
+        }
+        Ok(found)
+    }
+
     /// Merges `patch` into every profile that matches `which` and that `viewer` sees (who may
     /// see a profile may change it); each profile changed gets its own audit record, naming
     /// the fields (never their values). Returns how many were changed.

@@ -181,6 +181,13 @@ async fn every_action_of_both_doors_has_one_outcome_and_one_audit_record() {
             portal_first: false,
         },
         Twin {
+            name: "read a patient's profile",
+            api: (Method::GET, format!("/profiles/v1/{patient}"), None),
+            portal: ("", format!("/portal/patients/{patient}"), None),
+            creates: false,
+            portal_first: false,
+        },
+        Twin {
             name: "review",
             api: (
                 Method::PUT,
@@ -363,6 +370,7 @@ async fn every_action_of_both_doors_has_one_outcome_and_one_audit_record() {
         [
             "report.create",
             "measurement.view",
+            "profile.view",
             "measurement.review",
             "report.create",
             "report.download",

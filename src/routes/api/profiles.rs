@@ -54,8 +54,8 @@ pub async fn get_profile(
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(&id)?;
     let profile = state
-        .store
-        .visible_profile(&caller.viewer(), &id.to_string())
+        .actions
+        .view_profile(&caller.viewer(), &id)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(HttpResponse::Ok().json(profile_body(profile)))

@@ -15,7 +15,7 @@ use super::error::WebError;
 use super::measurements::{Choice, Filters, MeasurementList, measurement_list, result_choices};
 use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
 use crate::domain::id::Id;
-use crate::store::{AuditEntry, PatientListing};
+use crate::store::PatientListing;
 
 /// A patient in the list.
 pub struct PatientRow {
@@ -195,7 +195,8 @@ pub async fn detail(
     id: Path<String>,
     filters: Query<Filters>,
 ) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?.to_string();
+    let patient_id = Id::parse(&id)?;
+    let id = patient_id.to_string();
     let viewer = member.viewer();
     let store = &member.state.store;
     let patient = store.visible_user(&viewer, &id).await?;
@@ -211,18 +212,10 @@ pub async fn detail(
     if member.htmx {
         return html(&ListFragment { c, list });
     }
-    store
-        .audit(AuditEntry {
-            actor_id: member.id().to_owned(),
-            action: "patient.view",
-            patient_id: Some(id.clone()),
-            object_kind: "user",
-            object_id: Some(id.clone()),
-            detail: "portal".into(),
-        })
-        .await?;
-    let document = store
-        .visible_profile(&viewer, &id)
+    let document = member
+        .state
+        .actions
+        .view_profile(&viewer, &patient_id)
         .await?
         .and_then(|p| p.data.as_object().cloned())
         .unwrap_or_default();
