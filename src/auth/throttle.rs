@@ -1,86 +1,88 @@
-//! Per-address throttling of login attempts: a token bucket per client IP. Password checks cost
-//! ~20 ms of CPU each, so unthrottled logins would be a cheap way to exhaust the server.
+//! Per-address throttling of login attempts: a rate limit per client IP (governor's GCRA,
+//! equivalent to a token bucket). Password checks cost ~20 ms of CPU each, so unthrottled
+//! logins would be a cheap way to exhaust the server.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::num::NonZeroU32;
+use std::time::Duration;
 
-/// Remembered addresses beyond which idle ones are forgotten.
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+
+/// Remembered addresses beyond which those back at a full allowance are forgotten.
 const MAX_TRACKED: usize = 10_000;
 
-/// A token bucket per address: `per_minute` attempts a minute, bursts up to the same number.
-#[derive(Debug)]
-pub struct LoginThrottle {
-    per_minute: u32,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+/// `per_minute` attempts a minute per address, in bursts of up to the same number.
+pub struct LoginThrottle<C: Clock = DefaultClock> {
+    limiter: RateLimiter<IpAddr, DefaultKeyedStateStore<IpAddr>, C, NoOpMiddleware<C::Instant>>,
+    clock: C,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    updated: Instant,
+impl std::fmt::Debug for LoginThrottle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginThrottle")
+            .field("tracked", &self.limiter.len())
+            .finish()
+    }
 }
 
 impl LoginThrottle {
     /// A throttle allowing `per_minute` attempts per address and minute (at least one).
     pub fn new(per_minute: u32) -> Self {
+        LoginThrottle::with_clock(per_minute, DefaultClock::default())
+    }
+}
+
+impl<C: Clock + Clone> LoginThrottle<C> {
+    /// [`LoginThrottle::new`] on `clock` (tests move a fake one).
+    pub fn with_clock(per_minute: u32, clock: C) -> Self {
+        let per_minute = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
         LoginThrottle {
-            per_minute: per_minute.max(1),
-            buckets: Mutex::new(HashMap::new()),
+            limiter: RateLimiter::dashmap_with_clock(Quota::per_minute(per_minute), clock.clone()),
+            clock,
         }
     }
 
-    /// Takes one attempt for `address` at `now`; when none is left, how long to wait.
-    pub fn check(&self, address: IpAddr, now: Instant) -> Result<(), Duration> {
-        let capacity = f64::from(self.per_minute);
-        let per_second = capacity / 60.0;
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= MAX_TRACKED {
-            buckets.retain(|_, b| {
-                b.tokens + now.duration_since(b.updated).as_secs_f64() * per_second < capacity
-            });
+    /// Takes one attempt for `address`; when none is left, how long to wait.
+    pub fn check(&self, address: IpAddr) -> Result<(), Duration> {
+        if self.limiter.len() >= MAX_TRACKED {
+            self.limiter.retain_recent();
         }
-        let bucket = buckets.entry(address).or_insert(Bucket {
-            tokens: capacity,
-            updated: now,
-        });
-        let refilled =
-            bucket.tokens + now.duration_since(bucket.updated).as_secs_f64() * per_second;
-        bucket.tokens = refilled.min(capacity);
-        bucket.updated = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
-        }
+        self.limiter
+            .check_key(&address)
+            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use governor::clock::FakeRelativeClock;
+
     use super::*;
 
     #[test]
     fn bursts_are_allowed_then_refill_over_time() {
-        let throttle = LoginThrottle::new(3);
+        let clock = FakeRelativeClock::default();
+        let throttle = LoginThrottle::with_clock(3, clock.clone());
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
         let other: IpAddr = "10.0.0.2".parse().unwrap();
-        let start = Instant::now();
         for _ in 0..3 {
-            assert!(throttle.check(ip, start).is_ok());
+            assert!(throttle.check(ip).is_ok());
         }
-        let wait = throttle.check(ip, start).unwrap_err();
+        let wait = throttle.check(ip).unwrap_err();
         assert!(
             wait > Duration::from_secs(19) && wait <= Duration::from_secs(20),
             "{wait:?}"
         );
         assert!(
-            throttle.check(other, start).is_ok(),
+            throttle.check(other).is_ok(),
             "addresses are throttled separately"
         );
-        assert!(throttle.check(ip, start + Duration::from_secs(20)).is_ok());
-        assert!(throttle.check(ip, start + Duration::from_secs(21)).is_err());
+        clock.advance(Duration::from_secs(20));
+        assert!(throttle.check(ip).is_ok());
+        clock.advance(Duration::from_secs(1));
+        assert!(throttle.check(ip).is_err());
     }
 }

@@ -6,7 +6,6 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, post};
-use std::time::Instant;
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -248,12 +247,9 @@ pub async fn token(
     req: HttpRequest,
     payload: actix_web::web::Payload,
 ) -> Result<HttpResponse, OAuthError> {
-    let throttled = req.peer_addr().and_then(|address| {
-        state
-            .login_throttle
-            .check(address.ip(), Instant::now())
-            .err()
-    });
+    let throttled = req
+        .peer_addr()
+        .and_then(|address| state.login_throttle.check(address.ip()).err());
     if let Some(wait) = throttled {
         let retry_after = wait.as_secs().max(1);
         return Err(OAuthError {

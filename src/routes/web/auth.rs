@@ -1,8 +1,6 @@
 //! Login and logout. The password check is the token endpoint's (`Authenticator::verify_login`:
 //! lockout and freezes) behind the same per-address throttle.
 
-use std::time::Instant;
-
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
@@ -49,7 +47,7 @@ pub async fn login(
 ) -> Result<HttpResponse, WebError> {
     let state = visitor.state.clone();
     if let Some(ip) = req.peer_addr().map(|a| a.ip())
-        && state.login_throttle.check(ip, Instant::now()).is_err()
+        && state.login_throttle.check(ip).is_err()
     {
         return Err(WebError::TooManyRequests);
     }
