@@ -8,7 +8,7 @@
 
 use super::input::CameraCell;
 use super::result::Abnormality;
-use super::signal::{Grid, dot, mean_f32, prefix_sums, sum, window_means};
+use super::signal::{Grid, distance_squared, dot, moments, prefix_sums, window_means};
 
 /// A fingertip on the lens with the torch on fills the frame with red: Cr (V) well above
 /// Cb (U). Ambient scenes sit near the neutral 128/128. The margin of 40 is a choice made
@@ -28,39 +28,43 @@ pub fn combine(
     grid: &Grid,
     rate: f64,
 ) -> Result<(Vec<f64>, String), Abnormality> {
-    let finger: Vec<&CameraCell> = cells
-        .iter()
-        .filter(|c| mean_f32(&c.v) - mean_f32(&c.u) >= FINGER_RED_MARGIN)
-        .collect();
-    if finger.len() * 4 < cells.len() {
-        return Err(Abnormality::FingerNotFound);
-    }
-
     // Candidate channels: unclipped and not constant. Y and V fall with blood volume (more
     // blood absorbs more red light), U rises: `polarity` turns each so that beats point up.
     // Channels are ranked on every other frame as recorded (the frame times jitter by a
     // millisecond or so, which does not matter for a pulse-to-noise ratio): this runs on 48
-    // channels per upload.
+    // channels per upload, each read once while it is in cache. Whether a cell is under the
+    // fingertip is judged from the same frames, once its channels are read; the channels of
+    // other cells are dropped then.
     let stride_rate = rate / SCORE_STRIDE as f64;
     let slow_width = (stride_rate.round() as usize).max(3);
     let fast_width = ((0.1 * stride_rate).round() as usize).max(3);
     let mut work = BandWork::default();
     let mut clipped = 0;
-    let mut channels: Vec<Channel> = Vec::with_capacity(finger.len() * 3);
-    for cell in &finger {
-        for (name, values, polarity) in [
+    let mut finger = 0;
+    let mut channels: Vec<Channel> = Vec::with_capacity(cells.len() * 3);
+    for cell in cells {
+        let kept = (channels.len(), work.pulses.len());
+        let mut cell_clipped = 0;
+        let mut means = [0.0; 3];
+        for (k, (name, values, polarity)) in [
             ("y", &cell.y, -1.0),
             ("u", &cell.u, 1.0),
             ("v", &cell.v, -1.0),
-        ] {
-            // The clipped share, like the ranking, from every other frame.
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let sampled = work.sample(values);
+            let frames = sampled.len().max(1) as f64;
+            // The clipped share, like the ranking, from every other frame.
             let pinned: usize = sampled
                 .iter()
                 .map(|v| usize::from(*v >= 254.0 || *v <= 1.0))
                 .sum();
-            if pinned as f64 > SATURATED_SHARE * sampled.len() as f64 {
-                clipped += 1;
+            let clipped_here = pinned as f64 > SATURATED_SHARE * frames;
+            means[k] = work.raw.0 / frames;
+            if clipped_here {
+                cell_clipped += 1;
                 continue;
             }
             let band = work.band(slow_width, fast_width);
@@ -74,6 +78,16 @@ pub fn combine(
                 band,
             });
         }
+        if means[2] - means[1] >= FINGER_RED_MARGIN {
+            finger += 1;
+            clipped += cell_clipped;
+        } else {
+            channels.truncate(kept.0);
+            work.pulses.truncate(kept.1);
+        }
+    }
+    if finger * 4 < cells.len() {
+        return Err(Abnormality::FingerNotFound);
     }
     if channels.is_empty() {
         return Err(if clipped > 0 {
@@ -94,6 +108,7 @@ pub fn combine(
     // interpolation is linear, so this equals adding the interpolated channels.
     let frames = channels[reference].values.len();
     let mut combined = vec![0.0; frames];
+    let mut shift = 0.0;
     let mut used = 0;
     for channel in &channels {
         let agreement = work.correlation(&channel.band, &channels[reference].band);
@@ -104,13 +119,15 @@ pub fn combine(
         let r2 = (agreement * agreement).min(0.999);
         let weight = agreement.signum() * reference_polarity * r2 / (1.0 - r2);
         let scale = weight / channel.band.raw_sd.max(1e-9);
-        let offset = channel.band.raw_mean;
+        shift += scale * channel.band.raw_mean;
         combined
             .iter_mut()
             .zip(channel.values)
-            .for_each(|(sum, v)| *sum += scale * (f64::from(*v) - offset));
+            .for_each(|(sum, v)| *sum += scale * f64::from(*v));
         used += 1;
     }
+    // Each channel is centred on its mean: subtracted once, for all of them together.
+    combined.iter_mut().for_each(|v| *v -= shift);
     let (name, row, col) = channels[reference].name;
     let label = if used > 1 {
         format!("{name}[{row}][{col}]+{}", used - 1)
@@ -152,6 +169,8 @@ impl Band {
 #[derive(Default)]
 struct BandWork {
     sampled: Vec<f64>,
+    /// The sum and the sum of squares of `sampled`.
+    raw: (f64, f64),
     prefix: Vec<f64>,
     slow: Vec<f64>,
     fast: Vec<f64>,
@@ -168,6 +187,7 @@ impl BandWork {
         self.sampled
             .extend(pairs.map(|frames| f64::from(frames[0])));
         self.sampled.extend(last.map(f64::from));
+        self.raw = moments(&self.sampled);
         &self.sampled
     }
 
@@ -182,21 +202,18 @@ impl BandWork {
         let at = self.pulses.len();
         self.pulses
             .extend(self.fast.iter().zip(&self.slow).map(|(f, s)| f - s));
-        let pulse = &self.pulses[at..];
-        let pulse_mean = sum(pulse) / count;
-        let pulse_var = dot(pulse, pulse) / count - pulse_mean * pulse_mean;
-        let raw_mean = self.prefix[n] / count;
-        let raw_var = dot(&self.sampled, &self.sampled) / count - raw_mean * raw_mean;
-        // The noise above the pulse band, reusing `slow` for the residual.
-        self.slow.clear();
-        self.slow
-            .extend(self.sampled.iter().zip(&self.fast).map(|(v, f)| v - f));
+        let (pulse_sum, pulse_squares) = moments(&self.pulses[at..]);
+        let pulse_mean = pulse_sum / count;
+        let pulse_var = pulse_squares / count - pulse_mean * pulse_mean;
+        let raw_mean = self.raw.0 / count;
+        let raw_var = self.raw.1 / count - raw_mean * raw_mean;
         Band {
             at,
             len: n,
             pulse_mean,
             pulse_sd: pulse_var.max(0.0).sqrt(),
-            noise_var: dot(&self.slow, &self.slow) / count,
+            // The noise above the pulse band.
+            noise_var: distance_squared(&self.sampled, &self.fast) / count,
             raw_mean,
             raw_sd: raw_var.max(0.0).sqrt(),
         }

@@ -179,19 +179,6 @@ pub fn all_finite_f32(x: &[f32]) -> bool {
     sums.iter().chain(tail).all(|v| v.is_finite())
 }
 
-/// The mean of a single-precision trace, summed in double precision.
-pub fn mean_f32(x: &[f32]) -> f64 {
-    let (x4, tail) = x.as_chunks::<4>();
-    let mut sums = [0.0f64; 4];
-    for v in x4 {
-        for k in 0..4 {
-            sums[k] += f64::from(v[k]);
-        }
-    }
-    let total = sums.iter().sum::<f64>() + tail.iter().map(|v| f64::from(*v)).sum::<f64>();
-    total / x.len().max(1) as f64
-}
-
 /// Centred moving average over `width` samples (at least 1), shrinking at the ends.
 pub fn moving_average(x: &[f64], width: usize) -> Vec<f64> {
     let mut prefix = Vec::with_capacity(x.len() + 1);
@@ -252,32 +239,60 @@ pub fn window_means(prefix: &[f64], width: usize, out: &mut Vec<f64>) {
     out.extend((tail_start..n).map(cut));
 }
 
-/// The dot product of two series (over the shorter one's length), in four independent sums:
-/// the compiler keeps floating-point additions in order, so one running sum would wait on
-/// each addition in turn.
+/// Independent running sums per reduction: the compiler keeps floating-point additions in
+/// order, so a single running sum would wait on each addition in turn; eight sums (four vector
+/// registers of two) keep the adder busy.
+const LANES: usize = 8;
+
+/// The dot product of two series (over the shorter one's length), in [`LANES`] independent
+/// sums.
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
-    let ((a4, a_tail), (b4, b_tail)) = (a[..n].as_chunks::<4>(), b[..n].as_chunks::<4>());
-    let mut sums = [0.0; 4];
-    for (x, y) in a4.iter().zip(b4) {
-        for k in 0..4 {
+    let ((a8, a_tail), (b8, b_tail)) = (a[..n].as_chunks::<LANES>(), b[..n].as_chunks::<LANES>());
+    let mut sums = [0.0; LANES];
+    for (x, y) in a8.iter().zip(b8) {
+        for k in 0..LANES {
             sums[k] += x[k] * y[k];
         }
     }
     let tail: f64 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
-    sums[0] + sums[1] + sums[2] + sums[3] + tail
+    sums.iter().sum::<f64>() + tail
 }
 
-/// The sum of a series, in four independent sums (as [`dot`]).
-pub fn sum(a: &[f64]) -> f64 {
-    let (a4, tail) = a.as_chunks::<4>();
-    let mut sums = [0.0; 4];
-    for x in a4 {
-        for k in 0..4 {
+/// The sum and the sum of squares of a series, read once.
+pub fn moments(a: &[f64]) -> (f64, f64) {
+    let (a8, tail) = a.as_chunks::<LANES>();
+    let (mut sums, mut squares) = ([0.0; LANES], [0.0; LANES]);
+    for x in a8 {
+        for k in 0..LANES {
             sums[k] += x[k];
+            squares[k] += x[k] * x[k];
         }
     }
-    sums[0] + sums[1] + sums[2] + sums[3] + tail.iter().sum::<f64>()
+    let tail_squares: f64 = tail.iter().map(|x| x * x).sum();
+    (
+        sums.iter().sum::<f64>() + tail.iter().sum::<f64>(),
+        squares.iter().sum::<f64>() + tail_squares,
+    )
+}
+
+/// The sum of squared differences of two series (over the shorter one's length).
+pub fn distance_squared(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let ((a8, a_tail), (b8, b_tail)) = (a[..n].as_chunks::<LANES>(), b[..n].as_chunks::<LANES>());
+    let mut sums = [0.0; LANES];
+    for (x, y) in a8.iter().zip(b8) {
+        for k in 0..LANES {
+            let d = x[k] - y[k];
+            sums[k] += d * d;
+        }
+    }
+    let tail: f64 = a_tail
+        .iter()
+        .zip(b_tail)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum();
+    sums.iter().sum::<f64>() + tail
 }
 
 /// Mean and population standard deviation.
@@ -341,8 +356,10 @@ mod tests {
         let y: Vec<f64> = (0..13).map(|i| (i * i) as f64).collect();
         let naive: f64 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
         assert_eq!(dot(&x, &y), naive);
-        assert_eq!(sum(&x), x.iter().sum::<f64>());
-        assert_eq!(sum(&[]), 0.0);
+        assert_eq!(moments(&x).0, x.iter().sum::<f64>());
+        assert_eq!(moments(&x).1, dot(&x, &x));
+        assert_eq!(distance_squared(&x, &x), 0.0);
+        assert_eq!(moments(&[]), (0.0, 0.0));
         assert!(all_finite(&x) && all_finite(&[]));
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             for at in [0, 5, 10] {
