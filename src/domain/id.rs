@@ -62,6 +62,15 @@ impl Id {
     }
 }
 
+/// An id read from text (a path segment, a JSON string) is parsed there: what is not 24
+/// hexadecimal characters never becomes an `Id`.
+impl<'de> serde::Deserialize<'de> for Id {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Id::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&hex::encode(self.0))

@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::extract::{ApiJson, Caller, Rql};
 use super::page::Page;
 use crate::domain::group::{GroupName, parse_description};
+use crate::domain::id::Id;
 use crate::startup::AppState;
 use crate::store::entities::group;
 use crate::store::resources::GROUPS;
@@ -88,9 +89,9 @@ pub async fn list_groups(
 pub async fn get_group(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let group = state
         .store
         .visible_group(&caller.viewer(), &id.to_string())

@@ -10,6 +10,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use crate::domain::account::Language;
+use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
 use crate::startup::AppState;
@@ -119,9 +120,9 @@ pub async fn list(
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let item = state
         .store
         .visible_measurement_report(&caller.viewer(), &id.to_string())

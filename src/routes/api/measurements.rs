@@ -8,9 +8,10 @@ use actix_web::{HttpResponse, get, post, put};
 use serde_json::{Value, json};
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::extract::{ApiJson, Caller, Rql};
 use super::measurement_list::{self, Document};
 use super::page::Page;
+use crate::domain::id::Id;
 use crate::domain::measurement::{DataError, NewMeasurement};
 use crate::startup::AppState;
 use crate::store::MeasurementRecord;
@@ -89,9 +90,9 @@ pub async fn list(
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let record = state
         .actions
         .view_measurement(&caller.viewer(), &id)
@@ -109,10 +110,10 @@ pub async fn get(
 pub async fn update(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     state
         .actions
         .update_measurement(&caller.viewer(), &id, body)

@@ -29,6 +29,9 @@ use utoipa::openapi::path::HttpMethod;
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
+use actix_web::error::PathError;
+use actix_web::web::PathConfig;
+use error::ApiError;
 use extract::BodyLimit;
 
 /// The API's route table. Order matters where paths overlap: `/users/v1/register` and
@@ -36,6 +39,15 @@ use extract::BodyLimit;
 /// their own (their handlers' paths are relative to it) that carries the larger body limit of
 /// uploads, `measurement_limit`.
 pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
+    // Ids in paths are parsed by the extractor (`Path<Id>`); a malformed one is code 12.
+    // (The portal's handlers take their path segments as text.)
+    cfg.app_data(PathConfig::default().error_handler(|err, _| {
+        let message = match &err {
+            PathError::Deserialize(inner) => inner.to_string(),
+            other => other.to_string(),
+        };
+        ApiError::IdFormat(message).into()
+    }));
     cfg.service(health::live)
         .service(health::ready)
         .service(auth::token)

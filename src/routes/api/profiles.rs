@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, Caller, Rql, parse_id};
+use super::extract::{ApiJson, Caller, Rql};
 use super::page::Page;
+use crate::domain::id::Id;
 use crate::domain::profile::{ProfilePatch, latest_birthday};
 use crate::startup::AppState;
 use crate::store::entities::profile;
@@ -50,9 +51,9 @@ pub async fn list_profiles(
 pub async fn get_profile(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let profile = state
         .actions
         .view_profile(&caller.viewer(), &id)

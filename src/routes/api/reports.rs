@@ -11,6 +11,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use crate::domain::account::{Language, TimeZone};
+use crate::domain::id::Id;
 use crate::startup::AppState;
 use crate::store::MEASUREMENT_ITEM_FIELDS;
 use crate::store::entities::report;
@@ -77,9 +78,9 @@ pub async fn list(
 pub async fn get(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?.to_string();
+    let id = id.into_inner().to_string();
     let report = state.store.visible_report(&caller.viewer(), &id).await?;
     Ok(HttpResponse::Ok().json(report_body(&report)))
 }
@@ -147,13 +148,13 @@ pub async fn pdf(
     state: Data<AppState>,
     req: HttpRequest,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     query: Result<Query<PdfQuery>, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query
         .map_err(|_| ApiError::IllegalArgument("the query has language and time_zone".into()))?
         .into_inner();
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let language = query
         .language
         .as_deref()

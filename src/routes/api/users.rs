@@ -195,9 +195,9 @@ pub async fn me(state: Data<AppState>, caller: Caller) -> Result<HttpResponse, A
 pub async fn get_user(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let user = state
         .store
         .visible_user(&caller.viewer(), &id.to_string())
@@ -267,10 +267,10 @@ fn not_null<'a>(
 pub async fn update_user(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<UpdateUserBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let changes = AccountChanges {
         first_name: not_null("first_name", &body.first_name)?
             .map(|v| PersonName::parse("first_name", v))
@@ -314,10 +314,10 @@ pub struct PatientEnlistmentRequest {
 pub async fn add_patient_enlistment(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<PatientEnlistmentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, group_id) = (parse_id(&id)?, parse_id(&body.group_id)?);
+    let (id, group_id) = (id.into_inner(), parse_id(&body.group_id)?);
     let viewer = caller.viewer();
     state
         .actions
@@ -334,10 +334,9 @@ pub async fn add_patient_enlistment(
 pub async fn end_patient_enlistment(
     state: Data<AppState>,
     caller: Caller,
-    path: Path<(String, String)>,
+    path: Path<(Id, Id)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let (id, group_id) = (parse_id(&id)?, parse_id(&group_id)?);
     let viewer = caller.viewer();
     state
         .actions
@@ -363,10 +362,10 @@ pub struct StaffEnlistmentRequest {
 pub async fn add_staff_enlistment(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<StaffEnlistmentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, group_id) = (parse_id(&id)?, parse_id(&body.group_id)?);
+    let (id, group_id) = (id.into_inner(), parse_id(&body.group_id)?);
     let roles = match body.roles {
         Some(roles) => roles
             .iter()
@@ -390,10 +389,9 @@ pub async fn add_staff_enlistment(
 pub async fn remove_staff_enlistment(
     state: Data<AppState>,
     caller: Caller,
-    path: Path<(String, String)>,
+    path: Path<(Id, Id)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let (id, group_id) = (parse_id(&id)?, parse_id(&group_id)?);
     let viewer = caller.viewer();
     state.actions.remove_staff(&viewer, &id, &group_id).await?;
     visible_record(&state, &viewer, &id).await
@@ -410,11 +408,10 @@ pub struct RolesRequest {
 async fn change_roles(
     state: &AppState,
     caller: &Caller,
-    id: &str,
+    id: &Id,
     body: RolesRequest,
     grant: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(id)?;
     let roles = body
         .roles
         .iter()
@@ -423,7 +420,7 @@ async fn change_roles(
     let change = RoleChange::of(roles, grant);
     let user = state
         .actions
-        .change_roles(&caller.viewer(), &id, change)
+        .change_roles(&caller.viewer(), id, change)
         .await?;
     record_response(state, user).await
 }
@@ -436,7 +433,7 @@ async fn change_roles(
 pub async fn add_roles(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<RolesRequest>,
 ) -> Result<HttpResponse, ApiError> {
     change_roles(&state, &caller, &id, body, true).await
@@ -450,7 +447,7 @@ pub async fn add_roles(
 pub async fn remove_roles(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<RolesRequest>,
 ) -> Result<HttpResponse, ApiError> {
     change_roles(&state, &caller, &id, body, false).await
@@ -472,10 +469,10 @@ pub struct ActivationRequest {
 pub async fn set_activation(
     state: Data<AppState>,
     caller: Caller,
-    id: Path<String>,
+    id: Path<Id>,
     ApiJson(body): ApiJson<ActivationRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&id)?;
+    let id = id.into_inner();
     let user = state
         .actions
         .set_activation(&caller.viewer(), &id, body.activation)
