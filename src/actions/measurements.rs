@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
 pub use crate::domain::measurement::Review;
-use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement, Status};
+use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement};
 use crate::store::entities::measurement;
 use crate::store::{MeasurementChange, MeasurementRecord, Viewer};
 
@@ -75,7 +75,7 @@ impl Actions {
         let current = store.visible_measurement(viewer, &id).await?.measurement;
         let staff = viewer.may_review(&current.creator_id).is_ok();
         let update = MeasurementUpdate::parse(patch, staff)?;
-        let status = Status::parse(&current.status).unwrap_or(Status::Measured);
+        let status = current.status()?;
         let next = update
             .next_status(status)
             .map_err(|message| ActionError::State {

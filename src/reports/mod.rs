@@ -124,7 +124,7 @@ impl Reports {
         language: Language,
     ) -> Result<(measurement_report::Model, file::Model), ReportError> {
         let m = &record.measurement;
-        let status = Status::parse(&m.status).unwrap_or(Status::Measured);
+        let status = m.status().map_err(StoreError::from)?;
         if !reportable(status) {
             return Err(ReportError::NotReady(format!(
                 "measurement {} has status `{}`; a report needs an analysed measurement",

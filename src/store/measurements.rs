@@ -388,9 +388,12 @@ fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
     let Ok(Value::Object(mut data)) = serde_json::from_str::<Value>(&model.data) else {
         return (None, true);
     };
+    // So is one whose stored status is no status.
+    let Ok(current) = model.status() else {
+        return (None, true);
+    };
     let analysis = analyse(&data);
     let failed = analysis.failed();
-    let current = Status::parse(&model.status).unwrap_or(Status::Measured);
     let status = status_after(current, &analysis);
     let before: Vec<Option<Value>> = ANALYSIS_FIELDS
         .iter()

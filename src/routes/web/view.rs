@@ -108,12 +108,12 @@ pub fn measurement_row(visitor: &Visitor, m: &measurement::Header) -> Measuremen
 
 /// Whether a measurement has results (so it can be reviewed).
 pub fn has_results(m: &measurement::Model) -> bool {
-    Status::parse(&m.status).is_some_and(Status::has_results)
+    m.status().is_ok_and(Status::has_results)
 }
 
 /// Whether a report can be made of a measurement.
 pub fn reportable(m: &measurement::Model) -> bool {
-    Status::parse(&m.status).is_some_and(crate::reports::reportable)
+    m.status().is_ok_and(crate::reports::reportable)
 }
 
 /// An axis tick in SVG units.

@@ -72,6 +72,13 @@ pub enum Relation {}
 impl ActiveModelBehavior for ActiveModel {}
 
 impl Model {
+    /// The status as stored; a text that is no status is a fault of the database, never read
+    /// as some default.
+    pub fn status(&self) -> Result<crate::domain::measurement::Status, DbErr> {
+        crate::domain::measurement::Status::parse(&self.status)
+            .ok_or_else(|| DbErr::Custom("a stored measurement status is unknown".into()))
+    }
+
     /// The payload as a JSON object (empty if the stored text were ever unreadable).
     pub fn data_object(&self) -> serde_json::Map<String, serde_json::Value> {
         match serde_json::from_str(&self.data) {
