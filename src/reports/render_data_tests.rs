@@ -145,7 +145,7 @@ fn periodic_reports() -> Vec<Value> {
                 user_id: patient.id.clone(),
                 creator_id: None,
                 trigger: "MANUAL".into(),
-                status: "done".into(),
+                status: report::ReportStatus::Complete,
                 dedupe_key: None,
                 period_start_timestamp: start,
                 period_end_timestamp: start + 7 * 86_400_000,

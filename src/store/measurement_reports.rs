@@ -2,7 +2,8 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
-use super::entities::{file, measurement_report};
+use super::entities::file;
+use super::entities::measurement_report::{self, MeasurementReportStatus};
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
@@ -34,7 +35,7 @@ impl ReportRecord {
     /// `getMeasurementReportUrl` checks it).
     pub fn reusable(&self, updated: i64, language: &str, time_zone: &str) -> Option<&file::Model> {
         let r = &self.report;
-        let fits = r.status == "rendered"
+        let fits = r.status == MeasurementReportStatus::Rendered
             && r.for_measurement_updated_timestamp >= updated
             && r.language == language
             && r.time_zone == time_zone;
@@ -54,7 +55,7 @@ impl Store {
             creator_id: Set(new.creator_id),
             patient_id: Set(new.patient_id),
             measurement_id: Set(new.measurement_id),
-            status: Set("rendered".into()),
+            status: Set(MeasurementReportStatus::Rendered),
             language: Set(new.language),
             time_zone: Set(new.time_zone),
             file_id: Set(Some(new.file_id)),

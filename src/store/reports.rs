@@ -70,7 +70,7 @@ impl Store {
             user_id: Set(new.user_id),
             creator_id: Set(new.creator_id),
             trigger: Set(new.trigger.as_str().to_owned()),
-            status: Set("COMPLETE".into()),
+            status: Set(report::ReportStatus::Complete),
             dedupe_key: Set(new.dedupe_key),
             period_start_timestamp: Set(new.start),
             period_end_timestamp: Set(new.end),

@@ -46,11 +46,11 @@ pub fn report_body(
         "creatorId": report.creator_id,
         "userIds": [report.patient_id],
         "groupIds": group_ids,
-        "status": &report.status,
+        "status": report.status.as_str(),
         // interface.md 2.1 names `data.status`; the contract's envelope `status` stays too.
         "data": {
             "measurementId": report.measurement_id,
-            "status": report.status,
+            "status": report.status.as_str(),
             "language": report.language,
             "timeZone": report.time_zone,
             "readFileToken": file.as_ref().map(file_token),

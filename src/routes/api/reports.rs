@@ -44,7 +44,7 @@ pub fn report_body(report: &report::Model) -> Value {
     json!({
         "id": report.id,
         "user_id": report.user_id,
-        "status": report.status,
+        "status": report.status.as_str(),
         "trigger": report.trigger,
         "creation_timestamp": report.creation_timestamp,
         "update_timestamp": report.update_timestamp,

@@ -10,7 +10,7 @@ pub struct Model {
     pub creator_id: String,
     pub patient_id: String,
     pub measurement_id: String,
-    pub status: String,
+    pub status: MeasurementReportStatus,
     pub language: String,
     pub time_zone: String,
     pub file_id: Option<String>,
@@ -18,6 +18,25 @@ pub struct Model {
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
     pub status_changed_timestamp: i64,
+}
+
+/// Where a report document is; stored and shown as `rendered` (the only state: a document is
+/// recorded once its PDF exists).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum MeasurementReportStatus {
+    /// Its PDF is made.
+    #[sea_orm(string_value = "rendered")]
+    Rendered,
+}
+
+impl MeasurementReportStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MeasurementReportStatus::Rendered => "rendered",
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

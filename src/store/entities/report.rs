@@ -13,7 +13,7 @@ pub struct Model {
     pub creator_id: Option<String>,
     /// `MANUAL`, `PERIOD_DAYS_PASSED_7`, `PERIOD_DAYS_PASSED_30` or `PRESCRIPTION_ENDED`.
     pub trigger: String,
-    pub status: String,
+    pub status: ReportStatus,
     /// Unique for scheduled reports (user, trigger, period start); none for manual ones.
     pub dedupe_key: Option<String>,
     pub period_start_timestamp: i64,
@@ -23,6 +23,25 @@ pub struct Model {
     pub data: String,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
+}
+
+/// Where a periodic report is; stored and shown as `COMPLETE` (the only state: a report is
+/// recorded once its items are gathered; its PDF is made on request).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum ReportStatus {
+    /// Its items are gathered.
+    #[sea_orm(string_value = "COMPLETE")]
+    Complete,
+}
+
+impl ReportStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportStatus::Complete => "COMPLETE",
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
