@@ -16,6 +16,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tacho::domain::account::Language;
+use tacho::domain::id::Id;
 use tacho::pdf::{Engine, RenderMeta, Template};
 use tacho::reports::cache_key;
 use tacho::reports::measurement::{MeasurementReportData, MeasurementReportInput, build};
@@ -49,8 +50,8 @@ fn data(payload: &Value, n: i64, language: Language) -> (MeasurementReportData, 
     }
     let payload = &payload;
     let measurement = measurement::Model {
-        id: "6740a0000000000000000001".into(),
-        creator_id: "6740a0000000000000000002".into(),
+        id: Id::parse("6740a0000000000000000001").expect("an id"),
+        creator_id: Id::parse("6740a0000000000000000002").expect("an id"),
         status: "analyzed".into(),
         data: payload.to_string(),
         measurement_timestamp: payload["measurement_timestamp"].as_i64(),
@@ -73,7 +74,7 @@ fn report_data(
     language: Language,
 ) -> (MeasurementReportData, RenderMeta) {
     let patient = user::Model {
-        id: "6740a0000000000000000002".into(),
+        id: Id::parse("6740a0000000000000000002").expect("an id"),
         email: "anna@tacho.test".into(),
         password_hash: String::new(),
         first_name: format!("Anna {n}"),
@@ -90,7 +91,7 @@ fn report_data(
         update_timestamp: 0,
     };
     let profile = profile::Model {
-        id: patient.id.clone(),
+        id: patient.id,
         data: json!({"birthday": "1958-03-14", "gender": 2, "comorbidities": ["HYPERTENSION"], "smoker": false,
             "activity": "MODERATELY_ACTIVE", "weight": 68, "length": 165, "physician": "Dr. Jan Peeters"}),
         country: None,
@@ -152,8 +153,8 @@ fn rr_measurement(count: usize, variant: u64) -> measurement::Model {
     let analysis = tacho::domain::measurement::analyse(&data);
     tacho::domain::measurement::write_analysis(&mut data, &analysis);
     measurement::Model {
-        id: "6740a0000000000000000001".into(),
-        creator_id: "6740a0000000000000000002".into(),
+        id: Id::parse("6740a0000000000000000001").expect("an id"),
+        creator_id: Id::parse("6740a0000000000000000002").expect("an id"),
         status: "analyzed".into(),
         data: Value::Object(data).to_string(),
         measurement_timestamp: Some(1_795_217_400_000),

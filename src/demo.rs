@@ -7,6 +7,7 @@ use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait};
 use serde_json::json;
 
 use crate::auth::password::PasswordHasher;
+use crate::domain::id::Id;
 use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
 use crate::store::{NewGroup, NewUser, Store, StoreResult, Viewer};
@@ -141,7 +142,7 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
         group_ids.push(group.id);
     }
     let admin = Viewer {
-        user_id: String::new(),
+        user_id: Id::generate(),
         admin: true,
     };
     let today = store.clock().now().date_naive();
@@ -206,7 +207,7 @@ const MEASUREMENTS: [&str; 3] = [
 
 /// Four measurements over the last days for a new demo patient (the `n`th person, so that
 /// patients differ), with sinus rhythm most often.
-async fn seed_measurements(store: &Store, user_id: &str, n: usize) -> anyhow::Result<()> {
+async fn seed_measurements(store: &Store, user_id: &Id, n: usize) -> anyhow::Result<()> {
     let now = store.clock().now();
     for (k, which) in [0, 1, 0, 2].into_iter().enumerate() {
         let payload = MEASUREMENTS[(which + n) % MEASUREMENTS.len()];
@@ -223,11 +224,11 @@ async fn seed_measurements(store: &Store, user_id: &str, n: usize) -> anyhow::Re
 async fn update_one_profile(
     store: &Store,
     admin: &Viewer,
-    id: &str,
+    id: &Id,
     patch: &ProfilePatch,
 ) -> StoreResult<u64> {
     let condition =
-        Condition::all().add(Expr::col((Alias::new("profiles"), Alias::new("id"))).eq(id));
+        Condition::all().add(Expr::col((Alias::new("profiles"), Alias::new("id"))).eq(*id));
     Ok(store.update_profiles(admin, condition, patch).await?.len() as u64)
 }
 

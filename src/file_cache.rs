@@ -16,6 +16,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use moka::sync::Cache;
 
+use crate::domain::id::Id;
 use crate::store::entities::file;
 
 /// What a cached entry costs beyond its contents (the row's strings, the key, moka's node):
@@ -35,7 +36,7 @@ pub struct CachedFile {
 #[derive(Clone)]
 pub struct FileCache {
     /// `None` when turned off (no bytes or no TTL allowed).
-    entries: Option<Cache<String, Arc<CachedFile>>>,
+    entries: Option<Cache<Id, Arc<CachedFile>>>,
     /// The largest file kept: a few big files must not flush all the small hot ones.
     largest: u64,
 }
@@ -52,7 +53,7 @@ impl FileCache {
         }
         let entries = Cache::builder()
             .max_capacity(max_bytes)
-            .weigher(|_id: &String, entry: &Arc<CachedFile>| {
+            .weigher(|_id: &Id, entry: &Arc<CachedFile>| {
                 u32::try_from(weight(entry)).unwrap_or(u32::MAX)
             })
             .time_to_live(ttl)
@@ -69,7 +70,7 @@ impl FileCache {
     }
 
     /// The file with this id, if it is in memory. The caller still checks the secret.
-    pub fn get(&self, id: &str) -> Option<Arc<CachedFile>> {
+    pub fn get(&self, id: &Id) -> Option<Arc<CachedFile>> {
         self.entries.as_ref()?.get(id)
     }
 
@@ -79,7 +80,7 @@ impl FileCache {
         if let Some(entries) = &self.entries
             && contents.len() as u64 <= self.largest
         {
-            let id = file.id.clone();
+            let id = file.id;
             let entry = Arc::new(CachedFile {
                 file,
                 contents: contents.clone(),
@@ -90,7 +91,7 @@ impl FileCache {
     }
 
     /// Forgets a file at once; whatever deletes or replaces a stored file calls this.
-    pub fn forget(&self, id: &str) {
+    pub fn forget(&self, id: &Id) {
         if let Some(entries) = &self.entries {
             entries.invalidate(id);
         }
@@ -130,12 +131,12 @@ mod tests {
     fn keeps_files_until_forgotten() {
         let cache = FileCache::new(1 << 20, Duration::from_secs(60));
         cache.insert(row("a"), Bytes::from_static(b"%PDF"));
-        let hot = cache.get("a").expect("kept");
+        let hot = cache.get(&"a".into()).expect("kept");
         assert_eq!(hot.file, row("a"));
         assert_eq!(&hot.contents[..], b"%PDF");
-        assert!(cache.get("b").is_none());
-        cache.forget("a");
-        assert!(cache.get("a").is_none());
+        assert!(cache.get(&"b".into()).is_none());
+        cache.forget(&"a".into());
+        assert!(cache.get(&"a".into()).is_none());
     }
 
     #[test]
@@ -143,7 +144,10 @@ mod tests {
         let cache = FileCache::new(64 * 1024, Duration::from_secs(60));
         let big = Bytes::from(vec![0u8; 64 * 1024 / 16 + 1]);
         assert_eq!(cache.insert(row("big"), big.clone()), big, "still served");
-        assert!(cache.get("big").is_none(), "larger than a sixteenth");
+        assert!(
+            cache.get(&"big".into()).is_none(),
+            "larger than a sixteenth"
+        );
         for i in 0..100 {
             cache.insert(row(&format!("f{i}")), Bytes::from(vec![0u8; 2048]));
         }
@@ -154,16 +158,16 @@ mod tests {
     fn entries_expire_after_the_ttl_and_zero_turns_it_off() {
         let cache = FileCache::new(1 << 20, Duration::from_millis(20));
         cache.insert(row("a"), Bytes::from_static(b"%PDF"));
-        assert!(cache.get("a").is_some());
+        assert!(cache.get(&"a".into()).is_some());
         std::thread::sleep(Duration::from_millis(60));
-        assert!(cache.get("a").is_none());
+        assert!(cache.get(&"a".into()).is_none());
         for off in [
             FileCache::disabled(),
             FileCache::new(0, Duration::from_secs(1)),
             FileCache::new(1 << 20, Duration::ZERO),
         ] {
             off.insert(row("a"), Bytes::from_static(b"%PDF"));
-            assert!(off.get("a").is_none());
+            assert!(off.get(&"a".into()).is_none());
         }
     }
 }

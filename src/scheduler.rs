@@ -10,6 +10,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::account::TimeZone;
+use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::store::entities::job;
 use crate::store::{NewJob, NewReport, Store, StoreError};
@@ -44,7 +45,7 @@ impl Default for SchedulerOptions {
 /// What a periodic-report job carries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportJob {
-    pub user_id: String,
+    pub user_id: Id,
     pub trigger: String,
     pub start: i64,
     pub end: i64,
@@ -85,7 +86,7 @@ pub struct Scheduler {
 /// The unique key of a scheduled report: user, prescription start, trigger and the period's
 /// number. Not the period's start: a patient who changes time zone moves the periods' instants
 /// by the zones' daylight-saving difference, and must not get one period twice.
-pub fn dedupe_key(user_id: &str, prescription_start: i64, period: &Period) -> String {
+pub fn dedupe_key(user_id: &Id, prescription_start: i64, period: &Period) -> String {
     format!(
         "report:{user_id}:{prescription_start}:{}:{}",
         period.trigger.as_str(),
@@ -137,7 +138,7 @@ impl Scheduler {
             };
             for period in &fresh {
                 let payload = ReportJob {
-                    user_id: e.user_id.clone(),
+                    user_id: e.user_id,
                     trigger: period.trigger.as_str().to_owned(),
                     start: period.start,
                     end: period.end,
@@ -151,7 +152,7 @@ impl Scheduler {
                 });
             }
             enqueued += fresh.len();
-            marks.push((e.id.clone(), until));
+            marks.push((e.id, until));
         }
         // Jobs first: a crash between the two enqueues again, which the unique keys absorb.
         self.store.enqueue_jobs(jobs).await?;

@@ -121,9 +121,8 @@ impl Actions {
         id: &Id,
         changes: AccountChanges,
     ) -> ActionResult<user::Model> {
-        let id = id.to_string();
         let store = self.store.begin().await?;
-        store.user_to_change(viewer, &id).await?;
+        store.user_to_change(viewer, id).await?;
         let mut fields = Vec::new();
         let mut mark = |present: bool, name: &'static str| {
             if present {
@@ -137,7 +136,7 @@ impl Actions {
         mark(changes.time_zone.is_some(), "time_zone");
         let updated = store
             .update_user(
-                &id,
+                id,
                 UserChanges {
                     first_name: changes.first_name.map(|n| n.as_str().to_owned()),
                     last_name: changes.last_name.map(|n| n.as_str().to_owned()),
@@ -151,7 +150,7 @@ impl Actions {
             )
             .await?;
         store
-            .audit(entry(viewer, "account.update", "user", &id).detail(fields.join(", ")))
+            .audit(entry(viewer, "account.update", "user", id).detail(fields.join(", ")))
             .await?;
         store.commit().await?;
         Ok(updated)
@@ -222,45 +221,43 @@ impl Actions {
         id: &Id,
         active: bool,
     ) -> ActionResult<user::Model> {
-        let id = id.to_string();
         let task = AdminTask::ChangeActivation;
         let store = self.store.begin().await?;
-        store.user_to_administer(viewer, &id, task).await?;
+        store.user_to_administer(viewer, id, task).await?;
         if !active {
-            viewer.may_lock_out(&id, task).map_err(StoreError::Denied)?;
+            viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
         }
-        let updated = store.set_activation(&id, active).await?;
+        let updated = store.set_activation(id, active).await?;
         let action = if active {
             "user.activate"
         } else {
             "user.deactivate"
         };
-        store.audit(entry(viewer, action, "user", &id)).await?;
+        store.audit(entry(viewer, action, "user", id)).await?;
         store.commit().await?;
         if !active {
-            self.sessions.end_sessions_of(&id).await?;
+            self.sessions.end_sessions_of(id).await?;
         }
         Ok(updated)
     }
 
     /// Lifts a lockout after failed logins (administrators): the count starts again at zero.
     pub async fn unblock(&self, viewer: &Viewer, id: &Id) -> ActionResult<user::Model> {
-        let id = id.to_string();
         let store = self.store.begin().await?;
         let user = store
-            .user_to_administer(viewer, &id, AdminTask::ChangeActivation)
+            .user_to_administer(viewer, id, AdminTask::ChangeActivation)
             .await?;
-        store.reset_failed_logins(&id).await?;
+        store.reset_failed_logins(id).await?;
         store
             .audit(
-                entry(viewer, "user.unblock", "user", &id)
+                entry(viewer, "user.unblock", "user", id)
                     .detail(format!("after {} failed logins", user.failed_count)),
             )
             .await?;
         store.commit().await?;
         Ok(self
             .store
-            .user_by_id(&id)
+            .user_by_id(id)
             .await?
             .ok_or(StoreError::NotFound)?)
     }
@@ -272,12 +269,11 @@ impl Actions {
         id: &Id,
         change: RoleChange,
     ) -> ActionResult<user::Model> {
-        let id = id.to_string();
         let task = AdminTask::ChangeRoles;
         let store = self.store.begin().await?;
-        let user = store.user_to_administer(viewer, &id, task).await?;
+        let user = store.user_to_administer(viewer, id, task).await?;
         if change.revoke.contains(&Role::Admin) {
-            viewer.may_lock_out(&id, task).map_err(StoreError::Denied)?;
+            viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
         }
         let mut roles = user.role_names()?;
         for role in &change.grant {
@@ -287,9 +283,9 @@ impl Actions {
             }
         }
         roles.retain(|r| !change.revoke.iter().any(|role| role.as_str() == r));
-        let updated = store.set_roles(&id, roles.clone()).await?;
+        let updated = store.set_roles(id, roles.clone()).await?;
         store
-            .audit(entry(viewer, "user.roles", "user", &id).detail(roles.join(",")))
+            .audit(entry(viewer, "user.roles", "user", id).detail(roles.join(",")))
             .await?;
         store.commit().await?;
         Ok(updated)

@@ -15,11 +15,10 @@ impl Actions {
         group: &Id,
         expiry: i64,
     ) -> ActionResult<()> {
-        let (patient, group) = (patient.to_string(), group.to_string());
         let store = self.store.begin().await?;
-        store.visible_user(viewer, &patient).await?;
+        store.visible_user(viewer, patient).await?;
         store
-            .group_to_staff(viewer, &group, GroupTask::EnlistPatients)
+            .group_to_staff(viewer, group, GroupTask::EnlistPatients)
             .await?;
         if expiry <= store.clock().now_millis() {
             return Err(ActionError::invalid(
@@ -27,11 +26,11 @@ impl Actions {
                 "admin-enlist-invalid",
             ));
         }
-        store.enlist_patient(&patient, &group, expiry).await?;
+        store.enlist_patient(patient, group, expiry).await?;
         store
             .audit(
-                entry(viewer, "enlistment.patient", "user", &patient)
-                    .patient(&patient)
+                entry(viewer, "enlistment.patient", "user", patient)
+                    .patient(patient)
                     .detail(format!("group {group} until {}", rfc3339_millis(expiry))),
             )
             .await?;
@@ -45,17 +44,16 @@ impl Actions {
         patient: &Id,
         group: &Id,
     ) -> ActionResult<()> {
-        let (patient, group) = (patient.to_string(), group.to_string());
         let store = self.store.begin().await?;
-        store.visible_user(viewer, &patient).await?;
+        store.visible_user(viewer, patient).await?;
         store
-            .group_to_staff(viewer, &group, GroupTask::EndEnlistments)
+            .group_to_staff(viewer, group, GroupTask::EndEnlistments)
             .await?;
-        store.end_patient_enlistment(&patient, &group).await?;
+        store.end_patient_enlistment(patient, group).await?;
         store
             .audit(
-                entry(viewer, "enlistment.patient.end", "user", &patient)
-                    .patient(&patient)
+                entry(viewer, "enlistment.patient.end", "user", patient)
+                    .patient(patient)
                     .detail(format!("group {group}")),
             )
             .await?;
@@ -70,31 +68,29 @@ impl Actions {
         group: &Id,
         roles: Vec<String>,
     ) -> ActionResult<()> {
-        let (user, group) = (user.to_string(), group.to_string());
         let store = self.store.begin().await?;
         store
-            .user_to_administer(viewer, &user, AdminTask::ChangeStaffEnlistments)
+            .user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
             .await?;
-        store.visible_group(viewer, &group).await?;
+        store.visible_group(viewer, group).await?;
         let detail = format!("group {group}, roles {}", roles.join(","));
-        store.enlist_staff(&user, &group, roles).await?;
+        store.enlist_staff(user, group, roles).await?;
         store
-            .audit(entry(viewer, "enlistment.staff", "user", &user).detail(detail))
+            .audit(entry(viewer, "enlistment.staff", "user", user).detail(detail))
             .await?;
         Ok(store.commit().await?)
     }
 
     /// Removes a user from a group's staff (administrators).
     pub async fn remove_staff(&self, viewer: &Viewer, user: &Id, group: &Id) -> ActionResult<()> {
-        let (user, group) = (user.to_string(), group.to_string());
         let store = self.store.begin().await?;
         store
-            .user_to_administer(viewer, &user, AdminTask::ChangeStaffEnlistments)
+            .user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
             .await?;
-        store.remove_staff(&user, &group).await?;
+        store.remove_staff(user, group).await?;
         store
             .audit(
-                entry(viewer, "enlistment.staff.remove", "user", &user)
+                entry(viewer, "enlistment.staff.remove", "user", user)
                     .detail(format!("group {group}")),
             )
             .await?;

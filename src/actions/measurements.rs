@@ -49,10 +49,7 @@ impl Actions {
         viewer: &Viewer,
         id: &Id,
     ) -> ActionResult<MeasurementRecord> {
-        let record = self
-            .store
-            .visible_measurement(viewer, &id.to_string())
-            .await?;
+        let record = self.store.visible_measurement(viewer, id).await?;
         let m = &record.measurement;
         self.store
             .audit(entry(viewer, "measurement.view", "measurement", &m.id).patient(&m.creator_id))
@@ -70,9 +67,8 @@ impl Actions {
         id: &Id,
         patch: Value,
     ) -> ActionResult<measurement::Model> {
-        let id = id.to_string();
         let store = self.store.begin().await?;
-        let current = store.visible_measurement(viewer, &id).await?.measurement;
+        let current = store.visible_measurement(viewer, id).await?.measurement;
         let staff = viewer.may_review(&current.creator_id).is_ok();
         let update = MeasurementUpdate::parse(patch, staff)?;
         let status = current.status()?;
@@ -103,7 +99,7 @@ impl Actions {
             .await?;
         store
             .audit(
-                entry(viewer, action, "measurement", &id)
+                entry(viewer, action, "measurement", id)
                     .patient(&current.creator_id)
                     .detail(detail),
             )

@@ -26,6 +26,7 @@ pub use measurements::Review;
 pub use reports::{MeasurementPdf, PeriodicPdf};
 
 use crate::auth::Authenticator;
+use crate::domain::id::Id;
 use crate::reports::{ReportError, Reports};
 use crate::store::{AuditEntry, Store, StoreError, Viewer};
 
@@ -77,7 +78,7 @@ pub type ActionResult<T> = Result<T, ActionError>;
 #[async_trait::async_trait]
 pub trait SessionEnder: Send + Sync {
     /// Deletes every session of `user_id`; returns how many there were.
-    async fn end_sessions_of(&self, user_id: &str) -> anyhow::Result<u64>;
+    async fn end_sessions_of(&self, user_id: &Id) -> anyhow::Result<u64>;
 }
 
 /// The service's parts the actions work with; one per application, cheap to clone.
@@ -116,27 +117,27 @@ fn entry(
     viewer: &Viewer,
     action: &'static str,
     object_kind: &'static str,
-    object_id: &str,
+    object_id: &Id,
 ) -> AuditEntry {
     AuditEntry {
-        actor_id: viewer.user_id.clone(),
+        actor_id: viewer.user_id,
         action,
         patient_id: None,
         object_kind,
-        object_id: Some(object_id.to_owned()),
+        object_id: Some(*object_id),
         detail: String::new(),
     }
 }
 
 /// Builder-style additions to an [`AuditEntry`].
 trait EntryExt {
-    fn patient(self, patient_id: &str) -> Self;
+    fn patient(self, patient_id: &Id) -> Self;
     fn detail(self, detail: impl Into<String>) -> Self;
 }
 
 impl EntryExt for AuditEntry {
-    fn patient(mut self, patient_id: &str) -> Self {
-        self.patient_id = Some(patient_id.to_owned());
+    fn patient(mut self, patient_id: &Id) -> Self {
+        self.patient_id = Some(*patient_id);
         self
     }
 

@@ -16,11 +16,10 @@ impl Actions {
         viewer: &Viewer,
         id: &Id,
     ) -> ActionResult<Option<profile::Model>> {
-        let id = id.to_string();
-        let found = self.store.visible_profile(viewer, &id).await?;
+        let found = self.store.visible_profile(viewer, id).await?;
         if found.is_some() {
             self.store
-                .audit(entry(viewer, "profile.view", "profile", &id).patient(&id))
+                .audit(entry(viewer, "profile.view", "profile", id).patient(id))
                 .await?;
         }
         Ok(found)

@@ -42,9 +42,9 @@ impl Actions {
         language: Language,
         reuse: bool,
     ) -> ActionResult<MeasurementPdf> {
-        let id = measurement.to_string();
+        let id = *measurement;
         let record = self.store.visible_measurement(viewer, &id).await?;
-        let patient_id = record.measurement.creator_id.clone();
+        let patient_id = record.measurement.creator_id;
         if reuse {
             let patient = self
                 .store
@@ -99,16 +99,15 @@ impl Actions {
         start: Option<i64>,
         end: Option<i64>,
     ) -> ActionResult<report::Model> {
-        let patient = patient.to_string();
         let store = self.store.begin().await?;
-        let patient = store.patient_to_report_on(viewer, &patient).await?;
+        let patient = store.patient_to_report_on(viewer, patient).await?;
         let (start, end) = manual_period(start, end, store.clock().now_millis());
         check_manual_period(start, end)
             .map_err(|message| ActionError::invalid(message, "error-period-invalid"))?;
         let report = store
             .create_report(NewReport {
-                user_id: patient.id.clone(),
-                creator_id: Some(viewer.user_id.clone()),
+                user_id: patient.id,
+                creator_id: Some(viewer.user_id),
                 trigger: Trigger::Manual,
                 dedupe_key: None,
                 start,
@@ -136,10 +135,7 @@ impl Actions {
         language: Option<Language>,
         zone: Option<TimeZone>,
     ) -> ActionResult<PeriodicPdf> {
-        let report = self
-            .store
-            .visible_report(viewer, &report.to_string())
-            .await?;
+        let report = self.store.visible_report(viewer, report).await?;
         let patient = self
             .store
             .user_by_id(&report.user_id)

@@ -9,6 +9,7 @@ pub mod token;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::domain::id::Id;
 use crate::store::entities::user;
 use crate::store::{AccessCheck, NewTokenPair, RefreshCheck, Store, StoreError};
 use lockout::LockState;
@@ -68,7 +69,7 @@ pub struct IssuedTokens {
     pub access_token: String,
     pub refresh_token: String,
     pub expires_in: u64,
-    pub user_id: String,
+    pub user_id: Id,
 }
 
 /// Performs logins and token checks against the store.
@@ -151,7 +152,7 @@ impl Authenticator {
 
     /// The tokens of a login whose password was checked (`actions::Actions::log_in`): the
     /// OAuth2 password grant's answer.
-    pub async fn login_tokens(&self, user_id: String) -> Result<IssuedTokens, LoginError> {
+    pub async fn login_tokens(&self, user_id: Id) -> Result<IssuedTokens, LoginError> {
         self.issue(user_id, None).await
     }
 
@@ -177,17 +178,13 @@ impl Authenticator {
         }
     }
 
-    async fn issue(
-        &self,
-        user_id: String,
-        family_id: Option<String>,
-    ) -> Result<IssuedTokens, LoginError> {
+    async fn issue(&self, user_id: Id, family_id: Option<Id>) -> Result<IssuedTokens, LoginError> {
         let now = self.store.clock().now_millis();
         let access_token = token::generate();
         let refresh_token = token::generate();
         self.store
             .insert_token_pair(NewTokenPair {
-                user_id: user_id.clone(),
+                user_id,
                 family_id,
                 access_hash: token::hash(&access_token),
                 access_expires_at: now + self.access_ttl.as_millis() as i64,

@@ -111,7 +111,7 @@ pub async fn create(
         store.user_by_email(&user.trim().to_lowercase()).await?
     } else {
         let id = Id::parse(user).map_err(|e| anyhow::anyhow!("--user: {e}"))?;
-        store.user_by_id(&id.to_string()).await?
+        store.user_by_id(&id).await?
     }
     .with_context(|| format!("no user {user}"))?;
     let zone = TimeZone::parse(&patient.time_zone)
@@ -125,7 +125,7 @@ pub async fn create(
     check_manual_period(start, end).map_err(|e| anyhow::anyhow!(e))?;
     let report = store
         .create_report(NewReport {
-            user_id: patient.id.clone(),
+            user_id: patient.id,
             creator_id: None,
             trigger: Trigger::Manual,
             dedupe_key: None,

@@ -62,12 +62,37 @@ impl Id {
     }
 }
 
+/// A fixed id named by a short text, for tests that want readable ids: the name's bytes,
+/// padded with zeros (names longer than 12 bytes are cut).
+#[cfg(test)]
+pub fn named(name: &str) -> Id {
+    let mut bytes = [0u8; 12];
+    for (slot, byte) in bytes.iter_mut().zip(name.bytes()) {
+        *slot = byte;
+    }
+    Id(bytes)
+}
+
+#[cfg(test)]
+impl From<&str> for Id {
+    fn from(name: &str) -> Id {
+        named(name)
+    }
+}
+
 /// An id read from text (a path segment, a JSON string) is parsed there: what is not 24
 /// hexadecimal characters never becomes an `Id`.
 impl<'de> serde::Deserialize<'de> for Id {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
         Id::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Ids are written as their 24-character text, in JSON as anywhere else.
+impl serde::Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::json::string_list;
 use super::recording_limits::{self, TooLong};
 use crate::analysis::{Abnormality, Analysis, Source, analyse_payload};
+use crate::domain::id::Id;
 
 /// Where a measurement is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -369,7 +370,7 @@ impl MeasurementUpdate {
 
     /// Writes the update into a measurement's `data`: `context` and `tags` replace the old
     /// values; a review is merged into `review` with the reviewer and the time (epoch ms).
-    pub fn apply_to(&self, data: &mut Map<String, Value>, reviewer_id: &str, now: i64) {
+    pub fn apply_to(&self, data: &mut Map<String, Value>, reviewer_id: &Id, now: i64) {
         if let Some(context) = &self.context {
             data.insert("context".into(), context.clone());
         }
@@ -388,7 +389,7 @@ impl MeasurementUpdate {
             if let Some(label) = &review.label {
                 stored.insert("label".into(), Value::from(label.clone()));
             }
-            stored.insert("reviewer_id".into(), Value::from(reviewer_id));
+            stored.insert("reviewer_id".into(), Value::from(reviewer_id.to_string()));
             stored.insert("review_timestamp".into(), Value::from(now));
             data.insert("review".into(), Value::Object(stored));
         }

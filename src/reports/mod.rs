@@ -31,6 +31,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{OnceCell, Semaphore};
 
 use crate::domain::account::{Language, TimeZone};
+use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::pdf::{Engine, RenderMeta, Template};
 use crate::storage::FileStorage;
@@ -119,7 +120,7 @@ impl Reports {
     /// the reader asking for it, whose renders take turns.
     pub async fn create_measurement_report(
         &self,
-        creator_id: &str,
+        creator_id: &Id,
         record: &MeasurementRecord,
         language: Language,
     ) -> Result<(measurement_report::Model, file::Model), ReportError> {
@@ -170,11 +171,11 @@ impl Reports {
             .store
             .insert_measurement_report(NewMeasurementReport {
                 creator_id: creator_id.to_owned(),
-                patient_id: patient.id.clone(),
-                measurement_id: m.id.clone(),
+                patient_id: patient.id,
+                measurement_id: m.id,
                 language: language.code().to_owned(),
                 time_zone: time_zone.name().to_owned(),
-                file_id: file.id.clone(),
+                file_id: file.id,
                 for_measurement_updated_timestamp: m.update_timestamp,
             })
             .await?;
@@ -186,7 +187,7 @@ impl Reports {
     /// whose renders take turns.
     pub async fn periodic_report_pdf(
         &self,
-        reader_id: &str,
+        reader_id: &Id,
         report: &report::Model,
         patient: &user::Model,
         language: Language,
@@ -216,7 +217,7 @@ impl Reports {
     /// row are written only once a render has finished in time.
     async fn pdf<D: Serialize + Send + 'static>(
         &self,
-        reader_id: &str,
+        reader_id: &Id,
         key: &str,
         name: &str,
         template: Template,
@@ -266,7 +267,7 @@ impl Reports {
     /// than one render running, abandoned or not.
     async fn render<D: Serialize + Send + 'static>(
         &self,
-        reader_id: &str,
+        reader_id: &Id,
         template: Template,
         data: D,
         meta: RenderMeta,

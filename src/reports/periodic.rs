@@ -16,6 +16,7 @@ use super::format;
 use super::series::{self, Columns};
 use crate::analysis::{QualityClass, ResultKey};
 use crate::domain::account::Language;
+use crate::domain::id::Id;
 use crate::i18n::Translator;
 use crate::store::entities::{profile, report, user};
 
@@ -142,7 +143,7 @@ pub struct PeriodicReportInput<'a> {
 pub struct PeriodicReportData {
     /// The report's version: whatever changes it makes a new PDF.
     pub version: i64,
-    pub report_id: String,
+    pub report_id: Id,
     /// The language's code.
     pub lang: &'static str,
     pub dir: Direction,
@@ -356,7 +357,7 @@ pub fn build(input: &PeriodicReportInput) -> ReportData<PeriodicReportData> {
 
     let data = PeriodicReportData {
         version: report.update_timestamp,
-        report_id: report.id.clone(),
+        report_id: report.id,
         lang: language.code(),
         dir: Direction::of(language),
         labels,

@@ -142,7 +142,7 @@ fn periodic_reports() -> Vec<Value> {
         .map(|(items, profile)| {
             let report = report::Model {
                 id: "r1".into(),
-                user_id: patient.id.clone(),
+                user_id: patient.id,
                 creator_id: None,
                 trigger: "MANUAL".into(),
                 status: report::ReportStatus::Complete,

@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
+use crate::domain::id::Id;
+
 /// Locks by key.
 #[derive(Debug, Default)]
 pub struct Turns {
-    locks: Mutex<HashMap<String, Entry>>,
+    locks: Mutex<HashMap<Id, Entry>>,
 }
 
 /// A key's lock and how many turns hold or wait for it.
@@ -25,16 +27,16 @@ struct Entry {
 #[derive(Debug)]
 pub struct Turn {
     turns: Arc<Turns>,
-    key: String,
+    key: Id,
     guard: Option<OwnedMutexGuard<()>>,
 }
 
 impl Turns {
     /// Waits for `key`'s turn; turns are given in the order they were asked for.
-    pub async fn take(self: &Arc<Self>, key: &str) -> Turn {
+    pub async fn take(self: &Arc<Self>, key: &Id) -> Turn {
         let lock = {
             let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
-            let entry = locks.entry(key.to_owned()).or_default();
+            let entry = locks.entry(*key).or_default();
             entry.users += 1;
             entry.lock.clone()
         };
@@ -42,7 +44,7 @@ impl Turns {
         // counted out again.
         let mut turn = Turn {
             turns: self.clone(),
-            key: key.to_owned(),
+            key: *key,
             guard: None,
         };
         turn.guard = Some(lock.lock_owned().await);
@@ -82,15 +84,16 @@ mod tests {
     #[tokio::test]
     async fn one_turn_per_key_and_the_map_empties() {
         let turns = Arc::new(Turns::default());
-        let first = turns.take("ann").await;
+        let first = turns.take(&"ann".into()).await;
         // Another key is not held up.
-        let other = tokio::time::timeout(Duration::from_millis(100), turns.take("bob")).await;
+        let other =
+            tokio::time::timeout(Duration::from_millis(100), turns.take(&"bob".into())).await;
         assert!(other.is_ok());
         drop(other);
         // The same key waits until the first turn ends.
         let waiting = tokio::spawn({
             let turns = turns.clone();
-            async move { turns.take("ann").await }
+            async move { turns.take(&"ann".into()).await }
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!waiting.is_finished());
@@ -107,14 +110,16 @@ mod tests {
     #[tokio::test]
     async fn a_cancelled_wait_leaves_nothing_behind() {
         let turns = Arc::new(Turns::default());
-        let first = turns.take("ann").await;
-        let cancelled = tokio::time::timeout(Duration::from_millis(20), turns.take("ann")).await;
+        let first = turns.take(&"ann".into()).await;
+        let cancelled =
+            tokio::time::timeout(Duration::from_millis(20), turns.take(&"ann".into())).await;
         assert!(cancelled.is_err());
         drop(first);
         assert!(turns.is_empty());
         // And in the other order: the holder leaves first, then the waiter gives up.
-        let first = turns.take("ann").await;
-        let mut wait = Box::pin(turns.take("ann"));
+        let ann: Id = "ann".into();
+        let first = turns.take(&ann).await;
+        let mut wait = Box::pin(turns.take(&ann));
         let waker = futures_util::task::noop_waker();
         let mut cx = std::task::Context::from_waker(&waker);
         assert!(wait.as_mut().poll(&mut cx).is_pending());

@@ -7,6 +7,7 @@ use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
 use super::entities::{group, staff_enlistment, user};
 use super::{Store, StoreError, StoreResult, Viewer};
+use crate::domain::id::Id;
 
 /// Work reserved to administrators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +95,7 @@ impl Viewer {
     /// The viewer acting as `user`.
     pub fn of(user: &user::Model) -> Viewer {
         Viewer {
-            user_id: user.id.clone(),
+            user_id: user.id,
             admin: user.is_admin(),
         }
     }
@@ -109,8 +110,8 @@ impl Viewer {
     }
 
     /// An account is changed by itself and by administrators.
-    pub fn may_change_user(&self, user_id: &str) -> Result<(), Denied> {
-        if self.admin || self.user_id == user_id {
+    pub fn may_change_user(&self, user_id: &Id) -> Result<(), Denied> {
+        if self.admin || self.user_id == *user_id {
             Ok(())
         } else {
             Err(Denied::OtherUser)
@@ -120,8 +121,8 @@ impl Viewer {
     /// Whether the viewer may make a manual report about patient `patient_id`, which it sees:
     /// administrators always; anyone else who sees a patient other than itself is staff of
     /// that patient's group.
-    pub fn may_report_on(&self, patient_id: &str) -> Result<(), Denied> {
-        if self.admin || self.user_id != patient_id {
+    pub fn may_report_on(&self, patient_id: &Id) -> Result<(), Denied> {
+        if self.admin || self.user_id != *patient_id {
             Ok(())
         } else {
             Err(Denied::OwnReport)
@@ -130,8 +131,8 @@ impl Viewer {
 
     /// Whether the viewer may review (label, diagnose) a measurement of `owner_id`, which it
     /// sees: whoever sees another user's measurement is staff of its group or an administrator.
-    pub fn may_review(&self, owner_id: &str) -> Result<(), Denied> {
-        if self.user_id != owner_id {
+    pub fn may_review(&self, owner_id: &Id) -> Result<(), Denied> {
+        if self.user_id != *owner_id {
             Ok(())
         } else {
             Err(Denied::OwnReview)
@@ -140,9 +141,9 @@ impl Viewer {
 
     /// An administrator may deactivate or demote anyone but itself: a portal or API without
     /// any administrator left could not be given one back.
-    pub fn may_lock_out(&self, user_id: &str, task: AdminTask) -> Result<(), Denied> {
+    pub fn may_lock_out(&self, user_id: &Id, task: AdminTask) -> Result<(), Denied> {
         self.administer(task)?;
-        if self.user_id == user_id {
+        if self.user_id == *user_id {
             Err(Denied::LockOut)
         } else {
             Ok(())
@@ -161,7 +162,7 @@ impl Store {
     pub async fn user_to_administer(
         &self,
         viewer: &Viewer,
-        id: &str,
+        id: &Id,
         task: AdminTask,
     ) -> StoreResult<user::Model> {
         let user = self.visible_user(viewer, id).await?;
@@ -170,7 +171,7 @@ impl Store {
     }
 
     /// User `id` for a change of its account (names, language, time zone).
-    pub async fn user_to_change(&self, viewer: &Viewer, id: &str) -> StoreResult<user::Model> {
+    pub async fn user_to_change(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
         let user = self.visible_user(viewer, id).await?;
         viewer.may_change_user(id)?;
         Ok(user)
@@ -180,7 +181,7 @@ impl Store {
     pub async fn group_to_staff(
         &self,
         viewer: &Viewer,
-        id: &str,
+        id: &Id,
         task: GroupTask,
     ) -> StoreResult<group::Model> {
         let group = self.visible_group(viewer, id).await?;
@@ -191,11 +192,7 @@ impl Store {
     }
 
     /// Patient `id` for a manual periodic report.
-    pub async fn patient_to_report_on(
-        &self,
-        viewer: &Viewer,
-        id: &str,
-    ) -> StoreResult<user::Model> {
+    pub async fn patient_to_report_on(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
         let patient = self.visible_user(viewer, id).await?;
         viewer.may_report_on(&patient.id)?;
         Ok(patient)
@@ -207,7 +204,7 @@ impl Store {
             return Ok(());
         }
         let staff = staff_enlistment::Entity::find()
-            .filter(staff_enlistment::Column::UserId.eq(viewer.user_id.as_str()))
+            .filter(staff_enlistment::Column::UserId.eq(viewer.user_id))
             .count(&self.db)
             .await?;
         if staff == 0 {
@@ -243,37 +240,40 @@ mod tests {
 
     #[test]
     fn accounts_are_changed_by_their_owner_and_administrators() {
-        assert_eq!(viewer("p", false).may_change_user("p"), Ok(()));
-        assert_eq!(viewer("a", true).may_change_user("p"), Ok(()));
+        assert_eq!(viewer("p", false).may_change_user(&"p".into()), Ok(()));
+        assert_eq!(viewer("a", true).may_change_user(&"p".into()), Ok(()));
         assert_eq!(
-            viewer("s", false).may_change_user("p"),
+            viewer("s", false).may_change_user(&"p".into()),
             Err(Denied::OtherUser)
         );
     }
 
     #[test]
     fn reports_and_reviews_are_about_someone_else() {
-        assert_eq!(viewer("s", false).may_report_on("p"), Ok(()));
+        assert_eq!(viewer("s", false).may_report_on(&"p".into()), Ok(()));
         assert_eq!(
-            viewer("p", false).may_report_on("p"),
+            viewer("p", false).may_report_on(&"p".into()),
             Err(Denied::OwnReport)
         );
         // An administrator's own measurements may be reported on, but not self-reviewed.
-        assert_eq!(viewer("a", true).may_report_on("a"), Ok(()));
-        assert_eq!(viewer("s", false).may_review("p"), Ok(()));
-        assert_eq!(viewer("a", true).may_review("a"), Err(Denied::OwnReview));
+        assert_eq!(viewer("a", true).may_report_on(&"a".into()), Ok(()));
+        assert_eq!(viewer("s", false).may_review(&"p".into()), Ok(()));
+        assert_eq!(
+            viewer("a", true).may_review(&"a".into()),
+            Err(Denied::OwnReview)
+        );
     }
 
     #[test]
     fn administrators_cannot_lock_themselves_out() {
         let task = AdminTask::ChangeActivation;
-        assert_eq!(viewer("a", true).may_lock_out("b", task), Ok(()));
+        assert_eq!(viewer("a", true).may_lock_out(&"b".into(), task), Ok(()));
         assert_eq!(
-            viewer("a", true).may_lock_out("a", task),
+            viewer("a", true).may_lock_out(&"a".into(), task),
             Err(Denied::LockOut)
         );
         assert_eq!(
-            viewer("s", false).may_lock_out("b", task),
+            viewer("s", false).may_lock_out(&"b".into(), task),
             Err(Denied::AdminOnly(task))
         );
     }

@@ -10,11 +10,11 @@ use crate::domain::id::Id;
 /// One entry to append.
 #[derive(Debug, Clone)]
 pub struct AuditEntry {
-    pub actor_id: String,
+    pub actor_id: Id,
     pub action: &'static str,
-    pub patient_id: Option<String>,
+    pub patient_id: Option<Id>,
     pub object_kind: &'static str,
-    pub object_id: Option<String>,
+    pub object_id: Option<Id>,
     pub detail: String,
 }
 
@@ -22,7 +22,7 @@ impl Store {
     /// Appends an entry to the audit trail.
     pub async fn audit(&self, entry: AuditEntry) -> StoreResult<()> {
         audit_event::Entity::insert(audit_event::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             actor_id: Set(entry.actor_id),
             action: Set(entry.action.to_owned()),
             patient_id: Set(entry.patient_id),

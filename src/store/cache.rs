@@ -13,6 +13,7 @@ use moka::sync::Cache;
 
 use super::UserRecord;
 use super::entities::user;
+use crate::domain::id::Id;
 
 /// Entries kept at most in each map; beyond, the least used go first (an attack with random
 /// tokens only misses).
@@ -24,7 +25,7 @@ pub struct ReadCache {
     enabled: bool,
     generation: AtomicU64,
     tokens: Cache<String, (user::Model, i64)>,
-    records: Cache<String, UserRecord>,
+    records: Cache<Id, UserRecord>,
 }
 
 impl std::fmt::Debug for ReadCache {
@@ -37,7 +38,11 @@ impl std::fmt::Debug for ReadCache {
 }
 
 /// A map of at most [`MAX_ENTRIES`] entries, each living `ttl` at most.
-fn bounded<V: Clone + Send + Sync + 'static>(ttl: Duration) -> Cache<String, V> {
+fn bounded<K, V>(ttl: Duration) -> Cache<K, V>
+where
+    K: std::hash::Hash + Eq + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
     Cache::builder()
         .max_capacity(MAX_ENTRIES)
         .time_to_live(ttl.max(Duration::from_nanos(1)))
@@ -62,19 +67,17 @@ impl ReadCache {
 
     /// Inserts unless a write happened since `generation` was read; a write that lands
     /// between the check and the insert is caught by the check after it.
-    fn put<V: Clone + Send + Sync + 'static>(
-        &self,
-        map: &Cache<String, V>,
-        generation: u64,
-        key: &str,
-        value: V,
-    ) {
+    fn put<K, V>(&self, map: &Cache<K, V>, generation: u64, key: K, value: V)
+    where
+        K: std::hash::Hash + Eq + Clone + Send + Sync + 'static,
+        V: Clone + Send + Sync + 'static,
+    {
         if !self.enabled || self.generation() != generation {
             return;
         }
-        map.insert(key.to_owned(), value);
+        map.insert(key.clone(), value);
         if self.generation() != generation {
-            map.invalidate(key);
+            map.invalidate(&key);
         }
     }
 
@@ -85,17 +88,22 @@ impl ReadCache {
 
     /// Remembers a valid access token.
     pub fn put_token(&self, generation: u64, hash: &str, user: &user::Model, expires_at: i64) {
-        self.put(&self.tokens, generation, hash, (user.clone(), expires_at));
+        self.put(
+            &self.tokens,
+            generation,
+            hash.to_owned(),
+            (user.clone(), expires_at),
+        );
     }
 
     /// A user's record with its enlistments.
-    pub fn record(&self, user_id: &str) -> Option<UserRecord> {
+    pub fn record(&self, user_id: &Id) -> Option<UserRecord> {
         self.records.get(user_id)
     }
 
     /// Remembers a user's record.
     pub fn put_record(&self, generation: u64, record: &UserRecord) {
-        self.put(&self.records, generation, &record.user.id, record.clone());
+        self.put(&self.records, generation, record.user.id, record.clone());
     }
 
     /// Forgets everything; called by every write that could change a cached answer.
@@ -111,9 +119,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn user(id: &str) -> user::Model {
+    fn user() -> user::Model {
         user::Model {
-            id: id.into(),
+            id: Id::generate(),
             email: "a@b.c".into(),
             password_hash: String::new(),
             first_name: "A".into(),
@@ -135,11 +143,9 @@ mod tests {
     fn entries_are_served_until_invalidated() {
         let cache = ReadCache::new(Duration::from_secs(60));
         let generation = cache.generation();
-        cache.put_token(generation, "h", &user("u"), 5);
-        assert_eq!(
-            cache.token("h").map(|(u, e)| (u.id, e)),
-            Some(("u".into(), 5))
-        );
+        let user = user();
+        cache.put_token(generation, "h", &user, 5);
+        assert_eq!(cache.token("h").map(|(u, e)| (u.id, e)), Some((user.id, 5)));
         cache.invalidate();
         assert!(cache.token("h").is_none());
     }
@@ -149,17 +155,17 @@ mod tests {
         let cache = ReadCache::new(Duration::from_secs(60));
         let before = cache.generation();
         cache.invalidate();
-        cache.put_token(before, "h", &user("u"), 5);
+        cache.put_token(before, "h", &user(), 5);
         assert!(cache.token("h").is_none());
     }
 
     #[test]
     fn zero_ttl_disables_and_entries_expire() {
         let off = ReadCache::new(Duration::ZERO);
-        off.put_token(off.generation(), "h", &user("u"), 5);
+        off.put_token(off.generation(), "h", &user(), 5);
         assert!(off.token("h").is_none());
         let short = ReadCache::new(Duration::from_millis(1));
-        short.put_token(short.generation(), "h", &user("u"), 5);
+        short.put_token(short.generation(), "h", &user(), 5);
         std::thread::sleep(Duration::from_millis(5));
         assert!(short.token("h").is_none());
     }

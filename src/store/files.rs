@@ -27,17 +27,15 @@ impl Store {
     }
 
     /// The file with this id, whoever asks (files are reached by capability tokens).
-    pub async fn file_by_id(&self, id: &str) -> StoreResult<Option<file::Model>> {
-        Ok(file::Entity::find_by_id(id.to_owned())
-            .one(&self.db)
-            .await?)
+    pub async fn file_by_id(&self, id: &Id) -> StoreResult<Option<file::Model>> {
+        Ok(file::Entity::find_by_id(*id).one(&self.db).await?)
     }
 
     /// Records a file. When another process recorded the same key first, its row wins and is
     /// returned, so every process ends up pointing at one file per key.
     pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
         let inserted = file::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             secret: Set(uuid::Uuid::new_v4().to_string()),
             cache_key: Set(new.cache_key.clone()),
             name: Set(new.name),

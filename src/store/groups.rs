@@ -19,7 +19,7 @@ impl Store {
     pub async fn create_group(&self, new: NewGroup) -> StoreResult<group::Model> {
         let now = self.now();
         Ok(group::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             name: Set(new.name),
             description: Set(new.description),
             creation_timestamp: Set(now),
@@ -30,8 +30,8 @@ impl Store {
     }
 
     /// The group with this id if `viewer` may see it.
-    pub async fn visible_group(&self, viewer: &Viewer, id: &str) -> StoreResult<group::Model> {
-        group::Entity::find_by_id(id.to_owned())
+    pub async fn visible_group(&self, viewer: &Viewer, id: &Id) -> StoreResult<group::Model> {
+        group::Entity::find_by_id(*id)
             .filter(viewer.groups())
             .one(&self.db)
             .await?

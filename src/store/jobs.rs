@@ -34,7 +34,7 @@ const CLAIM: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1
 /// The row of a newly queued job.
 fn job_row(new: &NewJob, now: i64) -> job::ActiveModel {
     job::ActiveModel {
-        id: Set(Id::generate().to_string()),
+        id: Set(Id::generate()),
         kind: Set(new.kind.clone()),
         dedupe_key: Set(new.dedupe_key.clone()),
         payload: Set(new.payload.clone()),
@@ -131,7 +131,7 @@ impl Store {
 
     /// Marks the jobs `ids` done in one statement (one commit for a whole batch); returns how
     /// many `worker` still held.
-    pub async fn complete_jobs(&self, ids: &[String], worker: &str) -> StoreResult<u64> {
+    pub async fn complete_jobs(&self, ids: &[Id], worker: &str) -> StoreResult<u64> {
         if ids.is_empty() {
             return Ok(0);
         }
@@ -151,12 +151,12 @@ impl Store {
     /// and marked failed after the last. False when `worker` no longer holds it.
     pub async fn fail_job(
         &self,
-        id: &str,
+        id: &Id,
         worker: &str,
         error: &str,
         retry_at: i64,
     ) -> StoreResult<bool> {
-        let Some(current) = job::Entity::find_by_id(id.to_owned()).one(&self.db).await? else {
+        let Some(current) = job::Entity::find_by_id(*id).one(&self.db).await? else {
             return Ok(false);
         };
         let exhausted = current.attempts >= current.max_attempts;
@@ -188,7 +188,7 @@ impl Store {
     }
 
     /// A job by id.
-    pub async fn job(&self, id: &str) -> StoreResult<Option<job::Model>> {
-        Ok(job::Entity::find_by_id(id.to_owned()).one(&self.db).await?)
+    pub async fn job(&self, id: &Id) -> StoreResult<Option<job::Model>> {
+        Ok(job::Entity::find_by_id(*id).one(&self.db).await?)
     }
 }

@@ -11,12 +11,12 @@ use crate::domain::id::Id;
 /// A report document to record; it is rendered already.
 #[derive(Debug, Clone)]
 pub struct NewMeasurementReport {
-    pub creator_id: String,
-    pub patient_id: String,
-    pub measurement_id: String,
+    pub creator_id: Id,
+    pub patient_id: Id,
+    pub measurement_id: Id,
     pub language: String,
     pub time_zone: String,
-    pub file_id: String,
+    pub file_id: Id,
     pub for_measurement_updated_timestamp: i64,
 }
 
@@ -25,7 +25,7 @@ pub struct NewMeasurementReport {
 pub struct ReportRecord {
     pub report: measurement_report::Model,
     pub file: Option<file::Model>,
-    pub group_ids: Vec<String>,
+    pub group_ids: Vec<Id>,
 }
 
 impl ReportRecord {
@@ -51,7 +51,7 @@ impl Store {
     ) -> StoreResult<measurement_report::Model> {
         let now = self.now();
         Ok(measurement_report::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             creator_id: Set(new.creator_id),
             patient_id: Set(new.patient_id),
             measurement_id: Set(new.measurement_id),
@@ -72,11 +72,11 @@ impl Store {
     pub async fn latest_measurement_report(
         &self,
         viewer: &Viewer,
-        measurement_id: &str,
+        measurement_id: &Id,
     ) -> StoreResult<Option<ReportRecord>> {
         let latest = measurement_report::Entity::find()
             .filter(viewer.users("measurement_reports", "patient_id"))
-            .filter(measurement_report::Column::MeasurementId.eq(measurement_id))
+            .filter(measurement_report::Column::MeasurementId.eq(*measurement_id))
             .order_by_desc(measurement_report::Column::Id)
             .one(&self.db)
             .await?;
@@ -102,9 +102,9 @@ impl Store {
     pub async fn visible_measurement_report(
         &self,
         viewer: &Viewer,
-        id: &str,
+        id: &Id,
     ) -> StoreResult<ReportRecord> {
-        let report = measurement_report::Entity::find_by_id(id.to_owned())
+        let report = measurement_report::Entity::find_by_id(*id)
             .filter(viewer.users("measurement_reports", "patient_id"))
             .one(&self.db)
             .await?
@@ -120,13 +120,12 @@ impl Store {
         reports: Vec<measurement_report::Model>,
     ) -> StoreResult<Vec<ReportRecord>> {
         use sea_orm::ColumnTrait;
-        let ids: Vec<String> = reports.iter().filter_map(|r| r.file_id.clone()).collect();
+        let ids: Vec<Id> = reports.iter().filter_map(|r| r.file_id).collect();
         let files = file::Entity::find()
             .filter(file::Column::Id.is_in(ids))
             .all(&self.db)
             .await?;
-        let measurement_ids: Vec<String> =
-            reports.iter().map(|r| r.measurement_id.clone()).collect();
+        let measurement_ids: Vec<Id> = reports.iter().map(|r| r.measurement_id).collect();
         let groups = self.measurement_group_ids(&measurement_ids).await?;
         Ok(reports
             .into_iter()

@@ -23,16 +23,16 @@ use crate::domain::measurement::{
 #[derive(Debug, Clone)]
 pub struct MeasurementRecord {
     pub measurement: measurement::Model,
-    pub user_ids: Vec<String>,
-    pub group_ids: Vec<String>,
+    pub user_ids: Vec<Id>,
+    pub group_ids: Vec<Id>,
 }
 
 /// A measurement of a list page without its payload: the envelope's columns and how many
 /// bytes the payload takes, so that the payloads can be read a few at a time.
 #[derive(Debug, Clone, FromQueryResult)]
 pub struct ListedMeasurement {
-    pub id: String,
-    pub creator_id: String,
+    pub id: Id,
+    pub creator_id: Id,
     pub status: String,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
@@ -45,8 +45,8 @@ pub struct ListedMeasurement {
 #[derive(Debug, Clone)]
 pub struct ListedRecord {
     pub measurement: ListedMeasurement,
-    pub user_ids: Vec<String>,
-    pub group_ids: Vec<String>,
+    pub user_ids: Vec<Id>,
+    pub group_ids: Vec<Id>,
 }
 
 /// A change to a stored measurement, already checked.
@@ -65,7 +65,7 @@ fn summary_text(summary: &Summary) -> String {
 
 async fn replace_tags(
     db: &impl ConnectionTrait,
-    id: &str,
+    id: &Id,
     tags: &[String],
 ) -> Result<(), sea_orm::DbErr> {
     measurement_tag::Entity::delete_many()
@@ -90,13 +90,13 @@ impl Store {
     /// patient of.
     pub async fn create_measurement(
         &self,
-        creator_id: &str,
+        creator_id: &Id,
         new: NewMeasurement,
     ) -> StoreResult<MeasurementRecord> {
         let now = self.now();
-        let id = Id::generate().to_string();
+        let id = Id::generate();
         let txn = self.db.begin().await?;
-        let group_ids: Vec<String> = patient_enlistment::Entity::find()
+        let group_ids: Vec<Id> = patient_enlistment::Entity::find()
             .filter(patient_enlistment::Column::UserId.eq(creator_id))
             .filter(patient_enlistment::Column::ExpiryTimestamp.gt(now))
             .all(&txn)
@@ -106,8 +106,8 @@ impl Store {
             .collect();
         let summary = Summary::of(&new.data);
         let model = measurement::ActiveModel {
-            id: Set(id.clone()),
-            creator_id: Set(creator_id.to_owned()),
+            id: Set(id),
+            creator_id: Set(*creator_id),
             status: Set(new.status.as_str().to_owned()),
             summary: Set(Some(summary_text(&summary))),
             data: Set(Value::Object(new.data).to_string()),
@@ -123,8 +123,8 @@ impl Store {
         .insert(&txn)
         .await?;
         measurement_user::ActiveModel {
-            measurement_id: Set(id.clone()),
-            user_id: Set(creator_id.to_owned()),
+            measurement_id: Set(id),
+            user_id: Set(*creator_id),
         }
         .insert(&txn)
         .await?;
@@ -135,8 +135,8 @@ impl Store {
             let rows = unique_groups
                 .iter()
                 .map(|g| measurement_group::ActiveModel {
-                    measurement_id: Set(id.clone()),
-                    group_id: Set(g.clone()),
+                    measurement_id: Set(id),
+                    group_id: Set(*g),
                 });
             measurement_group::Entity::insert_many(rows)
                 .exec(&txn)
@@ -146,7 +146,7 @@ impl Store {
         txn.commit().await?;
         Ok(MeasurementRecord {
             measurement: model,
-            user_ids: vec![creator_id.to_owned()],
+            user_ids: vec![*creator_id],
             group_ids: unique_groups,
         })
     }
@@ -155,9 +155,9 @@ impl Store {
     pub async fn visible_measurement(
         &self,
         viewer: &Viewer,
-        id: &str,
+        id: &Id,
     ) -> StoreResult<MeasurementRecord> {
-        let model = measurement::Entity::find_by_id(id.to_owned())
+        let model = measurement::Entity::find_by_id(*id)
             .filter(viewer.users("measurements", "creator_id"))
             .one(&self.db)
             .await?
@@ -171,7 +171,7 @@ impl Store {
         &self,
         models: Vec<measurement::Model>,
     ) -> StoreResult<Vec<MeasurementRecord>> {
-        let ids: Vec<String> = models.iter().map(|m| m.id.clone()).collect();
+        let ids: Vec<Id> = models.iter().map(|m| m.id).collect();
         let mut users = self.measurement_user_ids(&ids).await?;
         let mut groups = self.measurement_group_ids(&ids).await?;
         Ok(models
@@ -185,11 +185,8 @@ impl Store {
     }
 
     /// The user ids of each of these measurements.
-    async fn measurement_user_ids(
-        &self,
-        ids: &[String],
-    ) -> StoreResult<HashMap<String, Vec<String>>> {
-        let mut users: HashMap<String, Vec<String>> = HashMap::new();
+    async fn measurement_user_ids(&self, ids: &[Id]) -> StoreResult<HashMap<Id, Vec<Id>>> {
+        let mut users: HashMap<Id, Vec<Id>> = HashMap::new();
         for row in measurement_user::Entity::find()
             .filter(measurement_user::Column::MeasurementId.is_in(ids.to_vec()))
             .all(&self.db)
@@ -204,11 +201,8 @@ impl Store {
     }
 
     /// The group ids of each of these measurements.
-    pub async fn measurement_group_ids(
-        &self,
-        ids: &[String],
-    ) -> StoreResult<HashMap<String, Vec<String>>> {
-        let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    pub async fn measurement_group_ids(&self, ids: &[Id]) -> StoreResult<HashMap<Id, Vec<Id>>> {
+        let mut groups: HashMap<Id, Vec<Id>> = HashMap::new();
         for row in measurement_group::Entity::find()
             .filter(measurement_group::Column::MeasurementId.is_in(ids.to_vec()))
             .all(&self.db)
@@ -252,7 +246,7 @@ impl Store {
             .into_model()
             .all(&self.db)
             .await?;
-        let ids: Vec<String> = rows.iter().map(|m| m.id.clone()).collect();
+        let ids: Vec<Id> = rows.iter().map(|m| m.id).collect();
         let mut users = self.measurement_user_ids(&ids).await?;
         let mut groups = self.measurement_group_ids(&ids).await?;
         let records = rows
@@ -268,11 +262,8 @@ impl Store {
 
     /// The stored `data` text of these measurements, by id (those that no longer exist are
     /// missing).
-    pub async fn measurement_payloads(
-        &self,
-        ids: &[String],
-    ) -> StoreResult<HashMap<String, String>> {
-        let rows: Vec<(String, String)> = measurement::Entity::find()
+    pub async fn measurement_payloads(&self, ids: &[Id]) -> StoreResult<HashMap<Id, String>> {
+        let rows: Vec<(Id, String)> = measurement::Entity::find()
             .select_only()
             .columns([measurement::Column::Id, measurement::Column::Data])
             .filter(measurement::Column::Id.is_in(ids.to_vec()))
@@ -315,7 +306,7 @@ impl Store {
                 Expr::value(change.status.as_str()),
             )
             .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
-            .filter(measurement::Column::Id.eq(current.id.as_str()))
+            .filter(measurement::Column::Id.eq(current.id))
             .filter(measurement::Column::Status.eq(current.status.as_str()));
         if status_changed {
             update = update.col_expr(
@@ -329,7 +320,7 @@ impl Store {
         if let Some(tags) = &change.tags {
             replace_tags(&txn, &current.id, tags).await?;
         }
-        let updated = measurement::Entity::find_by_id(current.id.clone())
+        let updated = measurement::Entity::find_by_id(current.id)
             .one(&txn)
             .await?
             .ok_or(StoreError::NotFound)?;
@@ -459,12 +450,14 @@ impl Store {
         mut progress: impl FnMut(&Reanalysis),
     ) -> StoreResult<Reanalysis> {
         let mut run = Reanalysis::default();
-        let mut after = String::new();
+        let mut after: Option<Id> = None;
         loop {
             let mut select = measurement::Entity::find()
-                .filter(measurement::Column::Id.gt(after.as_str()))
                 .order_by_asc(measurement::Column::Id)
                 .limit(batch.max(1));
+            if let Some(after) = after {
+                select = select.filter(measurement::Column::Id.gt(after));
+            }
             if let Some(since) = since {
                 select = select.filter(measurement::Column::MeasurementTimestamp.gte(since));
             }
@@ -472,7 +465,7 @@ impl Store {
             let Some(last) = models.last() else {
                 break;
             };
-            after = last.id.clone();
+            after = Some(last.id);
             for model in models {
                 let (changed, failed) = self.reanalyse_one(model).await?;
                 run.examined += 1;
@@ -501,7 +494,7 @@ impl Store {
                 return Ok((true, failed));
             }
             // Changed (or deleted) since it was read: analyse what is there now.
-            match measurement::Entity::find_by_id(current.id.clone())
+            match measurement::Entity::find_by_id(current.id)
                 .one(&self.db)
                 .await?
             {
@@ -541,7 +534,7 @@ impl Store {
                 Expr::value(summary_text(&rewrite.summary)),
             )
             .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
-            .filter(measurement::Column::Id.eq(current.id.as_str()))
+            .filter(measurement::Column::Id.eq(current.id))
             .filter(measurement::Column::Status.eq(current.status.as_str()))
             .filter(measurement::Column::UpdateTimestamp.eq(current.update_timestamp));
         if rewrite.status.as_str() != current.status {

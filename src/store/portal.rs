@@ -12,6 +12,7 @@ use super::entities::job::{self, JobStatus};
 use super::entities::{measurement, user};
 use super::{AdminTask, Store, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
+use crate::domain::id::Id;
 use crate::reports::findings::RESULT_KEYS;
 
 /// A patient with the latest measurement they made.
@@ -144,7 +145,7 @@ impl Store {
         for user in users {
             // One indexed lookup per patient of the page (at most a page's worth).
             let last_measurement = measurement::Entity::find()
-                .filter(measurement::Column::CreatorId.eq(user.id.as_str()))
+                .filter(measurement::Column::CreatorId.eq(user.id))
                 .order_by_desc(measurement::Column::MeasurementTimestamp)
                 .order_by_desc(measurement::Column::Id)
                 .into_partial_model::<measurement::Header>()
@@ -203,8 +204,8 @@ impl Store {
     /// The names of these groups, by id, whoever asks (callers show only groups they may see).
     pub async fn group_names(
         &self,
-        ids: &[String],
-    ) -> StoreResult<std::collections::HashMap<String, String>> {
+        ids: &[Id],
+    ) -> StoreResult<std::collections::HashMap<Id, String>> {
         use super::entities::group;
         Ok(group::Entity::find()
             .filter(group::Column::Id.is_in(ids.to_vec()))
@@ -239,8 +240,8 @@ impl Store {
             .limit(limit)
             .all(&self.db)
             .await?;
-        let user_ids: Vec<String> = enlistments.iter().map(|e| e.user_id.clone()).collect();
-        let group_ids: Vec<String> = enlistments.iter().map(|e| e.group_id.clone()).collect();
+        let user_ids: Vec<Id> = enlistments.iter().map(|e| e.user_id).collect();
+        let group_ids: Vec<Id> = enlistments.iter().map(|e| e.group_id).collect();
         let users = user::Entity::find()
             .filter(user::Column::Id.is_in(user_ids))
             .all(&self.db)
@@ -253,7 +254,7 @@ impl Store {
                 group_name: names
                     .get(&enlistment.group_id)
                     .cloned()
-                    .unwrap_or_else(|| enlistment.group_id.clone()),
+                    .unwrap_or_else(|| enlistment.group_id.to_string()),
                 enlistment,
             })
             .collect())
@@ -262,8 +263,8 @@ impl Store {
     /// The names of these users, by id.
     pub async fn user_names(
         &self,
-        ids: &[String],
-    ) -> StoreResult<std::collections::HashMap<String, String>> {
+        ids: &[Id],
+    ) -> StoreResult<std::collections::HashMap<Id, String>> {
         Ok(user::Entity::find()
             .filter(user::Column::Id.is_in(ids.to_vec()))
             .all(&self.db)

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::entities::profile;
 use super::query::ListSpec;
 use super::{Store, StoreResult, Viewer};
+use crate::domain::id::Id;
 use crate::domain::profile::{ProfilePatch, indexed_fields};
 
 impl Store {
@@ -24,19 +25,17 @@ impl Store {
     }
 
     /// The profile of user `id`, whoever asks (for documents about that user).
-    pub async fn profile_of(&self, id: &str) -> StoreResult<Option<profile::Model>> {
-        Ok(profile::Entity::find_by_id(id.to_owned())
-            .one(&self.db)
-            .await?)
+    pub async fn profile_of(&self, id: &Id) -> StoreResult<Option<profile::Model>> {
+        Ok(profile::Entity::find_by_id(*id).one(&self.db).await?)
     }
 
     /// The profile of user `id` if `viewer` may see it.
     pub async fn visible_profile(
         &self,
         viewer: &Viewer,
-        id: &str,
+        id: &Id,
     ) -> StoreResult<Option<profile::Model>> {
-        Ok(profile::Entity::find_by_id(id.to_owned())
+        Ok(profile::Entity::find_by_id(*id)
             .filter(viewer.users("profiles", "id"))
             .one(&self.db)
             .await?)
@@ -49,7 +48,7 @@ impl Store {
         viewer: &Viewer,
         condition: Condition,
         patch: &ProfilePatch,
-    ) -> StoreResult<Vec<String>> {
+    ) -> StoreResult<Vec<Id>> {
         let now = self.now();
         let txn = self.db.begin().await?;
         let matching = profile::Entity::find()
@@ -59,7 +58,7 @@ impl Store {
             .await?;
         let mut ids = Vec::with_capacity(matching.len());
         for stored in matching {
-            ids.push(stored.id.clone());
+            ids.push(stored.id);
             let mut document: Map<String, Value> = match stored.data.clone() {
                 Value::Object(map) => map,
                 _ => Map::new(),

@@ -30,9 +30,9 @@ pub const MEASUREMENT_ITEM_FIELDS: [&str; 6] = [
 /// A report to make.
 #[derive(Debug, Clone)]
 pub struct NewReport {
-    pub user_id: String,
+    pub user_id: Id,
     /// Who asked for it (manual reports).
-    pub creator_id: Option<String>,
+    pub creator_id: Option<Id>,
     pub trigger: Trigger,
     /// Scheduled reports carry their unique (user, trigger, period start) key.
     pub dedupe_key: Option<String>,
@@ -49,7 +49,7 @@ pub struct OpenPrescription {
 }
 
 type MeasurementRow = (
-    String,
+    Id,
     Option<i64>,
     Option<f64>,
     String,
@@ -66,7 +66,7 @@ impl Store {
         let items = self.report_items(&new.user_id, new.start, new.end).await?;
         let now = self.now();
         let model = report::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             user_id: Set(new.user_id),
             creator_id: Set(new.creator_id),
             trigger: Set(new.trigger.as_str().to_owned()),
@@ -92,7 +92,7 @@ impl Store {
     /// The measurements of `user_id` taken in `[start, end)`, oldest first, as report items.
     /// Only the columns a report lists are read; payloads only for rows stored before
     /// summaries existed.
-    async fn report_items(&self, user_id: &str, start: i64, end: i64) -> StoreResult<Vec<Value>> {
+    async fn report_items(&self, user_id: &Id, start: i64, end: i64) -> StoreResult<Vec<Value>> {
         let rows: Vec<MeasurementRow> = measurement::Entity::find()
             .select_only()
             .columns([
@@ -117,10 +117,7 @@ impl Store {
         for (id, timestamp, heartrate, status, indicator, heart_rate, result, summary) in rows {
             let summary = match summary.and_then(|s| serde_json::from_str::<Summary>(&s).ok()) {
                 Some(summary) => summary,
-                None => match measurement::Entity::find_by_id(id.clone())
-                    .one(&self.db)
-                    .await?
-                {
+                None => match measurement::Entity::find_by_id(id).one(&self.db).await? {
                     Some(model) => model.summary(),
                     None => continue,
                 },
@@ -153,8 +150,8 @@ impl Store {
     }
 
     /// The report `id` if `viewer` may see it.
-    pub async fn visible_report(&self, viewer: &Viewer, id: &str) -> StoreResult<report::Model> {
-        report::Entity::find_by_id(id.to_owned())
+    pub async fn visible_report(&self, viewer: &Viewer, id: &Id) -> StoreResult<report::Model> {
+        report::Entity::find_by_id(*id)
             .filter(viewer.users("reports", "user_id"))
             .one(&self.db)
             .await?
@@ -176,10 +173,10 @@ impl Store {
             .order_by_asc(patient_enlistment::Column::Id)
             .all(&self.db)
             .await?;
-        let mut zones: HashMap<String, String> = HashMap::new();
-        let ids: Vec<String> = enlistments.iter().map(|e| e.user_id.clone()).collect();
+        let mut zones: HashMap<Id, String> = HashMap::new();
+        let ids: Vec<Id> = enlistments.iter().map(|e| e.user_id).collect();
         for chunk in ids.chunks(500) {
-            let rows: Vec<(String, String)> = user::Entity::find()
+            let rows: Vec<(Id, String)> = user::Entity::find()
                 .select_only()
                 .columns([user::Column::Id, user::Column::TimeZone])
                 .filter(user::Column::Id.is_in(chunk.to_vec()))
@@ -202,7 +199,7 @@ impl Store {
     }
 
     /// Records that every period of a prescription ending by `until` has been enqueued.
-    pub async fn mark_scheduled(&self, enlistment_id: &str, until: i64) -> StoreResult<()> {
+    pub async fn mark_scheduled(&self, enlistment_id: &Id, until: i64) -> StoreResult<()> {
         patient_enlistment::Entity::update_many()
             .col_expr(
                 patient_enlistment::Column::ScheduledUntil,
@@ -220,7 +217,7 @@ impl Store {
     }
 
     /// Whether `user_id` exists and may have reports made (not deactivated).
-    pub async fn user_is_active(&self, user_id: &str) -> StoreResult<bool> {
+    pub async fn user_is_active(&self, user_id: &Id) -> StoreResult<bool> {
         let found: Option<bool> = user::Entity::find_by_id(user_id.to_owned())
             .select_only()
             .column(user::Column::Activation)

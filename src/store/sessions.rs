@@ -6,6 +6,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::entities::{secret, session};
 use super::{Store, StoreResult};
+use crate::domain::id::Id;
 
 impl Store {
     /// The live session `key`, if any.
@@ -21,7 +22,7 @@ impl Store {
         &self,
         key: &str,
         state: String,
-        user_id: Option<String>,
+        user_id: Option<Id>,
         expires_at: i64,
     ) -> StoreResult<()> {
         let now = self.now();
@@ -47,7 +48,7 @@ impl Store {
         &self,
         key: &str,
         state: String,
-        user_id: Option<String>,
+        user_id: Option<Id>,
         expires_at: i64,
     ) -> StoreResult<bool> {
         let result = session::Entity::update_many()
@@ -81,7 +82,7 @@ impl Store {
     }
 
     /// Ends every database-held session of a user.
-    pub async fn delete_sessions_of(&self, user_id: &str) -> StoreResult<u64> {
+    pub async fn delete_sessions_of(&self, user_id: &Id) -> StoreResult<u64> {
         Ok(session::Entity::delete_many()
             .filter(session::Column::UserId.eq(user_id))
             .exec(&self.db)

@@ -11,9 +11,9 @@ use crate::domain::id::Id;
 /// Hashes and lifetimes of a freshly issued token pair.
 #[derive(Debug, Clone)]
 pub struct NewTokenPair {
-    pub user_id: String,
+    pub user_id: Id,
     /// `None` starts a new family (a new login).
-    pub family_id: Option<String>,
+    pub family_id: Option<Id>,
     pub access_hash: String,
     pub access_expires_at: i64,
     pub refresh_hash: String,
@@ -37,7 +37,7 @@ pub enum RefreshCheck {
     /// Valid and now consumed: issue a new pair in this family for this user.
     Rotated {
         user: Box<user::Model>,
-        family_id: String,
+        family_id: Id,
     },
     /// A token that was already rotated: the family has been revoked.
     Reused,
@@ -49,13 +49,13 @@ impl Store {
     /// Stores a new access/refresh token pair.
     pub async fn insert_token_pair(&self, pair: NewTokenPair) -> StoreResult<()> {
         let now = self.now();
-        let family_id = pair.family_id.unwrap_or_else(|| Id::generate().to_string());
+        let family_id = pair.family_id.unwrap_or_else(Id::generate);
         let txn = self.db.begin().await?;
         access_token::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             token_hash: Set(pair.access_hash),
-            user_id: Set(pair.user_id.clone()),
-            family_id: Set(family_id.clone()),
+            user_id: Set(pair.user_id),
+            family_id: Set(family_id),
             expires_at: Set(pair.access_expires_at),
             revoked: Set(false),
             creation_timestamp: Set(now),
@@ -63,7 +63,7 @@ impl Store {
         .insert(&txn)
         .await?;
         refresh_token::ActiveModel {
-            id: Set(Id::generate().to_string()),
+            id: Set(Id::generate()),
             token_hash: Set(pair.refresh_hash),
             user_id: Set(pair.user_id),
             family_id: Set(family_id),
@@ -135,7 +135,7 @@ impl Store {
         // Only one of several concurrent uses wins the conditional update; the others are reuse.
         let claimed = refresh_token::Entity::update_many()
             .col_expr(refresh_token::Column::RotatedAt, Expr::value(now))
-            .filter(refresh_token::Column::Id.eq(token.id.as_str()))
+            .filter(refresh_token::Column::Id.eq(token.id))
             .filter(refresh_token::Column::RotatedAt.is_null())
             .filter(refresh_token::Column::Revoked.eq(false))
             .exec(&self.db)
@@ -151,7 +151,7 @@ impl Store {
     }
 
     /// Revokes every access and refresh token of a login.
-    pub async fn revoke_family(&self, family_id: &str) -> StoreResult<()> {
+    pub async fn revoke_family(&self, family_id: &Id) -> StoreResult<()> {
         let txn = self.db.begin().await?;
         access_token::Entity::update_many()
             .col_expr(access_token::Column::Revoked, Expr::value(true))

@@ -52,10 +52,10 @@ impl Store {
     /// Creates a user and its empty profile in one transaction.
     pub async fn create_user(&self, new: NewUser) -> StoreResult<user::Model> {
         let now = self.now();
-        let id = Id::generate().to_string();
+        let id = Id::generate();
         let txn = self.db.begin().await?;
         let created = user::ActiveModel {
-            id: Set(id.clone()),
+            id: Set(id),
             email: Set(new.email),
             password_hash: Set(new.password_hash),
             first_name: Set(new.first_name),
@@ -98,15 +98,13 @@ impl Store {
     }
 
     /// The account with this id, whoever asks.
-    pub async fn user_by_id(&self, id: &str) -> StoreResult<Option<user::Model>> {
-        Ok(user::Entity::find_by_id(id.to_owned())
-            .one(&self.db)
-            .await?)
+    pub async fn user_by_id(&self, id: &Id) -> StoreResult<Option<user::Model>> {
+        Ok(user::Entity::find_by_id(*id).one(&self.db).await?)
     }
 
     /// The account with this id if `viewer` may see it.
-    pub async fn visible_user(&self, viewer: &Viewer, id: &str) -> StoreResult<user::Model> {
-        user::Entity::find_by_id(id.to_owned())
+    pub async fn visible_user(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
+        user::Entity::find_by_id(*id)
             .filter(viewer.users("users", "id"))
             .one(&self.db)
             .await?
@@ -115,24 +113,24 @@ impl Store {
 
     /// Adds enlistments to users, two queries whatever the number of users.
     pub async fn user_records(&self, users: Vec<user::Model>) -> StoreResult<Vec<UserRecord>> {
-        let ids: Vec<String> = users.iter().map(|u| u.id.clone()).collect();
-        let mut patients: HashMap<String, Vec<patient_enlistment::Model>> = HashMap::new();
+        let ids: Vec<Id> = users.iter().map(|u| u.id).collect();
+        let mut patients: HashMap<Id, Vec<patient_enlistment::Model>> = HashMap::new();
         for e in patient_enlistment::Entity::find()
             .filter(patient_enlistment::Column::UserId.is_in(ids.clone()))
             .order_by_asc(patient_enlistment::Column::CreationTimestamp)
             .all(&self.db)
             .await?
         {
-            patients.entry(e.user_id.clone()).or_default().push(e);
+            patients.entry(e.user_id).or_default().push(e);
         }
-        let mut staff: HashMap<String, Vec<staff_enlistment::Model>> = HashMap::new();
+        let mut staff: HashMap<Id, Vec<staff_enlistment::Model>> = HashMap::new();
         for e in staff_enlistment::Entity::find()
             .filter(staff_enlistment::Column::UserId.is_in(ids))
             .order_by_asc(staff_enlistment::Column::CreationTimestamp)
             .all(&self.db)
             .await?
         {
-            staff.entry(e.user_id.clone()).or_default().push(e);
+            staff.entry(e.user_id).or_default().push(e);
         }
         Ok(users
             .into_iter()
@@ -171,7 +169,7 @@ impl Store {
     }
 
     /// Applies `changes` to the user `id`.
-    pub async fn update_user(&self, id: &str, changes: UserChanges) -> StoreResult<user::Model> {
+    pub async fn update_user(&self, id: &Id, changes: UserChanges) -> StoreResult<user::Model> {
         let mut model: user::ActiveModel = self
             .user_by_id(id)
             .await?
@@ -202,7 +200,7 @@ impl Store {
     }
 
     /// Replaces the user's global roles.
-    pub async fn set_roles(&self, id: &str, roles: Vec<String>) -> StoreResult<user::Model> {
+    pub async fn set_roles(&self, id: &Id, roles: Vec<String>) -> StoreResult<user::Model> {
         let mut model: user::ActiveModel = self
             .user_by_id(id)
             .await?
@@ -217,9 +215,9 @@ impl Store {
 
     /// Activates or deactivates a user. Deactivation revokes every token at once; activation
     /// also lifts a lockout after failed logins.
-    pub async fn set_activation(&self, id: &str, activation: bool) -> StoreResult<user::Model> {
+    pub async fn set_activation(&self, id: &Id, activation: bool) -> StoreResult<user::Model> {
         let txn = self.db.begin().await?;
-        let mut model: user::ActiveModel = user::Entity::find_by_id(id.to_owned())
+        let mut model: user::ActiveModel = user::Entity::find_by_id(*id)
             .one(&txn)
             .await?
             .ok_or(StoreError::NotFound)?
@@ -248,7 +246,7 @@ impl Store {
     }
 
     /// Counts a failed login and returns the new number of failures in a row.
-    pub async fn record_failed_login(&self, id: &str) -> StoreResult<i32> {
+    pub async fn record_failed_login(&self, id: &Id) -> StoreResult<i32> {
         let now = self.now();
         // One atomic statement, so concurrent failures are all counted.
         user::Entity::update_many()
@@ -269,7 +267,7 @@ impl Store {
     }
 
     /// Clears the failure counter after a successful login.
-    pub async fn reset_failed_logins(&self, id: &str) -> StoreResult<()> {
+    pub async fn reset_failed_logins(&self, id: &Id) -> StoreResult<()> {
         user::Entity::update_many()
             .col_expr(user::Column::FailedCount, Expr::value(0))
             .filter(user::Column::Id.eq(id))
@@ -284,8 +282,8 @@ impl Store {
     /// extended instead of duplicated.
     pub async fn enlist_patient(
         &self,
-        user_id: &str,
-        group_id: &str,
+        user_id: &Id,
+        group_id: &Id,
         expiry: i64,
     ) -> StoreResult<()> {
         let now = self.now();
@@ -303,7 +301,7 @@ impl Store {
             }
             None => {
                 patient_enlistment::ActiveModel {
-                    id: Set(Id::generate().to_string()),
+                    id: Set(Id::generate()),
                     user_id: Set(user_id.to_owned()),
                     group_id: Set(group_id.to_owned()),
                     creation_timestamp: Set(now),
@@ -318,7 +316,7 @@ impl Store {
     }
 
     /// Ends a patient's active enlistments in a group now. `NotFound` when there is none.
-    pub async fn end_patient_enlistment(&self, user_id: &str, group_id: &str) -> StoreResult<()> {
+    pub async fn end_patient_enlistment(&self, user_id: &Id, group_id: &Id) -> StoreResult<()> {
         let now = self.now();
         let result = patient_enlistment::Entity::update_many()
             .col_expr(
@@ -339,8 +337,8 @@ impl Store {
     /// Makes a user staff of a group with `roles` (replacing the roles when already staff).
     pub async fn enlist_staff(
         &self,
-        user_id: &str,
-        group_id: &str,
+        user_id: &Id,
+        group_id: &Id,
         roles: Vec<String>,
     ) -> StoreResult<()> {
         let now = self.now();
@@ -358,7 +356,7 @@ impl Store {
             }
             None => {
                 staff_enlistment::ActiveModel {
-                    id: Set(Id::generate().to_string()),
+                    id: Set(Id::generate()),
                     user_id: Set(user_id.to_owned()),
                     group_id: Set(group_id.to_owned()),
                     roles: Set(json!(roles)),
@@ -373,7 +371,7 @@ impl Store {
     }
 
     /// Removes a user from a group's staff. `NotFound` when it was not staff there.
-    pub async fn remove_staff(&self, user_id: &str, group_id: &str) -> StoreResult<()> {
+    pub async fn remove_staff(&self, user_id: &Id, group_id: &Id) -> StoreResult<()> {
         let result = staff_enlistment::Entity::delete_many()
             .filter(staff_enlistment::Column::UserId.eq(user_id))
             .filter(staff_enlistment::Column::GroupId.eq(group_id))
@@ -386,7 +384,7 @@ impl Store {
     }
 
     /// Whether `user_id` is staff of `group_id`.
-    pub async fn is_staff_of(&self, user_id: &str, group_id: &str) -> StoreResult<bool> {
+    pub async fn is_staff_of(&self, user_id: &Id, group_id: &Id) -> StoreResult<bool> {
         Ok(staff_enlistment::Entity::find()
             .filter(
                 Condition::all()
@@ -399,7 +397,7 @@ impl Store {
     }
 
     /// Marks a user changed after a change to its enlistments.
-    async fn touch_user(&self, user_id: &str, now: i64) -> StoreResult<()> {
+    async fn touch_user(&self, user_id: &Id, now: i64) -> StoreResult<()> {
         user::Entity::update_many()
             .col_expr(user::Column::UpdateTimestamp, Expr::value(now))
             .filter(user::Column::Id.eq(user_id))

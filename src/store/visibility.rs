@@ -3,10 +3,12 @@
 
 use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query, SelectStatement};
 
+use crate::domain::id::Id;
+
 /// The user on whose behalf a query runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Viewer {
-    pub user_id: String,
+    pub user_id: Id,
     pub admin: bool,
 }
 
@@ -15,16 +17,16 @@ fn col(table: &str, column: &str) -> Expr {
 }
 
 /// The groups `user_id` is staff in.
-pub fn staff_groups_of(user_id: &str) -> SelectStatement {
+pub fn staff_groups_of(user_id: &Id) -> SelectStatement {
     Query::select()
         .column((Alias::new("staff_enlistments"), Alias::new("group_id")))
         .from(Alias::new("staff_enlistments"))
-        .and_where(col("staff_enlistments", "user_id").eq(user_id))
+        .and_where(col("staff_enlistments", "user_id").eq(*user_id))
         .to_owned()
 }
 
 /// The patients (user ids) enlisted in any group `user_id` is staff in.
-pub fn patients_of_staff(user_id: &str) -> SelectStatement {
+pub fn patients_of_staff(user_id: &Id) -> SelectStatement {
     Query::select()
         .column((Alias::new("patient_enlistments"), Alias::new("user_id")))
         .from(Alias::new("patient_enlistments"))
@@ -33,8 +35,8 @@ pub fn patients_of_staff(user_id: &str) -> SelectStatement {
 }
 
 /// Only the user `user_id` (for lists keyed by a user id in `table.column`).
-pub fn only_user(table: &str, column: &str, user_id: &str) -> Condition {
-    Condition::all().add(col(table, column).eq(user_id))
+pub fn only_user(table: &str, column: &str, user_id: &Id) -> Condition {
+    Condition::all().add(col(table, column).eq(*user_id))
 }
 
 impl Viewer {
@@ -44,7 +46,7 @@ impl Viewer {
             return Condition::all();
         }
         Condition::any()
-            .add(col(table, column).eq(self.user_id.as_str()))
+            .add(col(table, column).eq(self.user_id))
             .add(col(table, column).in_subquery(patients_of_staff(&self.user_id)))
     }
 
@@ -56,7 +58,7 @@ impl Viewer {
         let patient_groups = Query::select()
             .column((Alias::new("patient_enlistments"), Alias::new("group_id")))
             .from(Alias::new("patient_enlistments"))
-            .and_where(col("patient_enlistments", "user_id").eq(self.user_id.as_str()))
+            .and_where(col("patient_enlistments", "user_id").eq(self.user_id))
             .to_owned();
         Condition::any()
             .add(col("groups", "id").in_subquery(staff_groups_of(&self.user_id)))

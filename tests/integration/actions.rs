@@ -5,6 +5,7 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
+use tacho::domain::id::Id;
 use tacho::store::Viewer;
 
 use crate::helpers::{TestApp, TestUser, World, spawn_app, spawn_app_with};
@@ -25,7 +26,7 @@ struct Record {
 /// The records appended since `seen` records were there, oldest first.
 async fn records_since(app: &TestApp, seen: u64) -> (Vec<Record>, u64) {
     let admin = Viewer {
-        user_id: String::new(),
+        user_id: Id::generate(),
         admin: true,
     };
     let (events, total) = app
@@ -38,11 +39,11 @@ async fn records_since(app: &TestApp, seen: u64) -> (Vec<Record>, u64) {
     let mut records: Vec<Record> = events[..fresh]
         .iter()
         .map(|e| Record {
-            actor: e.actor_id.clone(),
+            actor: e.actor_id.to_string(),
             action: e.action.clone(),
-            patient: e.patient_id.clone(),
+            patient: e.patient_id.map(|id| id.to_string()),
             kind: e.object_kind.clone(),
-            object: e.object_id.clone(),
+            object: e.object_id.map(|id| id.to_string()),
             detail: e.detail.clone(),
         })
         .collect();
@@ -52,7 +53,7 @@ async fn records_since(app: &TestApp, seen: u64) -> (Vec<Record>, u64) {
 
 async fn audit_total(app: &TestApp) -> u64 {
     let admin = Viewer {
-        user_id: String::new(),
+        user_id: Id::generate(),
         admin: true,
     };
     let (_, total) = app.state.store.audit_page(&admin, 0, 0).await.unwrap();

@@ -3,6 +3,7 @@
 
 use sea_orm::EntityTrait;
 use serde_json::{Map, Value, json};
+use tacho::domain::id::Id;
 use tacho::store::entities::measurement;
 
 use crate::helpers::{TestApp, TestUser, World, fixture, regular_rr, spawn_app};
@@ -32,7 +33,7 @@ fn sent_part(document: &Value) -> Value {
 
 /// The stored row, for the columns the wire does not show.
 async fn row(app: &TestApp, id: &str) -> measurement::Model {
-    measurement::Entity::find_by_id(id.to_owned())
+    measurement::Entity::find_by_id(Id::parse(id).expect("an id"))
         .one(app.state.store.connection())
         .await
         .unwrap()

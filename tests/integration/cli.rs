@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
 use serde_json::{Value, json};
 use tacho::demo;
+use tacho::domain::id::Id;
 use tacho::store::entities::measurement;
 
 use crate::helpers::{TestApp, World, fixture, regular_rr, same_json, spawn_app};
@@ -383,7 +384,7 @@ fn reanalyse(app: &TestApp, args: &[&str]) -> String {
 }
 
 async fn row(app: &TestApp, id: &str) -> measurement::Model {
-    measurement::Entity::find_by_id(id.to_owned())
+    measurement::Entity::find_by_id(Id::parse(id).expect("an id"))
         .one(app.state.store.connection())
         .await
         .unwrap()

@@ -3,6 +3,7 @@
 use reqwest::Method;
 
 use crate::helpers::{World, spawn_app, spawn_app_with};
+use tacho::domain::id::Id;
 
 #[tokio::test]
 async fn pdfs_are_served_with_their_headers_and_etag() {
@@ -166,7 +167,7 @@ async fn a_cached_pdf_is_the_same_answer_and_still_needs_its_secret() {
     let hot = app
         .state
         .files
-        .get(file_id)
+        .get(&Id::parse(file_id).unwrap())
         .expect("kept in memory after a download");
     assert_eq!(&hot.contents[..], &pdf[..]);
 
@@ -237,7 +238,7 @@ async fn a_cached_pdf_is_the_same_answer_and_still_needs_its_secret() {
 
     // Forgotten, the file is read from the storage again; a wrong secret does not bring it back.
     std::fs::rename(&aside, &stored).unwrap();
-    app.state.files.forget(file_id);
+    app.state.files.forget(&Id::parse(file_id).unwrap());
     let reply = app
         .request(
             Method::GET,
@@ -247,9 +248,9 @@ async fn a_cached_pdf_is_the_same_answer_and_still_needs_its_secret() {
         )
         .await;
     reply.assert_error(404, 16);
-    assert!(app.state.files.get(file_id).is_none());
+    assert!(app.state.files.get(&Id::parse(file_id).unwrap()).is_none());
     assert_eq!(app.download(&token).await.2, pdf);
-    assert!(app.state.files.get(file_id).is_some());
+    assert!(app.state.files.get(&Id::parse(file_id).unwrap()).is_some());
 }
 
 #[tokio::test]
@@ -261,5 +262,5 @@ async fn the_file_cache_can_be_turned_off() {
     let (status, _, pdf) = app.download(&token).await;
     assert_eq!(status, 200);
     assert!(pdf.starts_with(b"%PDF"));
-    assert!(app.state.files.get(file_id).is_none());
+    assert!(app.state.files.get(&Id::parse(file_id).unwrap()).is_none());
 }

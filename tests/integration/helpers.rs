@@ -315,9 +315,9 @@ impl TestApp {
             .await
             .expect("user created");
         let client = self.sign_in(&email).await;
-        assert_eq!(client.user_id(), user.id);
+        assert_eq!(client.user_id(), user.id.to_string());
         TestUser {
-            id: user.id,
+            id: user.id.to_string(),
             email,
             token: client.tokens().access_token,
             client,

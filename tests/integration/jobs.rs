@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use chrono::Duration;
+use tacho::domain::id::Id;
 use tacho::store::entities::job::JobStatus;
 use tacho::store::{NewJob, Store, Viewer};
 
@@ -21,7 +22,7 @@ fn job(key: &str, run_after: i64, max_attempts: i32) -> NewJob {
 /// Enqueues one job; whether it was new (the queue grew by one).
 async fn enqueue(store: &Store, new: NewJob) -> bool {
     let admin = Viewer {
-        user_id: String::new(),
+        user_id: Id::generate(),
         admin: true,
     };
     let count = async || -> i64 {
@@ -34,11 +35,11 @@ async fn enqueue(store: &Store, new: NewJob) -> bool {
 }
 
 /// Marks one job done; whether `worker` still held it.
-async fn complete(store: &Store, id: &str, worker: &str) -> bool {
-    store.complete_jobs(&[id.to_owned()], worker).await.unwrap() == 1
+async fn complete(store: &Store, id: &Id, worker: &str) -> bool {
+    store.complete_jobs(&[*id], worker).await.unwrap() == 1
 }
 
-async fn claim_all(app: &TestApp, worker: &str) -> Vec<String> {
+async fn claim_all(app: &TestApp, worker: &str) -> Vec<Id> {
     let mut ids = Vec::new();
     loop {
         let claimed = app.state.store.claim_jobs(worker, 7, 60_000).await.unwrap();
@@ -67,8 +68,8 @@ async fn jobs_are_enqueued_once_and_claimed_by_one_worker_each() {
         claim_all(&app, "w2"),
         claim_all(&app, "w3")
     );
-    let all: Vec<&String> = first.iter().chain(&second).chain(&third).collect();
-    let distinct: HashSet<&&String> = all.iter().collect();
+    let all: Vec<&Id> = first.iter().chain(&second).chain(&third).collect();
+    let distinct: HashSet<&&Id> = all.iter().collect();
     assert_eq!(all.len(), 60, "every job claimed");
     assert_eq!(distinct.len(), 60, "no job claimed twice");
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use sea_orm::{ConnectionTrait, Statement};
 use serde_json::{Value, json};
+use tacho::domain::id::Id;
 use tacho::domain::measurement::{NewMeasurement, Status, analyse, write_analysis};
 use tacho::domain::recording_limits::{MAX_FRAMES, MAX_RR_INTERVALS};
 
@@ -182,7 +183,7 @@ async fn measurements_stored_beyond_the_bounds_still_read_list_and_render() {
     let record = app
         .state
         .store
-        .create_measurement(&world.patient.id, old)
+        .create_measurement(&Id::parse(&world.patient.id).unwrap(), old)
         .await
         .unwrap();
     let id = record.measurement.id;
@@ -204,7 +205,7 @@ async fn measurements_stored_beyond_the_bounds_still_read_list_and_render() {
         list["data"][0], one.body,
         "the list shows what the document shows"
     );
-    app.report(&world.patient, &id, Some("en"))
+    app.report(&world.patient, &id.to_string(), Some("en"))
         .await
         .assert_ok();
 }
@@ -215,7 +216,9 @@ async fn a_render_past_the_deadline_answers_503_and_stores_nothing() {
     let world = World::new(&app).await;
     let id = app.measurement_id(&world.patient, "sinus_72").await;
 
-    let reply = app.report(&world.patient, &id, Some("en")).await;
+    let reply = app
+        .report(&world.patient, &id.to_string(), Some("en"))
+        .await;
     reply.assert_error(503, 503);
     assert_eq!(reply.body["name"], "RENDER_TIMEOUT_EXCEPTION");
     assert!(

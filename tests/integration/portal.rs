@@ -5,6 +5,7 @@ use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::json;
 use tacho::domain::account::Language;
+use tacho::domain::id::Id;
 
 use crate::helpers::{PASSWORD, TestApp, TestUser, World, spawn_app};
 
@@ -186,7 +187,11 @@ async fn login_failures_freeze_then_block_and_an_admin_unblocks() {
 
     // Fifty failures in a row block the account until an administrator unblocks it.
     for _ in 0..50 {
-        app.state.store.record_failed_login(&user.id).await.unwrap();
+        app.state
+            .store
+            .record_failed_login(&Id::parse(&user.id).unwrap())
+            .await
+            .unwrap();
     }
     let mut other = Browser::new(&app);
     let blocked = other.login(&user.email, PASSWORD).await;

@@ -299,6 +299,6 @@ pub async fn token(
             token_type: "bearer",
             expires_in: issued.expires_in,
             refresh_token: issued.refresh_token,
-            user_id: issued.user_id,
+            user_id: issued.user_id.to_string(),
         }))
 }

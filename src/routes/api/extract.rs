@@ -26,7 +26,7 @@ pub struct Caller {
 
 impl Caller {
     /// The caller's id.
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &Id {
         &self.user.id
     }
 

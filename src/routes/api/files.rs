@@ -41,7 +41,6 @@ fn same_secret(a: &str, b: &str) -> bool {
 /// stored one.
 async fn open(state: &AppState, token: &str) -> Result<Opened, ApiError> {
     let (id, secret) = parse_token(token)?;
-    let id = id.to_string();
     let secret = secret.to_ascii_lowercase();
     let opened = match state.files.get(&id) {
         Some(hot) => Opened::Hot(hot),

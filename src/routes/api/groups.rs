@@ -17,7 +17,8 @@ use crate::store::resources::GROUPS;
 /// A group.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GroupBody {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: Id,
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -92,9 +93,6 @@ pub async fn get_group(
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let group = state
-        .store
-        .visible_group(&caller.viewer(), &id.to_string())
-        .await?;
+    let group = state.store.visible_group(&caller.viewer(), &id).await?;
     Ok(HttpResponse::Ok().json(GroupBody::from(group)))
 }

@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::page::PageInfo;
+use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
 use crate::store::query::ListSpec;
 use crate::store::{ListedRecord, MeasurementRecord, Store};
@@ -68,10 +69,10 @@ fn empty_object() -> &'static RawValue {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Document<'a> {
-    id: &'a str,
-    creator_id: &'a str,
-    user_ids: &'a [String],
-    group_ids: &'a [String],
+    id: &'a Id,
+    creator_id: &'a Id,
+    user_ids: &'a [Id],
+    group_ids: &'a [Id],
     status: &'a str,
     data: &'a RawValue,
     creation_timestamp: String,
@@ -257,7 +258,7 @@ impl Writer {
         let units = (2 * payload).div_ceil(UNIT).clamp(1, BUDGET_BYTES / UNIT);
         let units = u32::try_from(units).unwrap_or(u32::MAX);
         self.held = BUDGET.acquire_many(units).await.ok();
-        let ids: Vec<String> = batch.iter().map(|r| r.measurement.id.clone()).collect();
+        let ids: Vec<Id> = batch.iter().map(|r| r.measurement.id).collect();
         let mut texts = {
             let _read = READS.acquire().await.ok();
             self.store.measurement_payloads(&ids).await?

@@ -125,7 +125,7 @@ pub async fn get(
     let id = id.into_inner();
     let item = state
         .store
-        .visible_measurement_report(&caller.viewer(), &id.to_string())
+        .visible_measurement_report(&caller.viewer(), &id)
         .await?;
     Ok(HttpResponse::Ok().json(report_body(item)))
 }

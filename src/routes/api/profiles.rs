@@ -18,7 +18,7 @@ use crate::store::resources::PROFILES;
 /// A profile as the wire shows it: `id`, the document's fields, and timestamps.
 pub fn profile_body(model: profile::Model) -> Value {
     let mut body = Map::new();
-    body.insert("id".into(), Value::String(model.id));
+    body.insert("id".into(), Value::String(model.id.to_string()));
     if let Value::Object(fields) = model.data {
         body.extend(fields);
     }

@@ -80,7 +80,6 @@ pub async fn get(
     caller: Caller,
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner().to_string();
     let report = state.store.visible_report(&caller.viewer(), &id).await?;
     Ok(HttpResponse::Ok().json(report_body(&report)))
 }

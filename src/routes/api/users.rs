@@ -21,7 +21,8 @@ use crate::store::{StoreError, UserRecord, Viewer};
 /// A prescription: the patient's enlistment in a group.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PatientEnlistmentBody {
-    pub group_id: String,
+    #[schema(value_type = String)]
+    pub group_id: Id,
     /// Epoch ms at which the prescription ends.
     pub expiry_timestamp: i64,
     /// Whether it has ended.
@@ -32,7 +33,8 @@ pub struct PatientEnlistmentBody {
 /// Membership of a group's staff.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct StaffEnlistmentBody {
-    pub group_id: String,
+    #[schema(value_type = String)]
+    pub group_id: Id,
     /// Role names within the group, e.g. `physician`.
     pub roles: Vec<String>,
     pub creation_timestamp: i64,
@@ -42,7 +44,8 @@ pub struct StaffEnlistmentBody {
 /// The user record (interface.md 2.4); timestamps in epoch ms.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UserBody {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: Id,
     pub first_name: String,
     pub last_name: String,
     /// Upper-case language code, e.g. `EN`.
@@ -125,7 +128,7 @@ async fn visible_record(
     viewer: &Viewer,
     id: &Id,
 ) -> Result<HttpResponse, ApiError> {
-    let user = state.store.visible_user(viewer, &id.to_string()).await?;
+    let user = state.store.visible_user(viewer, id).await?;
     record_response(state, user).await
 }
 
@@ -198,10 +201,7 @@ pub async fn get_user(
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let user = state
-        .store
-        .visible_user(&caller.viewer(), &id.to_string())
-        .await?;
+    let user = state.store.visible_user(&caller.viewer(), &id).await?;
     record_response(&state, user).await
 }
 

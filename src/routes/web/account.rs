@@ -73,16 +73,16 @@ async fn page(
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
     let record = &member.record;
-    let mut group_ids: Vec<String> = record
+    let mut group_ids: Vec<Id> = record
         .patient_enlistments
         .iter()
-        .map(|e| e.group_id.clone())
-        .chain(record.staff_enlistments.iter().map(|e| e.group_id.clone()))
+        .map(|e| e.group_id)
+        .chain(record.staff_enlistments.iter().map(|e| e.group_id))
         .collect();
     group_ids.dedup();
     let names = store.group_names(&group_ids).await?;
     let now = store.clock().now_millis();
-    let name = |id: &String| names.get(id).cloned().unwrap_or_else(|| id.clone());
+    let name = |id: &Id| names.get(id).cloned().unwrap_or_else(|| id.to_string());
     let patient_rows = record
         .patient_enlistments
         .iter()
@@ -157,7 +157,7 @@ pub async fn save_settings(
         time_zone: Some(zone),
         ..AccountChanges::default()
     };
-    let me = Id::parse(member.id())?;
+    let me = *member.id();
     member
         .state
         .actions

@@ -28,7 +28,7 @@ use crate::store::{AdminTask, StoreError};
 
 /// A user in the administrators' list.
 pub struct UserRow {
-    pub id: String,
+    pub id: Id,
     pub name: String,
     pub email: String,
     pub language: String,
@@ -49,7 +49,7 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
         LockState::Blocked => "blocked",
     };
     UserRow {
-        id: u.id.clone(),
+        id: u.id,
         name: format!("{} {}", u.first_name, u.last_name),
         email: u.email.clone(),
         language: u.language.clone(),
@@ -178,7 +178,7 @@ pub async fn create_user(
 }
 
 /// After a change to one user: its row for htmx, else back to the list.
-async fn row_or_list(member: &Member, user_id: &str) -> Result<HttpResponse, WebError> {
+async fn row_or_list(member: &Member, user_id: &Id) -> Result<HttpResponse, WebError> {
     if !member.htmx {
         return Ok(see_other("/portal/admin/users"));
     }
@@ -209,7 +209,7 @@ pub async fn set_activation(
         .actions
         .set_activation(&member.viewer(), &id, active)
         .await?;
-    row_or_list(&member, &id.to_string()).await
+    row_or_list(&member, &id).await
 }
 
 /// Lifts a lockout after failed logins (the failure count starts again at zero).
@@ -220,7 +220,7 @@ pub async fn unblock(
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
     member.state.actions.unblock(&member.viewer(), &id).await?;
-    row_or_list(&member, &id.to_string()).await
+    row_or_list(&member, &id).await
 }
 
 /// Grants or revokes the administrator role.
@@ -236,12 +236,12 @@ pub async fn set_admin(
         .actions
         .change_roles(&member.viewer(), &id, change)
         .await?;
-    row_or_list(&member, &id.to_string()).await
+    row_or_list(&member, &id).await
 }
 
 /// A prescription in the administrators' list.
 pub struct EnlistmentRow {
-    pub patient_id: String,
+    pub patient_id: Id,
     pub patient: String,
     pub group: String,
     pub since: String,
@@ -274,7 +274,7 @@ async fn groups_page(
         .await?
         .into_iter()
         .map(|e| EnlistmentRow {
-            patient_id: e.enlistment.user_id.clone(),
+            patient_id: e.enlistment.user_id,
             patient: e
                 .patient
                 .map(|p| format!("{} {} ({})", p.first_name, p.last_name, p.email))
@@ -360,7 +360,7 @@ pub async fn enlist(
     let Some(user) = user else {
         return groups_page(&member, None, Some("admin-enlist-no-user")).await;
     };
-    let (Ok(group_id), Ok(user_id)) = (Id::parse(&form.group_id), Id::parse(&user.id)) else {
+    let (Ok(group_id), user_id) = (Id::parse(&form.group_id), user.id) else {
         return groups_page(&member, None, Some("admin-enlist-invalid")).await;
     };
     let actions = &member.state.actions;
@@ -489,21 +489,21 @@ pub async fn audit_trail(
     let (events, total) = store
         .audit_page(&member.viewer(), page * PAGE_SIZE, PAGE_SIZE)
         .await?;
-    let mut ids: Vec<String> = events.iter().map(|e| e.actor_id.clone()).collect();
-    ids.extend(events.iter().filter_map(|e| e.patient_id.clone()));
+    let mut ids: Vec<Id> = events.iter().map(|e| e.actor_id).collect();
+    ids.extend(events.iter().filter_map(|e| e.patient_id));
     let names = store.user_names(&ids).await?;
-    let name = |id: &str| names.get(id).cloned().unwrap_or_else(|| id.to_owned());
+    let name = |id: &Id| names.get(id).cloned().unwrap_or_else(|| id.to_string());
     let rows = events
         .iter()
         .map(|e| AuditRow {
             when: member.datetime(e.creation_timestamp),
             actor: name(&e.actor_id),
             action: e.action.clone(),
-            patient: e.patient_id.as_deref().map(name).unwrap_or_default(),
+            patient: e.patient_id.as_ref().map(name).unwrap_or_default(),
             object: format!(
                 "{} {}",
                 e.object_kind,
-                e.object_id.as_deref().unwrap_or_default()
+                e.object_id.map(|id| id.to_string()).unwrap_or_default()
             ),
             detail: e.detail.clone(),
         })

@@ -72,7 +72,7 @@ pub async fn login(
     };
     let session = &visitor.session;
     session.renew();
-    session.insert(USER_KEY, &user.id)?;
+    session.insert(USER_KEY, user.id)?;
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes);
     session.insert(CSRF_KEY, hex::encode(bytes))?;

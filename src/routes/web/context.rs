@@ -18,6 +18,7 @@ use serde::de::DeserializeOwned;
 use super::error::WebError;
 use super::session::{CSRF_KEY, USER_KEY};
 use crate::domain::account::{Language, TimeZone};
+use crate::domain::id::Id;
 use crate::i18n::Translator;
 use crate::reports::format;
 use crate::startup::AppState;
@@ -93,7 +94,7 @@ impl Visitor {
             .ok_or_else(|| WebError::Internal(anyhow::anyhow!("application state missing")))?;
         let session = req.get_session();
         let mut user = None;
-        if let Some(id) = session.get::<String>(USER_KEY)? {
+        if let Some(id) = session.get::<Id>(USER_KEY)? {
             match state.store.user_by_id(&id).await? {
                 // A deactivated user's session ends at its next request, whatever the store.
                 Some(found) if found.activation => {
@@ -176,7 +177,7 @@ impl Member {
     }
 
     /// The user's id.
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &Id {
         &self.record.user.id
     }
 

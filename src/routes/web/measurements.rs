@@ -63,11 +63,11 @@ fn local_midnight(visitor: &Visitor, date: &str, days_later: i64) -> Option<i64>
 pub async fn measurement_list(
     visitor: &Visitor,
     viewer: &Viewer,
-    patient_id: &str,
+    patient_id: &Id,
     filters: &Filters,
     action: String,
 ) -> Result<MeasurementList, WebError> {
-    let mut query = ListQuery::default().and(Expr::eq("creatorId", patient_id));
+    let mut query = ListQuery::default().and(Expr::eq("creatorId", &patient_id.to_string()));
     let result = view::result_filter(filters.result.as_deref()).map(|r| r.as_str());
     if let Some(result) = result {
         query = query.and(Expr::eq("data.mostSevereLabel.key", result));
@@ -188,7 +188,7 @@ pub struct ReviewView {
 struct DetailPage {
     c: Chrome,
     row: MeasurementRow,
-    patient: Option<(String, String)>,
+    patient: Option<(Id, String)>,
     findings: FindingsView,
     details: Vec<(String, String)>,
     review: Option<ReviewView>,
@@ -273,7 +273,7 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
     let store = &member.state.store;
     let record = member.state.actions.view_measurement(&viewer, &id).await?;
     let m = &record.measurement;
-    let own = m.creator_id == member.id();
+    let own = m.creator_id == *member.id();
     let patient_user = if own {
         member.user().clone()
     } else {
@@ -284,14 +284,15 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
     };
     let patient = (!own).then(|| {
         let u = &patient_user;
-        (u.id.clone(), format!("{} {}", u.first_name, u.last_name))
+        (u.id, format!("{} {}", u.first_name, u.last_name))
     });
     let data = m.data_object();
     let review = match data.get("review").and_then(Value::as_object) {
         Some(review) => {
-            let reviewer = match review.get("reviewer_id").and_then(Value::as_str) {
+            let reviewer_id = review.get("reviewer_id").and_then(Value::as_str);
+            let reviewer = match reviewer_id.and_then(|rid| Id::parse(rid).ok()) {
                 Some(rid) => store
-                    .user_by_id(rid)
+                    .user_by_id(&rid)
                     .await?
                     .map(|u| format!("{} {}", u.first_name, u.last_name))
                     .unwrap_or_default(),

@@ -19,7 +19,7 @@ use crate::store::PatientListing;
 
 /// A patient in the list.
 pub struct PatientRow {
-    pub id: String,
+    pub id: Id,
     pub name: String,
     pub email: String,
     pub last: Option<MeasurementRow>,
@@ -173,7 +173,7 @@ pub fn profile_summary(visitor: &Visitor, document: &Map<String, Value>) -> Vec<
 #[template(path = "web/patient.html")]
 struct PatientPage {
     c: Chrome,
-    id: String,
+    id: Id,
     name: String,
     email: String,
     profile: Vec<(String, String)>,
@@ -195,8 +195,7 @@ pub async fn detail(
     id: Path<String>,
     filters: Query<Filters>,
 ) -> Result<HttpResponse, WebError> {
-    let patient_id = Id::parse(&id)?;
-    let id = patient_id.to_string();
+    let id = Id::parse(&id)?;
     let viewer = member.viewer();
     let store = &member.state.store;
     let patient = store.visible_user(&viewer, &id).await?;
@@ -215,7 +214,7 @@ pub async fn detail(
     let document = member
         .state
         .actions
-        .view_profile(&viewer, &patient_id)
+        .view_profile(&viewer, &id)
         .await?
         .and_then(|p| p.data.as_object().cloned())
         .unwrap_or_default();

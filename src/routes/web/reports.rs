@@ -21,7 +21,7 @@ use crate::store::resources::REPORTS;
 
 /// A periodic report in a list.
 pub struct ReportRow {
-    pub id: String,
+    pub id: Id,
     pub trigger: String,
     pub period: String,
     pub measurements: usize,
@@ -38,7 +38,7 @@ fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
         })
         .unwrap_or(0);
     ReportRow {
-        id: report.id.clone(),
+        id: report.id,
         trigger: visitor
             .tr
             .try_text(&format!("trigger-{}", report.trigger))
@@ -60,12 +60,12 @@ fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
 pub async fn report_list(
     visitor: &Visitor,
     viewer: &Viewer,
-    patient_id: &str,
+    patient_id: &Id,
     page: u64,
     base: &str,
 ) -> Result<(Vec<ReportRow>, Pager), WebError> {
     let query = ListQuery::default()
-        .and(Expr::eq("user_id", patient_id))
+        .and(Expr::eq("user_id", &patient_id.to_string()))
         .sort_by("creation_timestamp", true)
         .page(PAGE_SIZE, page * PAGE_SIZE);
     let spec = view::list_spec(&REPORTS, &query)?;

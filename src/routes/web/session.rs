@@ -17,6 +17,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 
 use crate::config::Settings;
+use crate::domain::id::Id;
 use crate::store::Store;
 
 /// The session value naming the logged-in user.
@@ -68,13 +69,13 @@ impl PortalSessions {
 
 /// The set in Redis that holds the session keys of one user, so that they can be ended
 /// together (a deactivation); each session key expires on its own.
-fn redis_user_set(user_id: &str) -> String {
+fn redis_user_set(user_id: &Id) -> String {
     format!("tacho:user-sessions:{user_id}")
 }
 
 #[async_trait::async_trait]
 impl crate::actions::SessionEnder for PortalSessions {
-    async fn end_sessions_of(&self, user_id: &str) -> anyhow::Result<u64> {
+    async fn end_sessions_of(&self, user_id: &Id) -> anyhow::Result<u64> {
         match self {
             PortalSessions::Database(store) => Ok(store.delete_sessions_of(user_id).await?),
             PortalSessions::Redis { index, .. } => {
@@ -95,7 +96,7 @@ impl crate::actions::SessionEnder for PortalSessions {
 /// Adds a session key to its user's set, which lives as long as the newest session in it.
 async fn index_session(
     index: &ConnectionManager,
-    user_id: &str,
+    user_id: &Id,
     key: &SessionKey,
     ttl: &CookieDuration,
 ) -> anyhow::Result<()> {
@@ -149,10 +150,10 @@ fn new_key() -> SessionKey {
         .expect("64 characters are a valid session key")
 }
 
-fn user_of(state: &State) -> Option<String> {
+fn user_of(state: &State) -> Option<Id> {
     state
         .get(USER_KEY)
-        .and_then(|v| serde_json::from_str::<String>(v).ok())
+        .and_then(|v| serde_json::from_str::<Id>(v).ok())
 }
 
 fn expiry(store: &Store, ttl: &CookieDuration) -> i64 {
@@ -225,7 +226,7 @@ impl SessionStore for PortalSessions {
                     .map_err(|e| UpdateError::Serialization(e.into()))?;
                 let user = user_of(&state);
                 let updated = store
-                    .update_session(key.as_ref(), text.clone(), user.clone(), expiry(store, ttl))
+                    .update_session(key.as_ref(), text.clone(), user, expiry(store, ttl))
                     .await
                     .map_err(|e| UpdateError::Other(e.into()))?;
                 if updated {

@@ -5,6 +5,7 @@
 use super::context::Visitor;
 use super::error::WebError;
 use crate::analysis::ResultKey;
+use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::domain::rql::Query;
 use crate::i18n::Translator;
@@ -66,7 +67,7 @@ impl Pager {
 
 /// A measurement in a list.
 pub struct MeasurementRow {
-    pub id: String,
+    pub id: Id,
     pub when: String,
     /// The server's heart rate with its unit, or a dash.
     pub heart_rate: String,
@@ -96,7 +97,7 @@ pub fn heart_rate_text(visitor: &Visitor, bpm: Option<f64>) -> String {
 pub fn measurement_row(visitor: &Visitor, m: &measurement::Header) -> MeasurementRow {
     let result = Headline::stored(&visitor.tr, m.result.as_deref(), m.indicator.as_deref());
     MeasurementRow {
-        id: m.id.clone(),
+        id: m.id,
         when: visitor.datetime(m.measurement_timestamp.unwrap_or(m.creation_timestamp)),
         heart_rate: heart_rate_text(visitor, m.heart_rate),
         result_key: result.key.to_owned(),

@@ -2,14 +2,16 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "access_tokens")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: Id,
     pub token_hash: String,
-    pub user_id: String,
-    pub family_id: String,
+    pub user_id: Id,
+    pub family_id: Id,
     pub expires_at: i64,
     pub revoked: bool,
     pub creation_timestamp: i64,

@@ -3,11 +3,13 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "files")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: Id,
     pub secret: String,
     pub cache_key: String,
     pub name: String,

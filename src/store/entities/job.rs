@@ -2,11 +2,13 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "jobs")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: Id,
     pub kind: String,
     /// Unique: enqueuing the same work twice is a no-op.
     pub dedupe_key: String,

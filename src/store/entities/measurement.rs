@@ -2,12 +2,14 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "measurements")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub creator_id: String,
+    pub id: Id,
+    pub creator_id: Id,
     pub status: String,
     /// The payload as JSON text, kept verbatim.
     #[sea_orm(column_type = "Text")]
@@ -35,8 +37,8 @@ pub struct Model {
 #[derive(Clone, Debug, PartialEq, DerivePartialModel)]
 #[sea_orm(entity = "Entity")]
 pub struct Header {
-    pub id: String,
-    pub creator_id: String,
+    pub id: Id,
+    pub creator_id: Id,
     pub status: String,
     pub measurement_timestamp: Option<i64>,
     /// The phone's heart rate.
@@ -53,8 +55,8 @@ pub struct Header {
 impl From<&Model> for Header {
     fn from(m: &Model) -> Self {
         Header {
-            id: m.id.clone(),
-            creator_id: m.creator_id.clone(),
+            id: m.id,
+            creator_id: m.creator_id,
             status: m.status.clone(),
             measurement_timestamp: m.measurement_timestamp,
             heartrate: m.heartrate,

@@ -2,13 +2,15 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "measurement_groups")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub measurement_id: String,
+    pub measurement_id: Id,
     #[sea_orm(primary_key, auto_increment = false)]
-    pub group_id: String,
+    pub group_id: Id,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -2,18 +2,20 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "measurement_reports")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub creator_id: String,
-    pub patient_id: String,
-    pub measurement_id: String,
+    pub id: Id,
+    pub creator_id: Id,
+    pub patient_id: Id,
+    pub measurement_id: Id,
     pub status: MeasurementReportStatus,
     pub language: String,
     pub time_zone: String,
-    pub file_id: Option<String>,
+    pub file_id: Option<Id>,
     pub for_measurement_updated_timestamp: i64,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,

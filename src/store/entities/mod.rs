@@ -5,6 +5,7 @@ pub mod audit_event;
 pub mod file;
 pub mod file_blob;
 pub mod group;
+mod id_column;
 pub mod job;
 pub mod measurement;
 pub mod measurement_group;

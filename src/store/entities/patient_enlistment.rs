@@ -2,13 +2,15 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "patient_enlistments")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub user_id: String,
-    pub group_id: String,
+    pub id: Id,
+    pub user_id: Id,
+    pub group_id: Id,
     pub creation_timestamp: i64,
     pub expiry_timestamp: i64,
     /// The end of the latest period enqueued for a periodic report; none before the first.

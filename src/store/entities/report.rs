@@ -2,15 +2,17 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "reports")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
+    pub id: Id,
     /// The patient the report is about.
-    pub user_id: String,
+    pub user_id: Id,
     /// Who asked for a manual report; none for scheduled ones.
-    pub creator_id: Option<String>,
+    pub creator_id: Option<Id>,
     /// `MANUAL`, `PERIOD_DAYS_PASSED_7`, `PERIOD_DAYS_PASSED_30` or `PRESCRIPTION_ENDED`.
     pub trigger: String,
     pub status: ReportStatus,

@@ -2,6 +2,8 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "sessions")]
 pub struct Model {
@@ -11,7 +13,7 @@ pub struct Model {
     #[sea_orm(column_type = "Text")]
     pub state: String,
     /// The logged-in user, so that a user's sessions can be ended together.
-    pub user_id: Option<String>,
+    pub user_id: Option<Id>,
     pub expires_at: i64,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,

@@ -2,13 +2,15 @@
 
 use sea_orm::entity::prelude::*;
 
+use crate::domain::id::Id;
+
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "staff_enlistments")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
-    pub id: String,
-    pub user_id: String,
-    pub group_id: String,
+    pub id: Id,
+    pub user_id: Id,
+    pub group_id: Id,
     pub roles: Json,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
