@@ -17,6 +17,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tacho::domain::account::Language;
 use tacho::domain::id::Id;
+use tacho::domain::measurement::Status;
 use tacho::pdf::{Engine, RenderMeta, Template};
 use tacho::reports::cache_key;
 use tacho::reports::measurement::{MeasurementReportData, MeasurementReportInput, build};
@@ -52,7 +53,7 @@ fn data(payload: &Value, n: i64, language: Language) -> (MeasurementReportData, 
     let measurement = measurement::Model {
         id: Id::parse("6740a0000000000000000001").expect("an id"),
         creator_id: Id::parse("6740a0000000000000000002").expect("an id"),
-        status: "analyzed".into(),
+        status: Status::Analyzed,
         data: payload.to_string(),
         measurement_timestamp: payload["measurement_timestamp"].as_i64(),
         heartrate: payload["heartrate"].as_f64().map(|hr| hr + (n % 7) as f64),
@@ -155,7 +156,7 @@ fn rr_measurement(count: usize, variant: u64) -> measurement::Model {
     measurement::Model {
         id: Id::parse("6740a0000000000000000001").expect("an id"),
         creator_id: Id::parse("6740a0000000000000000002").expect("an id"),
-        status: "analyzed".into(),
+        status: Status::Analyzed,
         data: Value::Object(data).to_string(),
         measurement_timestamp: Some(1_795_217_400_000),
         heartrate: payload["heartrate"].as_f64(),

@@ -71,7 +71,7 @@ impl Actions {
         let current = store.visible_measurement(viewer, id).await?.measurement;
         let staff = viewer.may_review(&current.creator_id).is_ok();
         let update = MeasurementUpdate::parse(patch, staff)?;
-        let status = current.status()?;
+        let status = current.status;
         let next = update
             .next_status(status)
             .map_err(|message| ActionError::State {

@@ -58,6 +58,19 @@ impl Status {
     }
 }
 
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Statuses are written as their wire names.
+impl serde::Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// Fields the server writes into `data`; clients may not send them (400 code 15 on upload and
 /// update): the physician's review, and the analysis' result ([`ANALYSIS_FIELDS`]).
 pub const SERVER_FIELDS: [&str; 5] = ["review", "indicator", "mostSevereLabel", "af", "analysis"];

@@ -165,8 +165,8 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
         time: format::time(measured),
         zone: format::zone(measured),
         status: StatusView {
-            key: m.status.clone(),
-            label: translated_or_raw(&tr, "status", &m.status),
+            key: m.status.as_str().to_owned(),
+            label: translated_or_raw(&tr, "status", m.status.as_str()),
         },
         review_note: review_text("diagnosis"),
         diagnosis_label: review_text("label"),

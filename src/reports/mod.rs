@@ -125,8 +125,7 @@ impl Reports {
         language: Language,
     ) -> Result<(measurement_report::Model, file::Model), ReportError> {
         let m = &record.measurement;
-        let status = m.status().map_err(StoreError::from)?;
-        if !reportable(status) {
+        if !reportable(m.status) {
             return Err(ReportError::NotReady(format!(
                 "measurement {} has status `{}`; a report needs an analysed measurement",
                 m.id, m.status

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::common::ReportData;
 use super::{measurement, periodic};
 use crate::domain::account::Language;
+use crate::domain::measurement::Status;
 use crate::store::entities::{measurement as stored, profile, report, user};
 
 const MEASUREMENT_TYP: &str = include_str!("../../templates/pdf/measurement.typ");
@@ -61,7 +62,7 @@ fn measurement(payload: Value) -> stored::Model {
     stored::Model {
         id: "6740a0000000000000000001".into(),
         creator_id: "6740a0000000000000000002".into(),
-        status: "reviewed".into(),
+        status: Status::Reviewed,
         data: Value::Object(data).to_string(),
         measurement_timestamp: Some(1_795_217_400_000),
         heartrate: None,

@@ -33,12 +33,26 @@ pub struct MeasurementRecord {
 pub struct ListedMeasurement {
     pub id: Id,
     pub creator_id: Id,
-    pub status: String,
+    pub status: Status,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
     pub status_changed_timestamp: i64,
     /// The stored `data` text's length in bytes.
     pub data_bytes: i64,
+}
+
+impl From<&measurement::Model> for ListedMeasurement {
+    fn from(m: &measurement::Model) -> Self {
+        ListedMeasurement {
+            id: m.id,
+            creator_id: m.creator_id,
+            status: m.status,
+            creation_timestamp: m.creation_timestamp,
+            update_timestamp: m.update_timestamp,
+            status_changed_timestamp: m.status_changed_timestamp,
+            data_bytes: i64::try_from(m.data.len()).unwrap_or(i64::MAX),
+        }
+    }
 }
 
 /// A [`ListedMeasurement`] with its list fields.
@@ -108,7 +122,7 @@ impl Store {
         let model = measurement::ActiveModel {
             id: Set(id),
             creator_id: Set(*creator_id),
-            status: Set(new.status.as_str().to_owned()),
+            status: Set(new.status),
             summary: Set(Some(summary_text(&summary))),
             data: Set(Value::Object(new.data).to_string()),
             measurement_timestamp: Set(Some(new.measurement_timestamp)),
@@ -293,7 +307,7 @@ impl Store {
     ) -> StoreResult<measurement::Model> {
         let now = self.now().max(current.update_timestamp + 1);
         let txn = self.db.begin().await?;
-        let status_changed = change.status.as_str() != current.status;
+        let status_changed = change.status != current.status;
         let summary = summary_text(&Summary::of(&change.data));
         let mut update = measurement::Entity::update_many()
             .col_expr(measurement::Column::Summary, Expr::value(summary))
@@ -301,13 +315,10 @@ impl Store {
                 measurement::Column::Data,
                 Expr::value(Value::Object(change.data).to_string()),
             )
-            .col_expr(
-                measurement::Column::Status,
-                Expr::value(change.status.as_str()),
-            )
+            .col_expr(measurement::Column::Status, Expr::value(change.status))
             .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
             .filter(measurement::Column::Id.eq(current.id))
-            .filter(measurement::Column::Status.eq(current.status.as_str()));
+            .filter(measurement::Column::Status.eq(current.status));
         if status_changed {
             update = update.col_expr(
                 measurement::Column::StatusChangedTimestamp,
@@ -379,10 +390,7 @@ fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
     let Ok(Value::Object(mut data)) = serde_json::from_str::<Value>(&model.data) else {
         return (None, true);
     };
-    // So is one whose stored status is no status.
-    let Ok(current) = model.status() else {
-        return (None, true);
-    };
+    let current = model.status;
     let analysis = analyse(&data);
     let failed = analysis.failed();
     let status = status_after(current, &analysis);
@@ -407,7 +415,7 @@ fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
         .and_then(|text| serde_json::from_str::<Value>(text).ok());
     let summary_same = stored_summary
         .is_some_and(|stored| serde_json::to_value(&summary).is_ok_and(|new| same(&stored, &new)));
-    let columns_same = status.as_str() == model.status
+    let columns_same = status == model.status
         && indicator == model.indicator
         && summary.result == model.result
         && match (summary.heart_rate, model.heart_rate) {
@@ -513,10 +521,7 @@ impl Store {
         let now = self.now().max(current.update_timestamp + 1);
         let mut update = measurement::Entity::update_many()
             .col_expr(measurement::Column::Data, Expr::value(rewrite.data))
-            .col_expr(
-                measurement::Column::Status,
-                Expr::value(rewrite.status.as_str()),
-            )
+            .col_expr(measurement::Column::Status, Expr::value(rewrite.status))
             .col_expr(
                 measurement::Column::Indicator,
                 Expr::value(rewrite.indicator),
@@ -535,9 +540,9 @@ impl Store {
             )
             .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
             .filter(measurement::Column::Id.eq(current.id))
-            .filter(measurement::Column::Status.eq(current.status.as_str()))
+            .filter(measurement::Column::Status.eq(current.status))
             .filter(measurement::Column::UpdateTimestamp.eq(current.update_timestamp));
-        if rewrite.status.as_str() != current.status {
+        if rewrite.status != current.status {
             update = update.col_expr(
                 measurement::Column::StatusChangedTimestamp,
                 Expr::value(now),
@@ -557,7 +562,7 @@ mod tests {
         let model = measurement::Model {
             id: "6740a0000000000000000001".into(),
             creator_id: "6740a0000000000000000002".into(),
-            status: "analyzed".into(),
+            status: Status::Analyzed,
             data: "{\"time\": [".into(),
             measurement_timestamp: Some(1),
             heartrate: None,

@@ -352,3 +352,35 @@ async fn traces_that_cannot_be_analysed_are_stored_as_failed_with_a_reason() {
         assert_eq!(fetched.assert_ok()["data"], document["data"], "{case}");
     }
 }
+
+#[tokio::test]
+async fn a_stored_status_that_is_no_status_is_a_server_fault_not_a_default() {
+    use sea_orm::{ConnectionTrait, Statement};
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let stored = upload(&app, &world.patient, &fixture("sinus_72")).await;
+    let id = stored["id"].as_str().unwrap();
+    let db = app.state.store.connection();
+    db.execute_raw(Statement::from_string(
+        db.get_database_backend(),
+        format!("UPDATE measurements SET status = 'sideways' WHERE id = '{id}'"),
+    ))
+    .await
+    .unwrap();
+
+    let path = format!("/data/v1/measurements/documents/{id}");
+    let reply = app.get(&path, &world.patient.token).await;
+    reply.assert_error(500, 1);
+    assert!(
+        !reply.body.to_string().contains("sideways"),
+        "the fault is logged, not shown: {}",
+        reply.body
+    );
+    assert!(
+        measurement::Entity::find_by_id(Id::parse(id).unwrap())
+            .one(db)
+            .await
+            .is_err(),
+        "the row is refused when read, never read as `measured`"
+    );
+}

@@ -8,6 +8,7 @@ use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
 use serde_json::{Value, json};
 use tacho::demo;
 use tacho::domain::id::Id;
+use tacho::domain::measurement::Status;
 use tacho::store::entities::measurement;
 
 use crate::helpers::{TestApp, World, fixture, regular_rr, same_json, spawn_app};
@@ -392,10 +393,10 @@ async fn row(app: &TestApp, id: &str) -> measurement::Model {
 }
 
 /// Overwrites a stored measurement's `data` (and status), as an older Tacho left it.
-async fn store_as(app: &TestApp, id: &str, data: Value, status: &str) {
+async fn store_as(app: &TestApp, id: &str, data: Value, status: Status) {
     let mut model = row(app, id).await.into_active_model();
     model.data = Set(data.to_string());
-    model.status = Set(status.to_owned());
+    model.status = Set(status);
     model.update(app.state.store.connection()).await.unwrap();
 }
 
@@ -441,12 +442,12 @@ async fn reanalyse_rewrites_only_what_changed() {
     // Results of an older algorithm: one with another version stamp, one that had failed.
     let mut stale = documents[1]["data"].clone();
     stale["analysis"]["version"] = json!("0.9.0");
-    store_as(&app, af, stale, "analyzed").await;
+    store_as(&app, af, stale, Status::Analyzed).await;
     let mut old_failure = documents[0]["data"].clone();
     old_failure["indicator"] = json!("quality");
     old_failure["mostSevereLabel"] = json!({"key": "quality_too_low", "color": "grey"});
     old_failure["analysis"] = documents[2]["data"]["analysis"].clone();
-    store_as(&app, sinus, old_failure, "analysis_failed").await;
+    store_as(&app, sinus, old_failure, Status::AnalysisFailed).await;
     // A reviewed measurement whose stored recording no longer gives a result keeps its review.
     let review = app
         .put(
@@ -458,7 +459,7 @@ async fn reanalyse_rewrites_only_what_changed() {
     review.assert_ok();
     let mut emptied = row(&app, rr).await.data_object();
     emptied.insert("rr_intervals".into(), json!([]));
-    store_as(&app, rr, Value::Object(emptied), "reviewed").await;
+    store_as(&app, rr, Value::Object(emptied), Status::Reviewed).await;
     let mut stale_rows = Vec::new();
     for id in &ids {
         stale_rows.push(row(&app, id).await);
@@ -485,7 +486,7 @@ async fn reanalyse_rewrites_only_what_changed() {
     );
 
     let sinus_now = row(&app, sinus).await;
-    assert_eq!(sinus_now.status, "analyzed");
+    assert_eq!(sinus_now.status, Status::Analyzed);
     assert!(same_json(
         &Value::Object(sinus_now.data_object()),
         &documents[0]["data"]
@@ -502,7 +503,7 @@ async fn reanalyse_rewrites_only_what_changed() {
     );
 
     let rr_now = row(&app, rr).await;
-    assert_eq!(rr_now.status, "reviewed");
+    assert_eq!(rr_now.status, Status::Reviewed);
     assert_eq!(rr_now.indicator.as_deref(), Some("quality"));
     assert_eq!(rr_now.heart_rate, None);
     assert_eq!(rr_now.data_object()["review"]["label"], "normal");

@@ -21,9 +21,10 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::page::PageInfo;
 use crate::domain::id::Id;
+use crate::domain::measurement::Status;
 use crate::domain::time::rfc3339_millis;
 use crate::store::query::ListSpec;
-use crate::store::{ListedRecord, MeasurementRecord, Store};
+use crate::store::{ListedMeasurement, ListedRecord, MeasurementRecord, Store};
 
 /// Bytes of payload text and of the JSON written from it that all lists together may hold.
 pub const BUDGET_BYTES: usize = 256 * 1024 * 1024;
@@ -69,11 +70,11 @@ fn empty_object() -> &'static RawValue {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Document<'a> {
-    id: &'a Id,
-    creator_id: &'a Id,
+    id: Id,
+    creator_id: Id,
     user_ids: &'a [Id],
     group_ids: &'a [Id],
-    status: &'a str,
+    status: Status,
     data: &'a RawValue,
     creation_timestamp: String,
     update_timestamp: String,
@@ -82,30 +83,34 @@ pub(super) struct Document<'a> {
 
 impl<'a> Document<'a> {
     fn new(record: &'a ListedRecord, data: &'a RawValue) -> Self {
-        let m = &record.measurement;
-        Document {
-            id: &m.id,
-            creator_id: &m.creator_id,
-            user_ids: &record.user_ids,
-            group_ids: &record.group_ids,
-            status: &m.status,
+        Document::of(
+            &record.measurement,
+            &record.user_ids,
+            &record.group_ids,
             data,
-            creation_timestamp: rfc3339_millis(m.creation_timestamp),
-            update_timestamp: rfc3339_millis(m.update_timestamp),
-            status_changed_timestamp: rfc3339_millis(m.status_changed_timestamp),
-        }
+        )
     }
 
     /// One stored measurement's document.
     pub(super) fn stored(record: &'a MeasurementRecord) -> Self {
         let m = &record.measurement;
+        let data = stored_object(&m.data);
+        Document::of(&m.into(), &record.user_ids, &record.group_ids, data)
+    }
+
+    fn of(
+        m: &ListedMeasurement,
+        user_ids: &'a [Id],
+        group_ids: &'a [Id],
+        data: &'a RawValue,
+    ) -> Self {
         Document {
-            id: &m.id,
-            creator_id: &m.creator_id,
-            user_ids: &record.user_ids,
-            group_ids: &record.group_ids,
-            status: &m.status,
-            data: stored_object(&m.data),
+            id: m.id,
+            creator_id: m.creator_id,
+            user_ids,
+            group_ids,
+            status: m.status,
+            data,
             creation_timestamp: rfc3339_millis(m.creation_timestamp),
             update_timestamp: rfc3339_millis(m.update_timestamp),
             status_changed_timestamp: rfc3339_millis(m.status_changed_timestamp),
@@ -348,7 +353,7 @@ mod tests {
             measurement: ListedMeasurement {
                 id: "6740a0000000000000000001".into(),
                 creator_id: "6740a0000000000000000002".into(),
-                status: "analyzed".into(),
+                status: Status::Analyzed,
                 creation_timestamp: 1,
                 update_timestamp: 2,
                 status_changed_timestamp: 3,

@@ -6,7 +6,6 @@ use super::context::Visitor;
 use super::error::WebError;
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
-use crate::domain::measurement::Status;
 use crate::domain::rql::Query;
 use crate::i18n::Translator;
 use crate::reports::findings::{Findings, Headline, RESULT_KEYS, Strip, Tachogram, result_key};
@@ -83,7 +82,7 @@ pub fn status_of(visitor: &Visitor, m: &measurement::Header) -> String {
     visitor
         .tr
         .try_text(&format!("status-{}", m.status))
-        .unwrap_or_else(|| m.status.clone())
+        .unwrap_or_else(|| m.status.to_string())
 }
 
 /// A heart rate as shown: whole beats per minute, or a dash.
@@ -109,12 +108,12 @@ pub fn measurement_row(visitor: &Visitor, m: &measurement::Header) -> Measuremen
 
 /// Whether a measurement has results (so it can be reviewed).
 pub fn has_results(m: &measurement::Model) -> bool {
-    m.status().is_ok_and(Status::has_results)
+    m.status.has_results()
 }
 
 /// Whether a report can be made of a measurement.
 pub fn reportable(m: &measurement::Model) -> bool {
-    m.status().is_ok_and(crate::reports::reportable)
+    crate::reports::reportable(m.status)
 }
 
 /// An axis tick in SVG units.

@@ -3,6 +3,7 @@
 use sea_orm::entity::prelude::*;
 
 use crate::domain::id::Id;
+use crate::domain::measurement::Status;
 
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "measurements")]
@@ -10,7 +11,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Id,
     pub creator_id: Id,
-    pub status: String,
+    pub status: Status,
     /// The payload as JSON text, kept verbatim.
     #[sea_orm(column_type = "Text")]
     pub data: String,
@@ -39,7 +40,7 @@ pub struct Model {
 pub struct Header {
     pub id: Id,
     pub creator_id: Id,
-    pub status: String,
+    pub status: Status,
     pub measurement_timestamp: Option<i64>,
     /// The phone's heart rate.
     pub heartrate: Option<f64>,
@@ -57,7 +58,7 @@ impl From<&Model> for Header {
         Header {
             id: m.id,
             creator_id: m.creator_id,
-            status: m.status.clone(),
+            status: m.status,
             measurement_timestamp: m.measurement_timestamp,
             heartrate: m.heartrate,
             indicator: m.indicator.clone(),
@@ -74,13 +75,6 @@ pub enum Relation {}
 impl ActiveModelBehavior for ActiveModel {}
 
 impl Model {
-    /// The status as stored; a text that is no status is a fault of the database, never read
-    /// as some default.
-    pub fn status(&self) -> Result<crate::domain::measurement::Status, DbErr> {
-        crate::domain::measurement::Status::parse(&self.status)
-            .ok_or_else(|| DbErr::Custom("a stored measurement status is unknown".into()))
-    }
-
     /// The payload as a JSON object (empty if the stored text were ever unreadable).
     pub fn data_object(&self) -> serde_json::Map<String, serde_json::Value> {
         match serde_json::from_str(&self.data) {
