@@ -45,12 +45,12 @@ impl Actions {
         let id = *measurement;
         let record = self.store.visible_measurement(viewer, &id).await?;
         let patient_id = record.measurement.creator_id;
+        let patient = self
+            .store
+            .user_by_id(&patient_id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         if reuse {
-            let patient = self
-                .store
-                .user_by_id(&patient_id)
-                .await?
-                .ok_or(StoreError::NotFound)?;
             let latest = self.store.latest_measurement_report(viewer, &id).await?;
             let updated = record.measurement.update_timestamp;
             let file = latest.as_ref().and_then(|latest| {
@@ -72,7 +72,7 @@ impl Actions {
         }
         let (report, file) = self
             .reports
-            .create_measurement_report(&viewer.user_id, &record, language)
+            .create_measurement_report(&viewer.user_id, &record, &patient, language)
             .await?;
         let audit = entry(viewer, "report.create", "measurement", &id)
             .patient(&patient_id)

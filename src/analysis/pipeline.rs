@@ -7,9 +7,7 @@ use super::input::{Context, Recording};
 use super::intervals;
 use super::result::{Abnormality, Analysis, Features, QualityClass, Rhythm, Source};
 use super::rhythm;
-use super::signal::{
-    Grid, RATES, all_finite, all_finite_f32, band_passes, mean_sd, median, rate_of, upsample,
-};
+use super::signal::{Grid, RATES, all_finite, band_passes, mean_sd, median, rate_of, upsample};
 use super::{camera, hrv};
 
 /// A rhythm needs at least 10 s of signal.
@@ -102,7 +100,7 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         Recording::Camera { cells, .. } => cells.iter().all(|c| {
             [&c.y, &c.u, &c.v]
                 .iter()
-                .all(|v| v.len() == times.len() && all_finite_f32(v))
+                .all(|v| v.len() == times.len() && all_finite(v))
         }),
         Recording::Ppg { values, .. } => values.len() == times.len() && all_finite(values),
         Recording::RrIntervals(_) => true,

@@ -153,30 +153,37 @@ pub fn upsample(x: &[f64], rate: f64, to_rate: f64) -> Vec<f64> {
     out
 }
 
-/// Whether every value is finite. `v × 0` is 0 for a finite `v` and NaN for an infinite or
-/// NaN one, so the sum of those products is 0 exactly when every value is finite; summed as
-/// [`sum`] does, this runs as vector code, which a test that stops early does not.
-pub fn all_finite(x: &[f64]) -> bool {
-    let (x4, tail) = x.as_chunks::<4>();
-    let mut sums = [0.0; 4];
-    for v in x4 {
-        for k in 0..4 {
-            sums[k] += v[k] * 0.0;
-        }
-    }
-    sums.iter().chain(tail).all(|v| v.is_finite())
+/// A sample type: `f64` for times and PPG values, `f32` for camera traces.
+pub trait Sample: Copy + Default + std::ops::Mul<Output = Self> + std::ops::AddAssign {
+    /// Neither infinite nor NaN.
+    fn finite(self) -> bool;
 }
 
-/// [`all_finite`] for single-precision traces.
-pub fn all_finite_f32(x: &[f32]) -> bool {
-    let (x8, tail) = x.as_chunks::<8>();
-    let mut sums = [0.0f32; 8];
-    for v in x8 {
+impl Sample for f64 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl Sample for f32 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+/// Whether every value is finite. `v × 0` is 0 for a finite `v` and NaN for an infinite or
+/// NaN one, so the sum of those products is 0 exactly when every value is finite; summed in
+/// eight lanes as [`sum`] does, this runs as vector code, which a test that stops early does
+/// not.
+pub fn all_finite<T: Sample>(x: &[T]) -> bool {
+    let (blocks, tail) = x.as_chunks::<8>();
+    let mut sums = [T::default(); 8];
+    for v in blocks {
         for k in 0..8 {
-            sums[k] += v[k] * 0.0;
+            sums[k] += v[k] * T::default();
         }
     }
-    sums.iter().chain(tail).all(|v| v.is_finite())
+    sums.iter().chain(tail).all(|v| v.finite())
 }
 
 /// Centred moving average over `width` samples (at least 1), shrinking at the ends.
@@ -360,7 +367,8 @@ mod tests {
         assert_eq!(moments(&x).1, dot(&x, &x));
         assert_eq!(distance_squared(&x, &x), 0.0);
         assert_eq!(moments(&[]), (0.0, 0.0));
-        assert!(all_finite(&x) && all_finite(&[]));
+        assert!(all_finite(&x) && all_finite::<f64>(&[]));
+        assert!(all_finite(&[1.0f32; 9]) && !all_finite(&[1.0f32, 2.0, f32::NAN]));
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             for at in [0, 5, 10] {
                 let mut z = x.clone();

@@ -15,6 +15,13 @@ pub fn hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// Whether two secrets are equal, compared in constant time (`subtle`), so that the time an
+/// answer takes does not tell how much of a guessed secret was right.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    a.as_bytes().ct_eq(b.as_bytes()).into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -27,5 +34,13 @@ mod tests {
         assert_eq!(hash(&a).len(), 64);
         assert_eq!(hash(&a), hash(&a));
         assert_ne!(hash(&a), a);
+    }
+
+    #[test]
+    fn secrets_are_the_same_only_to_the_last_byte() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("abc", "abcd"));
+        assert!(!same_secret("", "a"));
     }
 }

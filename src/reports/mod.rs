@@ -115,13 +115,14 @@ impl Reports {
         self
     }
 
-    /// Creates a report document for a measurement in `language`, in the patient's current
-    /// time zone, rendering the PDF unless one with the same content exists. `creator_id` is
-    /// the reader asking for it, whose renders take turns.
+    /// Creates a report document for a measurement of `patient` in `language`, in the
+    /// patient's current time zone, rendering the PDF unless one with the same content exists.
+    /// `creator_id` is the reader asking for it, whose renders take turns.
     pub async fn create_measurement_report(
         &self,
         creator_id: &Id,
         record: &MeasurementRecord,
+        patient: &user::Model,
         language: Language,
     ) -> Result<(measurement_report::Model, file::Model), ReportError> {
         let m = &record.measurement;
@@ -131,18 +132,13 @@ impl Reports {
                 m.id, m.status
             )));
         }
-        let patient = self
-            .store
-            .user_by_id(&m.creator_id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
         let profile = self.store.profile_of(&patient.id).await?;
         let time_zone: Tz = TimeZone::parse(&patient.time_zone)
             .map(|z| z.0)
             .unwrap_or(Tz::UTC);
         let input = measurement::MeasurementReportInput {
             measurement: m,
-            patient: &patient,
+            patient,
             profile: profile.as_ref(),
             language,
             time_zone,

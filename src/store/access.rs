@@ -170,6 +170,27 @@ impl Store {
         Ok(user)
     }
 
+    /// A page of every user, for the administration pages.
+    pub async fn users_to_administer(
+        &self,
+        viewer: &Viewer,
+        spec: &crate::store::query::ListSpec,
+    ) -> StoreResult<(Vec<super::UserRecord>, Option<u64>)> {
+        viewer.administer(AdminTask::Administer)?;
+        self.list_users(viewer, spec).await
+    }
+
+    /// The account with this e-mail address, for an administrator's form that names users by
+    /// their address.
+    pub async fn user_to_administer_by_email(
+        &self,
+        viewer: &Viewer,
+        email: &str,
+    ) -> StoreResult<Option<user::Model>> {
+        viewer.administer(AdminTask::Administer)?;
+        self.user_by_email(email).await
+    }
+
     /// User `id` for a change of its account (names, language, time zone).
     pub async fn user_to_change(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
         let user = self.visible_user(viewer, id).await?;

@@ -18,9 +18,11 @@ enum Outcome {
     Denied,
     /// 404.
     Hidden,
+    /// 400: the form was read and its values refused, which only a caller allowed to act sees.
+    Refused,
 }
 
-use Outcome::{Denied, Hidden, Ok};
+use Outcome::{Denied, Hidden, Ok, Refused};
 
 /// The five callers' names, in the order of the expectation arrays below.
 const WHO: [&str; 5] = [
@@ -37,6 +39,7 @@ fn outcome(status: u16, done: &[u16]) -> Option<Outcome> {
     match status {
         403 => Some(Denied),
         404 => Some(Hidden),
+        400 => Some(Refused),
         status if done.contains(&status) => Some(Ok),
         _ => None,
     }
@@ -292,6 +295,48 @@ async fn every_portal_page_and_action_follows_the_matrix() {
         ),
     ];
     for case in &cases {
+        run(&app, &world, &mut browsers, case).await;
+    }
+
+    // Forms whose values are refused: the access rule is asked before the values are judged,
+    // so only an administrator learns what was wrong with them.
+    let refused = [Denied, Denied, Denied, Denied, Refused];
+    let invalid = [
+        action(
+            "create group without a name",
+            "/portal/admin/groups".into(),
+            &[("name", " "), ("description", "")],
+            None,
+            refused,
+        ),
+        action(
+            "create user with a short password",
+            "/portal/admin/users".into(),
+            &[
+                ("first_name", "New"),
+                ("last_name", "User"),
+                ("email", "short.password@example.com"),
+                ("password", "short"),
+                ("language", "EN"),
+                ("time_zone", "Europe/Brussels"),
+            ],
+            None,
+            refused,
+        ),
+        action(
+            "enlist an unknown address",
+            "/portal/admin/enlistments".into(),
+            &[
+                ("email", "nobody@example.com"),
+                ("group_id", world.group_b.as_str()),
+                ("kind", "staff"),
+                ("until", ""),
+            ],
+            None,
+            refused,
+        ),
+    ];
+    for case in &invalid {
         run(&app, &world, &mut browsers, case).await;
     }
 }
