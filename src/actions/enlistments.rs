@@ -3,6 +3,7 @@
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
+use crate::store::entities::user;
 use crate::store::{AdminTask, GroupTask, StoreError, Viewer};
 
 impl Actions {
@@ -38,14 +39,16 @@ impl Actions {
     }
 
     /// Ends a patient's prescription in a group now: administrators, and the group's staff.
+    /// Answers the patient's account as it is after the change, which the group's staff may
+    /// no longer see.
     pub async fn end_patient_enlistment(
         &self,
         viewer: &Viewer,
         patient: &Id,
         group: &Id,
-    ) -> ActionResult<()> {
+    ) -> ActionResult<user::Model> {
         let store = self.store.begin().await?;
-        store.visible_user(viewer, patient).await?;
+        let account = store.visible_user(viewer, patient).await?;
         store
             .group_to_staff(viewer, group, GroupTask::EndEnlistments)
             .await?;
@@ -57,7 +60,8 @@ impl Actions {
                     .detail(format!("group {group}")),
             )
             .await?;
-        Ok(store.commit().await?)
+        store.commit().await?;
+        Ok(account)
     }
 
     /// Adds a user to a group's staff with `roles` (administrators).

@@ -75,7 +75,7 @@ impl Store {
         measurement_id: &Id,
     ) -> StoreResult<Option<ReportRecord>> {
         let latest = measurement_report::Entity::find()
-            .filter(viewer.users("measurement_reports", "patient_id"))
+            .filter(viewer.measurements("measurement_reports", "measurement_id", "patient_id"))
             .filter(measurement_report::Column::MeasurementId.eq(*measurement_id))
             .order_by_desc(measurement_report::Column::Id)
             .one(&self.db)
@@ -92,8 +92,11 @@ impl Store {
         viewer: &Viewer,
         spec: &ListSpec,
     ) -> StoreResult<(Vec<ReportRecord>, Option<u64>)> {
-        let select = measurement_report::Entity::find()
-            .filter(viewer.users("measurement_reports", "patient_id"));
+        let select = measurement_report::Entity::find().filter(viewer.measurements(
+            "measurement_reports",
+            "measurement_id",
+            "patient_id",
+        ));
         let (reports, total) = self.page(select, spec).await?;
         Ok((self.report_records(reports).await?, total))
     }
@@ -105,7 +108,7 @@ impl Store {
         id: &Id,
     ) -> StoreResult<ReportRecord> {
         let report = measurement_report::Entity::find_by_id(*id)
-            .filter(viewer.users("measurement_reports", "patient_id"))
+            .filter(viewer.measurements("measurement_reports", "measurement_id", "patient_id"))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)?;

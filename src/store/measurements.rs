@@ -172,7 +172,7 @@ impl Store {
         id: &Id,
     ) -> StoreResult<MeasurementRecord> {
         let model = measurement::Entity::find_by_id(*id)
-            .filter(viewer.users("measurements", "creator_id"))
+            .filter(viewer.measurements("measurements", "id", "creator_id"))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)?;
@@ -239,7 +239,11 @@ impl Store {
         spec: &ListSpec,
     ) -> StoreResult<(Vec<ListedRecord>, Option<u64>)> {
         use measurement::Column;
-        let select = measurement::Entity::find().filter(viewer.users("measurements", "creator_id"));
+        let select = measurement::Entity::find().filter(viewer.measurements(
+            "measurements",
+            "id",
+            "creator_id",
+        ));
         let (page, total) = self.narrow(select, spec).await?;
         let Some(page) = page else {
             return Ok((Vec::new(), total));
@@ -294,7 +298,11 @@ impl Store {
         viewer: &Viewer,
         spec: &ListSpec,
     ) -> StoreResult<(Vec<measurement::Header>, Option<u64>)> {
-        let select = measurement::Entity::find().filter(viewer.users("measurements", "creator_id"));
+        let select = measurement::Entity::find().filter(viewer.measurements(
+            "measurements",
+            "id",
+            "creator_id",
+        ));
         self.partial_page(select, spec).await
     }
 

@@ -121,11 +121,11 @@ impl Store {
                 .from(Alias::new("patient_enlistments"))
                 .to_owned()
         } else {
-            visibility::patients_of_staff(&viewer.user_id)
+            visibility::patients_of_staff(&viewer.user_id, self.now())
         };
         let mut select = user::Entity::find()
             .filter(Expr::col((Alias::new("users"), Alias::new("id"))).in_subquery(patients))
-            .filter(viewer.users("users", "id"));
+            .filter(viewer.users("users", "id", self.now()));
         if let Some(result) = listing.result {
             select = select.filter(latest_result().eq(result.as_str()));
         }

@@ -18,7 +18,7 @@ impl Store {
         spec: &ListSpec,
     ) -> StoreResult<(Vec<profile::Model>, Option<u64>)> {
         self.page(
-            profile::Entity::find().filter(viewer.users("profiles", "id")),
+            profile::Entity::find().filter(viewer.users("profiles", "id", self.now())),
             spec,
         )
         .await
@@ -36,7 +36,7 @@ impl Store {
         id: &Id,
     ) -> StoreResult<Option<profile::Model>> {
         Ok(profile::Entity::find_by_id(*id)
-            .filter(viewer.users("profiles", "id"))
+            .filter(viewer.users("profiles", "id", self.now()))
             .one(&self.db)
             .await?)
     }
@@ -52,7 +52,7 @@ impl Store {
         let now = self.now();
         let txn = self.db.begin().await?;
         let matching = profile::Entity::find()
-            .filter(viewer.users("profiles", "id"))
+            .filter(viewer.users("profiles", "id", self.now()))
             .filter(condition)
             .all(&txn)
             .await?;

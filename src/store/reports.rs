@@ -145,14 +145,14 @@ impl Store {
         viewer: &Viewer,
         spec: &ListSpec,
     ) -> StoreResult<(Vec<report::Model>, Option<u64>)> {
-        let select = report::Entity::find().filter(viewer.users("reports", "user_id"));
+        let select = report::Entity::find().filter(viewer.periodic_reports());
         self.page(select, spec).await
     }
 
     /// The report `id` if `viewer` may see it.
     pub async fn visible_report(&self, viewer: &Viewer, id: &Id) -> StoreResult<report::Model> {
         report::Entity::find_by_id(*id)
-            .filter(viewer.users("reports", "user_id"))
+            .filter(viewer.periodic_reports())
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)

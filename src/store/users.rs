@@ -105,7 +105,7 @@ impl Store {
     /// The account with this id if `viewer` may see it.
     pub async fn visible_user(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
         user::Entity::find_by_id(*id)
-            .filter(viewer.users("users", "id"))
+            .filter(viewer.users("users", "id", self.now()))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)
@@ -163,7 +163,7 @@ impl Store {
         viewer: &Viewer,
         spec: &ListSpec,
     ) -> StoreResult<(Vec<UserRecord>, Option<u64>)> {
-        let select = user::Entity::find().filter(viewer.users("users", "id"));
+        let select = user::Entity::find().filter(viewer.users("users", "id", self.now()));
         let (users, total) = self.page(select, spec).await?;
         Ok((self.user_records(users).await?, total))
     }

@@ -325,3 +325,159 @@ async fn periodic_reports_follow_the_matrix() {
         assert_eq!(total > 0, visible == 1, "periodic reports as {who}");
     }
 }
+
+/// Every caller signs in again (a jump of the clock expires the tokens).
+async fn sign_in_again(app: &TestApp, world: &mut World) {
+    for user in [
+        &mut world.patient,
+        &mut world.other_patient,
+        &mut world.staff_a,
+        &mut world.staff_b,
+        &mut world.admin,
+    ] {
+        user.token = app.login(&user.email).await;
+    }
+}
+
+/// How many of the patient's measurements with this id a caller's list shows.
+async fn listed(app: &TestApp, caller: &TestUser, id: &str) -> i64 {
+    app.get(
+        &format!("/data/v1/measurements/documents?eq(id,{id})"),
+        &caller.token,
+    )
+    .await
+    .assert_ok()["page"]["total"]
+        .as_i64()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn access_follows_the_prescription_and_the_documents_groups() {
+    let app = spawn_app().await;
+    let mut world = World::new(&app).await;
+    let id = world.patient.id.clone();
+    let before = app.measurement_id(&world.patient, "sinus_72").await;
+
+    // The clock passes the 30-day prescription's end by more than a week.
+    app.clock.advance(chrono::Duration::days(40));
+    sign_in_again(&app, &mut world).await;
+    let after = app
+        .post(
+            "/data/v1/measurements/documents",
+            &world.patient.token,
+            crate::helpers::fixture("sinus_72"),
+        )
+        .await
+        .assert_ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let stored = app
+        .get(
+            &format!("/data/v1/measurements/documents/{after}"),
+            &world.patient.token,
+        )
+        .await;
+    assert_eq!(
+        stored.assert_ok()["groupIds"],
+        json!([]),
+        "made after the end: shared with no group"
+    );
+
+    let cases = [
+        Case {
+            name: "GET the patient's account after the prescription",
+            method: Method::GET,
+            path: format!("/users/v1/{id}"),
+            body: None,
+            expect: [200, 404, 404, 404, 200],
+        },
+        Case {
+            name: "GET the patient's profile after the prescription",
+            method: Method::GET,
+            path: format!("/profiles/v1/{id}"),
+            body: None,
+            expect: [200, 404, 404, 404, 200],
+        },
+        Case {
+            name: "GET a measurement shared during the prescription",
+            method: Method::GET,
+            path: format!("/data/v1/measurements/documents/{before}"),
+            body: None,
+            expect: [200, 404, 200, 404, 200],
+        },
+        Case {
+            name: "GET a measurement made after the prescription",
+            method: Method::GET,
+            path: format!("/data/v1/measurements/documents/{after}"),
+            body: None,
+            expect: [200, 404, 404, 404, 200],
+        },
+        Case {
+            name: "report on a measurement made after the prescription",
+            method: Method::POST,
+            path: "/data/v1/measurement-reports/documents".into(),
+            body: Some(json!({"measurementId": after, "language": "en"})),
+            expect: [200, 404, 404, 404, 200],
+        },
+        Case {
+            name: "manual report after the prescription",
+            method: Method::POST,
+            path: "/reports/v1".into(),
+            body: Some(json!({"user_id": id})),
+            expect: [403, 404, 404, 404, 200],
+        },
+    ];
+    for case in &cases {
+        run(&app, &world, case).await;
+    }
+    assert_eq!(listed(&app, &world.staff_a, &after).await, 0);
+    assert_eq!(listed(&app, &world.staff_a, &before).await, 1);
+    assert_eq!(listed(&app, &world.admin, &after).await, 1);
+    // The administrator's report of the week after the end is not the group's to read.
+    let reports = app
+        .get(&format!("/reports/v1?user_id={id}"), &world.admin.token)
+        .await;
+    let report = reports.assert_ok()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run(
+        &app,
+        &world,
+        &Case {
+            name: "GET a periodic report of a time after the prescription",
+            method: Method::GET,
+            path: format!("/reports/v1/{report}"),
+            body: None,
+            expect: [200, 404, 404, 404, 200],
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_ended_enlistment_shares_nothing_made_after_it() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = &world.other_patient.id;
+    app.request(
+        Method::DELETE,
+        &format!("/users/v1/{id}/patient_enlistments/{}", world.group_a),
+        Some(&world.admin.token),
+        None,
+    )
+    .await
+    .assert_ok();
+    let after = app.measurement_id(&world.other_patient, "sinus_72").await;
+    assert_eq!(listed(&app, &world.staff_a, &after).await, 0);
+    app.get(
+        &format!("/data/v1/measurements/documents/{after}"),
+        &world.staff_a.token,
+    )
+    .await
+    .assert_error(404, 16);
+    app.get(&format!("/users/v1/{id}"), &world.staff_a.token)
+        .await
+        .assert_error(404, 16);
+}

@@ -382,3 +382,56 @@ async fn administrators_cannot_lock_themselves_out_anywhere() {
     assert_eq!(me.assert_ok()["roles"], json!(["admin"]));
     assert_eq!(me.body["activation"], true);
 }
+
+#[tokio::test]
+async fn portal_access_follows_the_prescription_and_the_documents_groups() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = world.patient.id.clone();
+    let before = app.measurement_id(&world.patient, "sinus_72").await;
+    // The clock passes the 30-day prescription's end; everyone signs in again.
+    app.clock.advance(chrono::Duration::days(31));
+    let mut browsers = Vec::new();
+    for user in [
+        &world.patient,
+        &world.other_patient,
+        &world.staff_a,
+        &world.staff_b,
+        &world.admin,
+    ] {
+        browsers.push(logged_in(&app, user).await);
+    }
+    let token = app.login(&world.patient.email).await;
+    let after = app
+        .post(
+            "/data/v1/measurements/documents",
+            &token,
+            crate::helpers::fixture("sinus_72"),
+        )
+        .await
+        .assert_ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let only_self_and_admin = [Ok, Hidden, Hidden, Hidden, Ok];
+    let cases = [
+        page(
+            "patient after the prescription",
+            format!("/portal/patients/{id}"),
+            only_self_and_admin,
+        ),
+        page(
+            "measurement shared during the prescription",
+            format!("/portal/measurements/{before}"),
+            [Ok, Hidden, Ok, Hidden, Ok],
+        ),
+        page(
+            "measurement made after the prescription",
+            format!("/portal/measurements/{after}"),
+            only_self_and_admin,
+        ),
+    ];
+    for case in &cases {
+        run(&app, &world, &mut browsers, case).await;
+    }
+}

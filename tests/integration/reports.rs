@@ -507,9 +507,18 @@ async fn lists_page_filter_and_respect_visibility() {
     ] {
         relogin(&app, user).await;
     }
+    // The prescription has ended: its staff no longer see the patient's record, so only an
+    // administrator can ask for a report of the last days.
     app.post(
         "/reports/v1",
         &world.staff_a.token,
+        json!({"user_id": world.patient.id}),
+    )
+    .await
+    .assert_error(404, 16);
+    app.post(
+        "/reports/v1",
+        &world.admin.token,
         json!({"user_id": world.patient.id}),
     )
     .await

@@ -337,12 +337,11 @@ pub async fn end_patient_enlistment(
     path: Path<(Id, Id)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, group_id) = path.into_inner();
-    let viewer = caller.viewer();
-    state
+    let account = state
         .actions
-        .end_patient_enlistment(&viewer, &id, &group_id)
+        .end_patient_enlistment(&caller.viewer(), &id, &group_id)
         .await?;
-    visible_record(&state, &viewer, &id).await
+    record_response(&state, account).await
 }
 
 /// A staff membership to add.
