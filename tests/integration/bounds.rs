@@ -1,14 +1,18 @@
-//! Bounded cost and checked input (issue 14): packed bodies inflate under the body limit, and
-//! RQL caps its terms, list values and offset.
+//! Bounded cost and checked input (issue 14): packed bodies inflate under the body limit, RQL
+//! caps its terms, list values and offset, and no timestamp a client sends reaches time
+//! arithmetic unchecked.
 
 use std::io::Write as _;
 
 use futures_util::stream;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reqwest::Method;
 use serde_json::json;
 use tacho::domain::rql::{MAX_LIST_VALUES, MAX_OFFSET, MAX_QUERY_VALUES, MAX_TERMS};
+use tacho::domain::time::MAX_MILLIS;
 
-use crate::helpers::{Reply, TestApp, read, spawn_app};
+use crate::helpers::{Reply, TestApp, TestUser, World, read, spawn_app};
 
 const MEASUREMENTS: &str = "/data/v1/measurements/documents";
 
@@ -171,4 +175,194 @@ async fn rql_offsets_are_at_most_100000() {
             "offset too large: `limit` takes an offset of at most 100000",
         );
     }
+}
+
+/// What [`probe`] needs: who asks, about whom, in which group.
+struct Probe {
+    admin: TestUser,
+    patient: TestUser,
+    group: String,
+}
+
+/// Every list with its timestamp fields, as RQL names them.
+const TIMESTAMP_FIELDS: &[(&str, &[&str])] = &[
+    ("/users/v1", &["creation_timestamp", "update_timestamp"]),
+    ("/profiles/v1", &["creation_timestamp", "update_timestamp"]),
+    ("/groups/v1", &["creation_timestamp"]),
+    (
+        MEASUREMENTS,
+        &[
+            "creationTimestamp",
+            "updateTimestamp",
+            "statusChangedTimestamp",
+            "data.measurement_timestamp",
+        ],
+    ),
+    (
+        "/data/v1/measurement-reports/documents",
+        &["creationTimestamp", "updateTimestamp"],
+    ),
+    (
+        "/reports/v1",
+        &[
+            "creation_timestamp",
+            "period_start_timestamp",
+            "period_end_timestamp",
+        ],
+    ),
+];
+
+/// Sends `x` in every timestamp a client can send: bodies, profile dates, RQL filters. The
+/// first answer of 500 or above is the error.
+async fn probe(app: &TestApp, p: &Probe, x: i64) -> Result<(), String> {
+    let mut asked: Vec<(String, Reply)> = Vec::new();
+    let admin = &p.admin.token;
+    let uid = &p.patient.id;
+    for body in [
+        json!({"user_id": uid, "period_end_timestamp": x}),
+        json!({"user_id": uid, "period_start_timestamp": x}),
+        json!({"user_id": uid, "period_start_timestamp": x, "period_end_timestamp": x}),
+        json!({"user_id": uid, "period_start_timestamp": 0, "period_end_timestamp": x}),
+        json!({"user_id": uid, "period_start_timestamp": x, "period_end_timestamp": 86_400_000}),
+    ] {
+        let reply = app.post("/reports/v1", admin, body.clone()).await;
+        asked.push((format!("POST /reports/v1 {body}"), reply));
+    }
+    for data in [
+        json!({"measurement_timestamp": x}),
+        json!({"measurement_timestamp": 1, "time": [x, 0, x],
+               "quadrants": [[{"y": [1, 2, 3], "u": [1, 2, 3], "v": [1, 2, 3]}]]}),
+    ] {
+        let reply = app.post(MEASUREMENTS, &p.patient.token, data.clone()).await;
+        asked.push((format!("POST {MEASUREMENTS} {data}"), reply));
+    }
+    let path = format!("/users/v1/{uid}/patient_enlistments");
+    let body = json!({"group_id": p.group, "expiry_timestamp": x});
+    let reply = app.post(&path, admin, body.clone()).await;
+    asked.push((format!("POST {path} {body}"), reply));
+    let profile = format!("/profiles/v1?id={uid}");
+    for birthday in [
+        json!(x),
+        json!({"year": x, "month": 1, "day": 1}),
+        json!({"year": 1980, "month": x, "day": 1}),
+        json!({"year": 1980, "month": 1, "day": x}),
+    ] {
+        let body = json!({ "birthday": birthday });
+        let reply = app.put(&profile, &p.patient.token, body.clone()).await;
+        asked.push((format!("PUT {profile} {body}"), reply));
+    }
+    for (list, fields) in TIMESTAMP_FIELDS {
+        for field in *fields {
+            for query in [
+                format!("gt({field},{x})"),
+                format!("eq({field},epoch:{x})"),
+                format!("{field}<=number:{x}"),
+            ] {
+                let path = format!("{list}?{query}");
+                let reply = app.get(&path, admin).await;
+                asked.push((format!("GET {path}"), reply));
+            }
+        }
+    }
+    match asked.into_iter().find(|(_, r)| r.status.is_server_error()) {
+        Some((what, reply)) => Err(format!("{what} answered {}: {}", reply.status, reply.body)),
+        None => Ok(()),
+    }
+}
+
+/// The extremes every run sends, before the random ones.
+const EXTREMES: [i64; 10] = [
+    i64::MIN,
+    i64::MIN + 1,
+    -(1 << 53),
+    -1,
+    0,
+    1 << 53,
+    MAX_MILLIS,
+    MAX_MILLIS + 1,
+    i64::MAX - 1,
+    i64::MAX,
+];
+
+#[test]
+fn no_timestamp_a_client_sends_answers_a_server_error() {
+    // proptest runs each case synchronously; the server and the requests run on this runtime.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (app, p) = runtime.block_on(async {
+        let app = spawn_app().await;
+        let world = World::new(&app).await;
+        let p = Probe {
+            admin: world.admin.clone(),
+            patient: world.patient.clone(),
+            group: world.group_a.clone(),
+        };
+        (app, p)
+    });
+    for x in EXTREMES {
+        runtime.block_on(probe(&app, &p, x)).unwrap();
+    }
+    let mut runner = TestRunner::new(Config {
+        cases: 8,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let values = prop_oneof![
+        any::<i64>(),
+        -(1i64 << 53)..(1i64 << 53),
+        0..=MAX_MILLIS,
+        prop::sample::select(EXTREMES.to_vec()),
+    ];
+    runner
+        .run(&values, |x| {
+            runtime
+                .block_on(probe(&app, &p, x))
+                .map_err(TestCaseError::fail)
+        })
+        .unwrap();
+    drop(app);
+}
+
+#[tokio::test]
+async fn timestamps_out_of_range_are_validation_errors() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let (admin, uid) = (&world.admin.token, &world.patient.id);
+    for x in [i64::MIN, -1, MAX_MILLIS + 1, i64::MAX] {
+        for body in [
+            json!({"user_id": uid, "period_end_timestamp": x}),
+            json!({"user_id": uid, "period_start_timestamp": x}),
+            json!({"user_id": uid, "period_start_timestamp": 0, "period_end_timestamp": x}),
+        ] {
+            let reply = app.post("/reports/v1", admin, body.clone()).await;
+            reply.assert_error(400, 15);
+        }
+        let upload = json!({"measurement_timestamp": x});
+        let reply = app.post(MEASUREMENTS, &world.patient.token, upload).await;
+        reply.assert_error(400, 15);
+        let enlist = json!({"group_id": world.group_a, "expiry_timestamp": x});
+        let path = format!("/users/v1/{uid}/patient_enlistments");
+        app.post(&path, admin, enlist).await.assert_error(400, 15);
+    }
+    let reply = app
+        .post(
+            "/reports/v1",
+            admin,
+            json!({"user_id": uid, "period_end_timestamp": i64::MIN}),
+        )
+        .await;
+    assert_eq!(
+        reply.body["message"],
+        format!(
+            "`period_end_timestamp` must be epoch milliseconds from 0 (1970) to {MAX_MILLIS} (the end of 9999)"
+        )
+    );
+    // The last instant both dialects can write is still a measurement's time.
+    let last = json!({"measurement_timestamp": MAX_MILLIS});
+    app.post(MEASUREMENTS, &world.patient.token, last)
+        .await
+        .assert_ok();
 }

@@ -302,7 +302,8 @@ pub async fn update_user(
 #[serde(deny_unknown_fields)]
 pub struct PatientEnlistmentRequest {
     pub group_id: String,
-    /// Epoch ms at which the prescription ends; must be in the future.
+    /// Epoch ms at which the prescription ends; must be in the future, and at most the end
+    /// of 9999.
     pub expiry_timestamp: i64,
 }
 
