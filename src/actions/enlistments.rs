@@ -2,7 +2,7 @@
 
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
-use crate::domain::time::rfc3339_millis;
+use crate::domain::time::{check_millis, rfc3339_millis};
 use crate::store::entities::user;
 use crate::store::{AdminTask, GroupTask, StoreError, Viewer};
 
@@ -27,6 +27,9 @@ impl Actions {
                 "admin-enlist-invalid",
             ));
         }
+        // The scheduler counts days up to the expiry and reports show it as a date.
+        check_millis("expiry_timestamp", expiry)
+            .map_err(|message| ActionError::invalid(message, "admin-enlist-invalid"))?;
         store.enlist_patient(patient, group, expiry).await?;
         store
             .audit(

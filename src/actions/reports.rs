@@ -5,7 +5,7 @@ use chrono_tz::Tz;
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
-use crate::domain::periods::{Trigger, check_manual_period, manual_period};
+use crate::domain::periods::{Trigger, manual_period};
 use crate::domain::time::rfc3339_millis;
 use crate::store::entities::{file, report};
 use crate::store::{NewReport, ReportRecord, StoreError, Viewer};
@@ -101,8 +101,7 @@ impl Actions {
     ) -> ActionResult<report::Model> {
         let store = self.store.begin().await?;
         let patient = store.patient_to_report_on(viewer, patient).await?;
-        let (start, end) = manual_period(start, end, store.clock().now_millis());
-        check_manual_period(start, end)
+        let (start, end) = manual_period(start, end, store.clock().now_millis())
             .map_err(|message| ActionError::invalid(message, "error-period-invalid"))?;
         let report = store
             .create_report(NewReport {

@@ -12,7 +12,8 @@ use crate::config::Settings;
 use crate::domain::account::TimeZone;
 use crate::domain::clock::{Clock, SystemClock};
 use crate::domain::id::Id;
-use crate::domain::periods::{Trigger, check_manual_period, manual_period};
+use crate::domain::periods::{Trigger, manual_period};
+use crate::domain::time::local_time;
 use crate::scheduler::{Scheduler, SchedulerOptions};
 use crate::store::{NewReport, Store};
 
@@ -93,8 +94,7 @@ fn parse_bound(text: &str, zone: Tz, end: bool) -> anyhow::Result<i64> {
 }
 
 fn local(zone: Tz, millis: i64) -> String {
-    zone.timestamp_millis_opt(millis)
-        .single()
+    local_time(zone, millis)
         .map(|t| t.format("%Y-%m-%d %H:%M %Z").to_string())
         .unwrap_or_else(|| millis.to_string())
 }
@@ -121,8 +121,8 @@ pub async fn create(
         from.map(|f| parse_bound(f, zone, false)).transpose()?,
         to.map(|t| parse_bound(t, zone, true)).transpose()?,
         SystemClock.now_millis(),
-    );
-    check_manual_period(start, end).map_err(|e| anyhow::anyhow!(e))?;
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     let report = store
         .create_report(NewReport {
             user_id: patient.id,

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::json::string_list;
 use super::recording_limits::{self, TooLong};
+use super::time::MAX_MILLIS;
 use crate::analysis::{Abnormality, Analysis, Source, analyse_payload};
 use crate::domain::id::Id;
 
@@ -229,12 +230,15 @@ impl NewMeasurement {
         recording_limits::check_payload(&data)?;
         let measurement_timestamp = match data.get("measurement_timestamp") {
             None | Some(Value::Null) => return Err(DataError::Missing("measurement_timestamp")),
-            Some(v) => v.as_i64().filter(|ms| *ms >= 0).ok_or_else(|| {
-                invalid(
-                    "measurement_timestamp",
-                    "must be epoch milliseconds (a whole number)",
-                )
-            })?,
+            Some(v) => v
+                .as_i64()
+                .filter(|ms| (0..=MAX_MILLIS).contains(ms))
+                .ok_or_else(|| {
+                    invalid(
+                        "measurement_timestamp",
+                        "must be epoch milliseconds (a whole number) from 0 (1970) to the end of 9999",
+                    )
+                })?,
         };
         let heartrate = match data.get("heartrate") {
             None | Some(Value::Null) => None,
@@ -635,6 +639,18 @@ mod tests {
             (json!([1]), "data"),
             (
                 json!({"measurement_timestamp": "today"}),
+                "measurement_timestamp",
+            ),
+            (
+                json!({"measurement_timestamp": i64::MIN}),
+                "measurement_timestamp",
+            ),
+            (
+                json!({"measurement_timestamp": MAX_MILLIS + 1}),
+                "measurement_timestamp",
+            ),
+            (
+                json!({"measurement_timestamp": u64::MAX}),
                 "measurement_timestamp",
             ),
             (

@@ -6,6 +6,8 @@
 use chrono::{DateTime, Days, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 
+use super::time::{check_millis, local_time};
+
 /// Why a periodic report is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Trigger {
@@ -58,26 +60,35 @@ pub struct Period {
 pub const MAX_MANUAL_DAYS: i64 = 366;
 const DAY_MS: i64 = 86_400_000;
 
-/// Checks the period of a manual report: `[start, end)` in epoch ms, after 1970, at most
-/// [`MAX_MANUAL_DAYS`] long. The error names the rule broken.
+/// Checks the period of a manual report: `[start, end)` in epoch ms, both within
+/// [`check_millis`]'s range (1970 to the end of 9999), at most [`MAX_MANUAL_DAYS`] long. The
+/// error names the rule broken.
 pub fn check_manual_period(start: i64, end: i64) -> Result<(), String> {
-    if start < 0 {
-        return Err("period_start_timestamp must be epoch milliseconds after 1970".into());
-    }
+    check_millis("period_start_timestamp", start)?;
+    check_millis("period_end_timestamp", end)?;
     if end <= start {
         return Err("period_end_timestamp must be after period_start_timestamp".into());
     }
-    if end - start > MAX_MANUAL_DAYS * DAY_MS {
-        return Err(format!("a report covers at most {MAX_MANUAL_DAYS} days"));
+    match end.checked_sub(start) {
+        Some(length) if length <= MAX_MANUAL_DAYS * DAY_MS => Ok(()),
+        _ => Err(format!("a report covers at most {MAX_MANUAL_DAYS} days")),
     }
-    Ok(())
 }
 
 /// The period of a manual report with defaults: it ends at `end` or now, and starts at
-/// `start` or seven days before its end.
-pub fn manual_period(start: Option<i64>, end: Option<i64>, now: i64) -> (i64, i64) {
-    let end = end.unwrap_or(now);
-    (start.unwrap_or(end - 7 * DAY_MS), end)
+/// `start` or seven days before its end; then checked by [`check_manual_period`]. A client's
+/// numbers meet arithmetic here, so every step is checked: an end of `i64::MIN` is an error,
+/// not an overflow.
+pub fn manual_period(start: Option<i64>, end: Option<i64>, now: i64) -> Result<(i64, i64), String> {
+    let end = check_millis("period_end_timestamp", end.unwrap_or(now))?;
+    let start = match start {
+        Some(start) => start,
+        None => end
+            .checked_sub(7 * DAY_MS)
+            .ok_or_else(|| "period_end_timestamp is too early for a 7-day period".to_owned())?,
+    };
+    check_manual_period(start, end)?;
+    Ok((start, end))
 }
 
 /// The instant `days` local calendar days after `start`, at the same local time of day. A
@@ -88,8 +99,8 @@ fn local_days_after(start: DateTime<Tz>, days: u64) -> Option<DateTime<Utc>> {
     zone.from_local_datetime(&local)
         .earliest()
         .or_else(|| {
-            zone.from_local_datetime(&(local + chrono::Duration::hours(1)))
-                .earliest()
+            let later = local.checked_add_signed(chrono::Duration::hours(1))?;
+            zone.from_local_datetime(&later).earliest()
         })
         .map(|t| t.with_timezone(&Utc))
 }
@@ -103,10 +114,8 @@ fn local_days_after(start: DateTime<Tz>, days: u64) -> Option<DateTime<Utc>> {
 /// a period that would end after the prescription by no more than that change ends with the
 /// prescription instead, so a 30-day prescription across October still has its 30-day report.
 pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
-    let (Some(start_local), Some(end_local)) = (
-        zone.timestamp_millis_opt(start).single(),
-        zone.timestamp_millis_opt(end).single(),
-    ) else {
+    let (Some(start_local), Some(end_local)) = (local_time(zone, start), local_time(zone, end))
+    else {
         return Vec::new();
     };
     let offset = |t: DateTime<Tz>| i64::from(t.offset().fix().local_minus_utc()) * 1000;
@@ -251,13 +260,55 @@ mod tests {
 
     #[test]
     fn manual_periods_default_to_the_last_week_and_are_bounded() {
-        assert_eq!(manual_period(None, None, 10 * DAY), (3 * DAY, 10 * DAY));
-        assert_eq!(manual_period(Some(DAY), None, 10 * DAY), (DAY, 10 * DAY));
+        assert_eq!(manual_period(None, None, 10 * DAY), Ok((3 * DAY, 10 * DAY)));
+        assert_eq!(
+            manual_period(Some(DAY), None, 10 * DAY),
+            Ok((DAY, 10 * DAY))
+        );
         assert!(check_manual_period(0, DAY).is_ok());
         assert!(check_manual_period(DAY, DAY).is_err());
         assert!(check_manual_period(-1, DAY).is_err());
         assert!(check_manual_period(0, 366 * DAY).is_ok());
         assert!(check_manual_period(0, 367 * DAY).is_err());
+    }
+
+    #[test]
+    fn manual_periods_refuse_extreme_numbers_without_overflowing() {
+        let now = 10 * DAY;
+        let extremes = [i64::MIN, i64::MIN + 1, -1, i64::MAX - 1, i64::MAX];
+        for x in extremes {
+            for (start, end) in [
+                (None, Some(x)),
+                (Some(x), None),
+                (Some(x), Some(x)),
+                (Some(0), Some(x)),
+                (Some(x), Some(DAY)),
+            ] {
+                assert!(manual_period(start, end, now).is_err(), "{start:?} {end:?}");
+            }
+            for y in extremes {
+                assert!(check_manual_period(x, y).is_err(), "{x} {y}");
+            }
+        }
+        let message = manual_period(None, Some(i64::MIN), now).unwrap_err();
+        assert!(
+            message.starts_with("`period_end_timestamp` must be"),
+            "{message}"
+        );
+        assert!(manual_period(None, Some(crate::domain::time::MAX_MILLIS), now).is_ok());
+    }
+
+    #[test]
+    fn due_periods_of_extreme_prescriptions_do_not_overflow() {
+        let zone: Tz = "Pacific/Kiritimati".parse().unwrap();
+        for (start, end, now) in [
+            (i64::MIN, i64::MAX, i64::MAX),
+            (0, i64::MAX, i64::MAX),
+            (i64::MAX - DAY, i64::MAX, i64::MAX),
+            (8_210_266_876_799_000, 8_210_266_876_799_999, i64::MAX),
+        ] {
+            due_periods(start, end, now, zone);
+        }
     }
 
     #[test]

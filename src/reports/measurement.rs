@@ -15,6 +15,7 @@ use super::findings::Findings;
 use super::format;
 use crate::domain::account::Language;
 use crate::domain::json::string_list;
+use crate::domain::time::local_time;
 use crate::i18n::Translator;
 use crate::store::entities::{measurement, profile, user};
 
@@ -113,10 +114,8 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
         .unwrap_or_default();
 
     let measured_ms = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
-    let measured = zone
-        .timestamp_millis_opt(measured_ms)
-        .single()
-        .unwrap_or_else(|| zone.timestamp_millis_opt(0).unwrap());
+    let measured =
+        local_time(zone, measured_ms).unwrap_or_else(|| zone.timestamp_millis_opt(0).unwrap());
     let as_of = as_of(&[
         m.update_timestamp,
         input.patient.update_timestamp,

@@ -17,6 +17,7 @@ use super::series::{self, Columns};
 use crate::analysis::{QualityClass, ResultKey};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
+use crate::domain::time::local_time;
 use crate::i18n::Translator;
 use crate::store::entities::{profile, report, user};
 
@@ -305,9 +306,7 @@ pub struct RowResult {
 }
 
 fn local(zone: Tz, millis: i64) -> DateTime<Tz> {
-    zone.timestamp_millis_opt(millis)
-        .single()
-        .unwrap_or_else(|| zone.timestamp_millis_opt(0).unwrap())
+    local_time(zone, millis).unwrap_or_else(|| zone.timestamp_millis_opt(0).unwrap())
 }
 
 fn date_time(language: Language, at: DateTime<Tz>) -> String {

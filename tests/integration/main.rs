@@ -6,6 +6,7 @@ mod analysis_validation;
 mod analysis_wire;
 mod auth;
 mod authorization;
+mod bounds;
 mod browser;
 mod cli;
 mod client;

@@ -136,7 +136,7 @@ async fn users_update_their_own_fields() {
     let cleared = app
         .put(&path, &user.token, json!({"phone_number": null}))
         .await;
-    assert!(cleared.assert_ok().get("phone_number").is_none());
+    assert_eq!(cleared.assert_ok().get("phone_number"), Some(&Value::Null));
     app.put(&path, &user.token, json!({"language": "xx"}))
         .await
         .assert_error(400, 15);
@@ -307,4 +307,77 @@ async fn listing_users_follows_visibility() {
     let admin = app.get("/users/v1?skipCount()", &world.admin.token).await;
     assert!(admin.body["page"].get("total").is_none());
     assert_eq!(ids(&admin).len(), 6);
+}
+
+/// The fields of interface.md 2.4, every one of them on every user record.
+const RECORD_FIELDS: [&str; 15] = [
+    "id",
+    "first_name",
+    "last_name",
+    "language",
+    "time_zone",
+    "email",
+    "phone_number",
+    "activation",
+    "patient_enlistments",
+    "staff_enlistments",
+    "last_failed_timestamp",
+    "failed_count",
+    "creation_timestamp",
+    "update_timestamp",
+    "profile_image",
+];
+
+#[track_caller]
+fn assert_full_record(record: &Value, what: &str) {
+    let missing: Vec<&str> = RECORD_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| record.get(f).is_none())
+        .collect();
+    assert!(missing.is_empty(), "{what} lacks {missing:?}: {record}");
+}
+
+#[tokio::test]
+async fn every_user_record_answers_every_field_of_the_interface_unset_ones_as_null() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let patient = &world.patient;
+    let me = app.get("/users/v1/me", &patient.token).await;
+    let me = me.assert_ok();
+    assert_full_record(me, "me");
+    for unset in ["phone_number", "last_failed_timestamp", "profile_image"] {
+        assert_eq!(me[unset], Value::Null, "{unset}");
+    }
+    assert_eq!(me["failed_count"], 0);
+
+    let by_id = format!("/users/v1/{}", patient.id);
+    assert_full_record(
+        app.get(&by_id, &world.staff_a.token).await.assert_ok(),
+        "by id",
+    );
+    let list = app.get("/users/v1", &world.admin.token).await;
+    let list = list.assert_ok()["data"].as_array().unwrap().clone();
+    assert_eq!(list.len(), 6);
+    for record in &list {
+        assert_full_record(record, "a list item");
+    }
+    let registered = app
+        .request(
+            Method::POST,
+            "/users/v1/register",
+            None,
+            Some(registration("new@example.org")),
+        )
+        .await;
+    assert_full_record(registered.assert_ok(), "a registration");
+    let update = json!({"first_name": "Pat"});
+    let updated = app.put(&by_id, &patient.token, update).await;
+    assert_full_record(updated.assert_ok(), "an update");
+
+    // Once set, the same fields carry their values.
+    app.password_grant(&patient.email, "wrong password").await;
+    let me = app.get("/users/v1/me", &patient.token).await;
+    assert!(me.body["last_failed_timestamp"].is_i64(), "{}", me.body);
+    assert_eq!(me.body["failed_count"], 1);
 }

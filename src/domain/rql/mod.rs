@@ -15,6 +15,8 @@
 //! - `&` is AND, `|` is OR, `&` binds tighter, parentheses group.
 //! - Directives `sort(+a,-b)`, `limit(count[,offset])`, `select(a,b)` and
 //!   `skipCount()`, each at most once and only as a top-level `&` term.
+//! - Bounds: nesting [`MAX_DEPTH`], terms [`MAX_TERMS`], values per `in`/`out` list
+//!   [`MAX_LIST_VALUES`] and per query [`MAX_QUERY_VALUES`], `limit` offset [`MAX_OFFSET`].
 //! - Values are untyped unless prefixed with `string:`, `number:`,
 //!   `boolean:`, `date:` or `epoch:` (milliseconds).
 //!
@@ -28,5 +30,7 @@ pub mod print;
 mod tests;
 
 pub use ast::*;
-pub use parse::{MAX_DEPTH, RqlError, parse};
+pub use parse::{
+    MAX_DEPTH, MAX_LIST_VALUES, MAX_OFFSET, MAX_QUERY_VALUES, MAX_TERMS, RqlError, parse,
+};
 pub use print::print;

@@ -10,6 +10,24 @@ use super::ast::{CompareOp, Expr, Limit, Query, SortKey, Value};
 /// Deepest allowed nesting of parentheses, `and(...)` and `or(...)`.
 pub const MAX_DEPTH: usize = 32;
 
+/// Most terms a query may hold: each condition (`eq(a,1)`, `a=1`, `in(a,(1,2))`, …) is one,
+/// and so is each field named in `sort` and `select`; `and`, `or` and parentheses are not.
+/// Each term becomes SQL to plan and run; clients send a handful.
+pub const MAX_TERMS: usize = 100;
+
+/// Most values one `in` or `out` list may hold.
+pub const MAX_LIST_VALUES: usize = 1_000;
+
+/// Most values all `in` and `out` lists of a query may hold together. Each value is a bind
+/// parameter of the SQL; this keeps a query far below SQLite's 32,766 and PostgreSQL's
+/// 65,535, which [`MAX_TERMS`] lists of [`MAX_LIST_VALUES`] would pass.
+pub const MAX_QUERY_VALUES: usize = 10_000;
+
+/// Largest offset of `limit(count,offset)`. The database reads and throws away `offset` rows
+/// to answer a page; 100,000 is 2,000 pages of the largest size. Deeper lists are read by
+/// narrowing the filter (e.g. `gt(id,<last id seen>)&sort(id)`).
+pub const MAX_OFFSET: u64 = 100_000;
+
 /// Why a query string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RqlError {
@@ -38,6 +56,8 @@ pub fn parse(raw_query: &str) -> Result<Query, RqlError> {
     let mut parser = Parser {
         tokens: tokenize(raw_query, start),
         next: 0,
+        terms: 0,
+        values: 0,
     };
     parser.parse_query()
 }
@@ -176,6 +196,10 @@ fn operator(name: &str) -> Option<Operator> {
 struct Parser<'a> {
     tokens: Vec<Token<'a>>,
     next: usize,
+    /// Terms read so far, against [`MAX_TERMS`].
+    terms: usize,
+    /// Values of `in` and `out` lists read so far, against [`MAX_QUERY_VALUES`].
+    values: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -195,6 +219,41 @@ impl<'a> Parser<'a> {
             self.next += 1;
         }
         token
+    }
+
+    /// Counts `count` more terms, the first of them at `position`.
+    fn count_terms(&mut self, count: usize, position: usize) -> Result<(), RqlError> {
+        self.terms += count;
+        if self.terms > MAX_TERMS {
+            return Err(error(
+                position,
+                format!(
+                    "too many terms: a query may hold at most {MAX_TERMS} (conditions, sort keys and selected fields)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks the values of one `in` or `out` list, and of all lists so far.
+    fn count_values(&mut self, name: &str, values: &[(&str, usize)]) -> Result<(), RqlError> {
+        if let Some(&(_, position)) = values.get(MAX_LIST_VALUES) {
+            return Err(error(
+                position,
+                format!("too many values: `{name}` takes at most {MAX_LIST_VALUES}"),
+            ));
+        }
+        self.values += values.len();
+        if self.values > MAX_QUERY_VALUES {
+            let position = values.first().map_or(0, |&(_, position)| position);
+            return Err(error(
+                position,
+                format!(
+                    "too many values: the `in` and `out` lists of a query may hold at most {MAX_QUERY_VALUES} together"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn expect_close(&mut self) -> Result<(), RqlError> {
@@ -354,6 +413,7 @@ impl<'a> Parser<'a> {
                         ));
                     }
                 };
+                self.count_terms(1, token.position)?;
                 self.parse_comparison(name, token.position, op)
                     .map(Term::Filter)
             }
@@ -374,7 +434,11 @@ impl<'a> Parser<'a> {
         };
         match op {
             Operator::Filter(op) => {
+                self.count_terms(1, position)?;
                 let args = self.parse_args()?;
+                if let FilterOp::In { .. } = op {
+                    self.count_values(name, &list_values(&args))?;
+                }
                 filter_from_args(op, name, position, args).map(Term::Filter)
             }
             Operator::And | Operator::Or => {
@@ -414,6 +478,9 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 let args = self.parse_args()?;
+                if matches!(name, "sort" | "select") {
+                    self.count_terms(args.len(), position)?;
+                }
                 directive_from_args(name, position, args)
             }
         }
@@ -461,8 +528,9 @@ impl<'a> Parser<'a> {
         if let FilterOp::In { negated } = op
             && self.peek().kind == Kind::Open
         {
-            let values = self
-                .parse_list()?
+            let raw_values = self.parse_list()?;
+            self.count_values(name, &raw_values)?;
+            let values = raw_values
                 .into_iter()
                 .map(|(raw, position)| value(raw, position))
                 .collect::<Result<_, _>>()?;
@@ -577,6 +645,17 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The values of an `in` or `out` call, in either of its forms: `in(a,(1,2))` or `in(a,1,2)`.
+fn list_values<'a>(args: &[Arg<'a>]) -> Vec<(&'a str, usize)> {
+    args.iter()
+        .skip(1)
+        .flat_map(|arg| match arg {
+            Arg::Single(raw, position) => vec![(*raw, *position)],
+            Arg::List(items) => items.clone(),
+        })
+        .collect()
+}
+
 fn filter_from_args(
     op: FilterOp,
     name: &str,
@@ -679,6 +758,14 @@ fn directive_from_args(name: &str, position: usize, args: Vec<Arg<'_>>) -> Resul
         "limit" if matches!(singles.len(), 1 | 2) => {
             let count = non_negative(singles[0])?;
             let offset = singles.get(1).copied().map(non_negative).transpose()?;
+            if let (Some(offset), Some(&(_, at))) = (offset, singles.get(1))
+                && offset > MAX_OFFSET
+            {
+                return Err(error(
+                    at,
+                    format!("offset too large: `limit` takes an offset of at most {MAX_OFFSET}"),
+                ));
+            }
             Ok(Term::Limit(Limit {
                 count,
                 offset: offset.unwrap_or(0),
@@ -1497,6 +1584,77 @@ mod tests {
         );
         let deep = "(".repeat(100_000);
         fails(&deep, MAX_DEPTH, "nesting deeper than 32 levels");
+    }
+
+    #[test]
+    fn term_limit() {
+        let conditions = |n: usize| vec!["a=1"; n].join("&");
+        assert!(parse(&conditions(MAX_TERMS)).is_ok());
+        let message = "too many terms: a query may hold at most 100 (conditions, sort keys and selected fields)";
+        fails(&conditions(MAX_TERMS + 1), 4 * MAX_TERMS, message);
+        // Nested conditions count as well as top-level ones, in either form.
+        let nested = format!("or({})", vec!["eq(a,1)"; MAX_TERMS + 1].join(","));
+        fails(&nested, 3 + 8 * MAX_TERMS, message);
+        let grouped = format!("({})", vec!["a=1"; MAX_TERMS + 1].join("|"));
+        fails(&grouped, 1 + 4 * MAX_TERMS, message);
+        // Sort keys and selected fields are terms too.
+        let fields = |n: usize| vec!["a"; n].join(",");
+        let query = format!("{}&sort({})", conditions(MAX_TERMS - 2), fields(2));
+        assert!(parse(&query).is_ok());
+        let query = format!("{}&select({})", conditions(MAX_TERMS - 2), fields(3));
+        fails(&query, 4 * (MAX_TERMS - 2), message);
+        let query = format!("sort({})", fields(MAX_TERMS + 1));
+        fails(&query, 0, message);
+    }
+
+    #[test]
+    fn list_limits() {
+        let values = |n: usize| vec!["1"; n].join(",");
+        assert!(parse(&format!("in(a,({}))", values(MAX_LIST_VALUES))).is_ok());
+        assert!(parse(&format!("out(a,{})", values(MAX_LIST_VALUES))).is_ok());
+        assert!(parse(&format!("a=in=({})", values(MAX_LIST_VALUES))).is_ok());
+        let at = |prefix: &str| prefix.len() + 2 * MAX_LIST_VALUES;
+        fails(
+            &format!("in(a,({}))", values(MAX_LIST_VALUES + 1)),
+            at("in(a,("),
+            "too many values: `in` takes at most 1000",
+        );
+        fails(
+            &format!("out(a,{})", values(MAX_LIST_VALUES + 1)),
+            at("out(a,"),
+            "too many values: `out` takes at most 1000",
+        );
+        fails(
+            &format!("a=out=({})", values(MAX_LIST_VALUES + 1)),
+            at("a=out=("),
+            "too many values: `out` takes at most 1000",
+        );
+        // Lists within their own bound may still pass the query's.
+        let lists = MAX_QUERY_VALUES / MAX_LIST_VALUES;
+        let full = format!("in(a,({}))", values(MAX_LIST_VALUES));
+        assert!(parse(&vec![full.as_str(); lists].join("&")).is_ok());
+        let over = format!("{}&in(a,1)", vec![full.as_str(); lists].join("&"));
+        fails(
+            &over,
+            over.len() - 2,
+            "too many values: the `in` and `out` lists of a query may hold at most 10000 together",
+        );
+    }
+
+    #[test]
+    fn offset_limit() {
+        assert_eq!(
+            ok("limit(10,100000)").limit,
+            Some(Limit {
+                count: 10,
+                offset: MAX_OFFSET
+            })
+        );
+        let message = "offset too large: `limit` takes an offset of at most 100000";
+        fails("limit(10,100001)", 9, message);
+        fails("a=1&limit(5,18446744073709551615)", 12, message);
+        // The count is clamped by the store, not refused.
+        assert!(parse("limit(18446744073709551615)").is_ok());
     }
 
     #[test]

@@ -97,7 +97,7 @@ fn query() -> impl Strategy<Value = Query> {
     (
         proptest::option::of(expr()),
         vec(sort_key(), 0..4),
-        proptest::option::of((any::<u64>(), any::<u64>())),
+        proptest::option::of((any::<u64>(), 0..=MAX_OFFSET)),
         proptest::option::of(vec(field(), 1..4)),
         any::<bool>(),
     )
@@ -108,6 +108,19 @@ fn query() -> impl Strategy<Value = Query> {
             select,
             skip_count,
         })
+}
+
+/// The terms of a query as [`MAX_TERMS`] counts them.
+fn terms(query: &Query) -> usize {
+    fn conditions(expr: &Expr) -> usize {
+        match expr {
+            Expr::And(parts) | Expr::Or(parts) => parts.iter().map(conditions).sum(),
+            _ => 1,
+        }
+    }
+    query.filter.as_ref().map_or(0, conditions)
+        + query.sort.len()
+        + query.select.as_ref().map_or(0, Vec::len)
 }
 
 /// Query strings built from the grammar with messy raw tokens, so that a
@@ -199,7 +212,16 @@ proptest! {
             printed.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.~*%:+(),&".contains(&b)),
             "unexpected character in {printed:?}"
         );
-        prop_assert_eq!(parse(&printed), Ok(query), "printed as {:?}", printed);
+        if terms(&query) > MAX_TERMS {
+            let refused = parse(&printed).map_err(|e| e.message);
+            prop_assert!(
+                refused.as_ref().is_err_and(|m| m.starts_with("too many terms")),
+                "{:?}",
+                refused
+            );
+        } else {
+            prop_assert_eq!(parse(&printed), Ok(query), "printed as {:?}", printed);
+        }
     }
 
     #[test]

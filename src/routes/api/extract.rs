@@ -84,6 +84,10 @@ pub struct ApiJson<T>(pub T);
 /// Reads a request body of at most `limit` bytes (after decompression: the platform's SDK
 /// gzips large uploads with `Content-Encoding: gzip`, and the limit must hold for what is
 /// parsed, not for what travelled).
+///
+/// The travelled bytes are held to `limit` as well, and a packed body is inflated only after
+/// it has arrived, through a reader that stops one byte past `limit`: a few kilobytes that
+/// would unpack to gigabytes cost at most `limit` bytes of memory and the time to inflate them.
 pub async fn read_body<S>(req: &HttpRequest, payload: S, limit: usize) -> Result<BytesMut, ApiError>
 where
     S: futures_util::Stream<Item = Result<actix_web::web::Bytes, actix_web::error::PayloadError>>
@@ -98,10 +102,7 @@ where
         return Err(ApiError::BodyTooLarge { limit });
     }
     let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(limit));
-    let mut payload = std::pin::pin!(actix_web::dev::Decompress::from_headers(
-        payload,
-        req.headers()
-    ));
+    let mut payload = payload;
     while let Some(chunk) = payload.next().await {
         let chunk =
             chunk.map_err(|e| ApiError::BodyFormat(format!("the body could not be read: {e}")))?;
@@ -110,7 +111,56 @@ where
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(body)
+    let Some(packing) = Packing::of(req) else {
+        return Ok(body);
+    };
+    // Inflating up to `limit` (megabytes for a measurement) is CPU work for the blocking pool,
+    // not for the worker that serves other requests.
+    actix_web::web::block(move || packing.inflate(&body, limit))
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("inflating a request body: {e}")))?
+}
+
+/// A `Content-Encoding` the API unpacks. Any other value leaves the body as it came, which then
+/// fails to parse as JSON (code 22), as before.
+#[derive(Debug, Clone, Copy)]
+enum Packing {
+    Gzip,
+    /// HTTP's `deflate` is the zlib format (RFC 9110 §8.4.1.2).
+    Deflate,
+}
+
+impl Packing {
+    fn of(req: &HttpRequest) -> Option<Packing> {
+        let value = req.headers().get(header::CONTENT_ENCODING)?.to_str().ok()?;
+        let value = value.trim();
+        if value.eq_ignore_ascii_case("gzip") {
+            Some(Packing::Gzip)
+        } else if value.eq_ignore_ascii_case("deflate") {
+            Some(Packing::Deflate)
+        } else {
+            None
+        }
+    }
+
+    /// The unpacked body, or 413 as soon as it grows past `limit`.
+    fn inflate(self, packed: &[u8], limit: usize) -> Result<BytesMut, ApiError> {
+        use std::io::Read;
+        let reader: Box<dyn Read + '_> = match self {
+            Packing::Gzip => Box::new(flate2::read::GzDecoder::new(packed)),
+            Packing::Deflate => Box::new(flate2::read::ZlibDecoder::new(packed)),
+        };
+        let mut body = Vec::new();
+        // One byte more than allowed tells "exactly at the limit" from "over it".
+        reader
+            .take(limit as u64 + 1)
+            .read_to_end(&mut body)
+            .map_err(|e| ApiError::BodyFormat(format!("the body could not be read: {e}")))?;
+        if body.len() > limit {
+            return Err(ApiError::BodyTooLarge { limit });
+        }
+        Ok(bytes::Bytes::from(body).into())
+    }
 }
 
 /// Whether the request declares a JSON body (or no content type at all).
@@ -247,4 +297,50 @@ impl FromRequest for Rql {
 /// Parses an id from a path segment (400 code 12 when malformed).
 pub fn parse_id(text: &str) -> Result<Id, ApiError> {
     Ok(Id::parse(text)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn packed(packing: Packing, plain: &[u8]) -> Vec<u8> {
+        let level = flate2::Compression::default();
+        match packing {
+            Packing::Gzip => {
+                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), level);
+                encoder.write_all(plain).unwrap();
+                encoder.finish().unwrap()
+            }
+            Packing::Deflate => {
+                let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), level);
+                encoder.write_all(plain).unwrap();
+                encoder.finish().unwrap()
+            }
+        }
+    }
+
+    #[test]
+    fn inflation_stops_past_the_limit() {
+        for packing in [Packing::Gzip, Packing::Deflate] {
+            let bomb = packed(packing, &vec![b' '; 4 << 20]);
+            assert!(bomb.len() < 8 << 10, "{} bytes", bomb.len());
+            assert!(matches!(
+                packing.inflate(&bomb, 1000),
+                Err(ApiError::BodyTooLarge { limit: 1000 })
+            ));
+            let exact = packed(packing, &[b'x'; 1000]);
+            assert_eq!(packing.inflate(&exact, 1000).unwrap().len(), 1000);
+            let over = packed(packing, &[b'x'; 1001]);
+            assert!(matches!(
+                packing.inflate(&over, 1000),
+                Err(ApiError::BodyTooLarge { .. })
+            ));
+            assert!(matches!(
+                packing.inflate(b"not packed at all", 1000),
+                Err(ApiError::BodyFormat(_))
+            ));
+        }
+    }
 }

@@ -90,9 +90,9 @@ pub async fn get(
 pub struct CreateReportBody {
     /// The patient.
     pub user_id: String,
-    /// Start of the period, epoch ms; default: 7 days before its end.
+    /// Start of the period, epoch ms from 1970 to the end of 9999; default: 7 days before its end.
     pub period_start_timestamp: Option<i64>,
-    /// End of the period (exclusive), epoch ms; default: now.
+    /// End of the period (exclusive), epoch ms from 1970 to the end of 9999; default: now.
     pub period_end_timestamp: Option<i64>,
 }
 

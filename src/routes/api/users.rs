@@ -41,7 +41,8 @@ pub struct StaffEnlistmentBody {
     pub update_timestamp: i64,
 }
 
-/// The user record (interface.md 2.4); timestamps in epoch ms.
+/// The user record (interface.md 2.4); timestamps in epoch ms. Every field of 2.4 is always
+/// there, `null` when it has no value, so clients read one shape whatever the account holds.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UserBody {
     #[schema(value_type = String)]
@@ -53,19 +54,22 @@ pub struct UserBody {
     /// IANA time zone, e.g. `Europe/Brussels`.
     pub time_zone: String,
     pub email: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when none is set.
+    #[schema(required = true)]
     pub phone_number: Option<String>,
     pub activation: bool,
     /// Global roles; `admin` marks an administrator.
     pub roles: Vec<String>,
     pub patient_enlistments: Vec<PatientEnlistmentBody>,
     pub staff_enlistments: Vec<StaffEnlistmentBody>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The last failed login, `null` when there was none.
+    #[schema(required = true)]
     pub last_failed_timestamp: Option<i64>,
     pub failed_count: i32,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when none is set.
+    #[schema(required = true)]
     pub profile_image: Option<String>,
 }
 
@@ -302,7 +306,8 @@ pub async fn update_user(
 #[serde(deny_unknown_fields)]
 pub struct PatientEnlistmentRequest {
     pub group_id: String,
-    /// Epoch ms at which the prescription ends; must be in the future.
+    /// Epoch ms at which the prescription ends; must be in the future, and at most the end
+    /// of 9999.
     pub expiry_timestamp: i64,
 }
 

@@ -10,7 +10,6 @@ use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
-use chrono::TimeZone as _;
 use chrono_tz::Tz;
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
@@ -20,6 +19,7 @@ use super::session::{CSRF_KEY, USER_KEY};
 use crate::auth::token::same_secret;
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
+use crate::domain::time::local_time;
 use crate::i18n::Translator;
 use crate::reports::format;
 use crate::startup::AppState;
@@ -127,7 +127,7 @@ impl Visitor {
 
     /// A date and time in the visitor's zone and language.
     pub fn datetime(&self, millis: i64) -> String {
-        match self.zone.timestamp_millis_opt(millis).single() {
+        match local_time(self.zone, millis) {
             Some(at) => format!(
                 "{} {}",
                 format::short_date(self.tr.language(), at.date_naive()),
@@ -139,7 +139,7 @@ impl Visitor {
 
     /// A calendar date in the visitor's zone and language.
     pub fn date(&self, millis: i64) -> String {
-        match self.zone.timestamp_millis_opt(millis).single() {
+        match local_time(self.zone, millis) {
             Some(at) => format::short_date(self.tr.language(), at.date_naive()),
             None => String::new(),
         }
