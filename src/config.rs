@@ -66,6 +66,12 @@ pub struct Settings {
     pub redis_url: Option<String>,
     /// `TACHO_SESSION_TTL`: how long a portal session lasts after login, in seconds; default 12 hours.
     pub session_ttl: Duration,
+    /// `TACHO_SESSION_IDLE`: a portal session ends after this many seconds without a request;
+    /// default 30 minutes.
+    pub session_idle: Duration,
+    /// `TACHO_LOGIN_LIFETIME`: the longest an API login (a token family) lasts, however often
+    /// its refresh token is rotated, in seconds; default 90 days.
+    pub login_lifetime: Duration,
     /// `TACHO_SCHEDULER_TICK`: seconds between scheduler ticks in `serve` (periodic reports);
     /// `0` turns the scheduler off in this process; default 60.
     pub scheduler_tick: Option<Duration>,
@@ -281,6 +287,8 @@ impl Settings {
             max_body_bytes,
             redis_url: get("TACHO_REDIS_URL").map(|v| v.trim().to_owned()),
             session_ttl: seconds("TACHO_SESSION_TTL", 12 * 3600)?,
+            session_idle: seconds("TACHO_SESSION_IDLE", 30 * 60)?,
+            login_lifetime: seconds("TACHO_LOGIN_LIFETIME", 90 * 24 * 3600)?,
         })
     }
 }

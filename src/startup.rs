@@ -89,7 +89,8 @@ impl Application {
             PasswordHasher::default(),
             settings.access_token_ttl,
             settings.refresh_token_ttl,
-        );
+        )
+        .with_login_lifetime(settings.login_lifetime);
         let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
         let storage: Arc<dyn FileStorage> = match settings.file_storage {
             FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
@@ -235,6 +236,7 @@ fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Res
             .app_data(body_limit)
             .wrap(from_fn(routes::trailing_slash))
             .wrap(routes::error_envelopes())
+            .wrap(from_fn(routes::security_headers))
             .wrap(DefaultHeaders::new().add(("X-Content-Type-Options", "nosniff")))
             .wrap(from_fn(routes::request_log::log_requests))
             .configure(|cfg| {

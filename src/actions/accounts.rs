@@ -173,7 +173,9 @@ impl Actions {
     }
 
     /// Changes the viewer's own password after checking the current one (under the login
-    /// lockout rules: a wrong current password counts as a failed login).
+    /// lockout rules: a wrong current password counts as a failed login). Every login of the
+    /// account ends with it: its tokens are revoked with the change and then its portal
+    /// sessions are ended (the portal gives the session that made the change a new one).
     pub async fn change_password(
         &self,
         viewer: &Viewer,
@@ -202,11 +204,52 @@ impl Actions {
                 },
             )
             .await?;
+        store.revoke_tokens_of(&viewer.user_id).await?;
         store
             .audit(
                 entry(viewer, "account.password", "user", &viewer.user_id)
                     .detail("password changed"),
             )
+            .await?;
+        store.commit().await?;
+        self.sessions.end_sessions_of(&viewer.user_id).await?;
+        Ok(())
+    }
+
+    /// Ends every login of the viewer's account: all its API tokens and all its portal
+    /// sessions, the one that asks included.
+    pub async fn sign_out_everywhere(&self, viewer: &Viewer) -> ActionResult<()> {
+        let store = self.store.begin().await?;
+        store.revoke_tokens_of(&viewer.user_id).await?;
+        store
+            .audit(entry(
+                viewer,
+                "session.logout.everywhere",
+                "user",
+                &viewer.user_id,
+            ))
+            .await?;
+        store.commit().await?;
+        self.sessions.end_sessions_of(&viewer.user_id).await?;
+        Ok(())
+    }
+
+    /// Revokes the login a token belongs to (RFC 7009): its access and refresh tokens. A
+    /// token that is unknown, expired or already revoked changes nothing, and the caller is
+    /// not told which (RFC 7009 2.2).
+    pub async fn revoke_token(&self, token: &str) -> ActionResult<()> {
+        let store = self.store.begin().await?;
+        let Some((family, user)) = store.token_family(&crate::auth::token::hash(token)).await?
+        else {
+            return Ok(());
+        };
+        store.revoke_family(&family).await?;
+        let owner = Viewer {
+            user_id: user,
+            admin: false,
+        };
+        store
+            .audit(entry(&owner, "token.revoke", "user", &user).detail(format!("login {family}")))
             .await?;
         store.commit().await?;
         Ok(())

@@ -79,7 +79,11 @@ pub struct Authenticator {
     hasher: PasswordHasher,
     access_ttl: Duration,
     refresh_ttl: Duration,
+    login_lifetime: Duration,
 }
+
+/// The longest a login lasts unless [`Authenticator::with_login_lifetime`] says otherwise.
+const DEFAULT_LOGIN_LIFETIME: Duration = Duration::from_secs(90 * 24 * 3600);
 
 impl Authenticator {
     /// An authenticator issuing tokens with the given lifetimes.
@@ -94,7 +98,15 @@ impl Authenticator {
             hasher,
             access_ttl,
             refresh_ttl,
+            login_lifetime: DEFAULT_LOGIN_LIFETIME,
         }
+    }
+
+    /// Ends every login (token family) this long after its password grant, however often its
+    /// refresh token is rotated.
+    pub fn with_login_lifetime(mut self, lifetime: Duration) -> Self {
+        self.login_lifetime = lifetime;
+        self
     }
 
     /// The password hasher, for account creation and password changes.
@@ -180,6 +192,16 @@ impl Authenticator {
 
     async fn issue(&self, user_id: Id, family_id: Option<Id>) -> Result<IssuedTokens, LoginError> {
         let now = self.store.clock().now_millis();
+        let started = match &family_id {
+            Some(family) => self.store.family_started_at(family).await?.unwrap_or(now),
+            None => now,
+        };
+        // No token of a login outlives the login's absolute end (ASVS 5.0 V7.3.2).
+        let end = started.saturating_add(millis(self.login_lifetime));
+        if end <= now {
+            return Err(LoginError::InvalidRefreshToken);
+        }
+        let access_expires_at = now.saturating_add(millis(self.access_ttl)).min(end);
         let access_token = token::generate();
         let refresh_token = token::generate();
         self.store
@@ -187,18 +209,22 @@ impl Authenticator {
                 user_id,
                 family_id,
                 access_hash: token::hash(&access_token),
-                access_expires_at: now + self.access_ttl.as_millis() as i64,
+                access_expires_at,
                 refresh_hash: token::hash(&refresh_token),
-                refresh_expires_at: now + self.refresh_ttl.as_millis() as i64,
+                refresh_expires_at: now.saturating_add(millis(self.refresh_ttl)).min(end),
             })
             .await?;
         Ok(IssuedTokens {
             access_token,
             refresh_token,
-            expires_in: self.access_ttl.as_secs(),
+            expires_in: u64::try_from((access_expires_at - now) / 1000).unwrap_or(0),
             user_id,
         })
     }
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Shared handle used by the web layer.

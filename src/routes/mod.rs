@@ -48,6 +48,35 @@ pub fn configure(
     }));
 }
 
+/// Middleware: headers every answer gets.
+/// - JSON answers carry personal data (accounts, profiles, measurements, reports) or tokens:
+///   `Cache-Control: no-store` unless the handler chose otherwise (ASVS 5.0 V14.3.2).
+/// - Behind HTTPS, `Strict-Transport-Security` for a year (V12.1.1, RFC 6797).
+pub async fn security_headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let https = req
+        .app_data::<routing::Data<crate::startup::AppState>>()
+        .is_some_and(|state| web::session::is_https(&state.settings));
+    let mut res = next.call(req).await?;
+    let headers = res.headers_mut();
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if json && !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    if https {
+        headers.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static("max-age=31536000"),
+        );
+    }
+    Ok(res)
+}
+
 /// Middleware: routes a request for one of the API operations that also answer with a trailing
 /// slash ([`api::answers_with_trailing_slash`]) as if it came without that slash. Any other
 /// path is left as it came, so that it answers, or is unknown, exactly as written.

@@ -152,19 +152,71 @@ impl Store {
 
     /// Revokes every access and refresh token of a login.
     pub async fn revoke_family(&self, family_id: &Id) -> StoreResult<()> {
+        self.revoke_tokens(
+            access_token::Column::FamilyId.eq(family_id),
+            refresh_token::Column::FamilyId.eq(family_id),
+        )
+        .await
+    }
+
+    /// Revokes every token of every login of a user (a password change, a deactivation, a
+    /// sign-out everywhere).
+    pub async fn revoke_tokens_of(&self, user_id: &Id) -> StoreResult<()> {
+        self.revoke_tokens(
+            access_token::Column::UserId.eq(user_id),
+            refresh_token::Column::UserId.eq(user_id),
+        )
+        .await
+    }
+
+    async fn revoke_tokens(
+        &self,
+        access: sea_orm::sea_query::SimpleExpr,
+        refresh: sea_orm::sea_query::SimpleExpr,
+    ) -> StoreResult<()> {
         let txn = self.db.begin().await?;
         access_token::Entity::update_many()
             .col_expr(access_token::Column::Revoked, Expr::value(true))
-            .filter(access_token::Column::FamilyId.eq(family_id))
+            .filter(access)
             .exec(&txn)
             .await?;
         refresh_token::Entity::update_many()
             .col_expr(refresh_token::Column::Revoked, Expr::value(true))
-            .filter(refresh_token::Column::FamilyId.eq(family_id))
+            .filter(refresh)
             .exec(&txn)
             .await?;
         txn.commit().await?;
         self.cache.invalidate();
         Ok(())
+    }
+
+    /// The login (token family) and user a token, access or refresh, belongs to, whatever its
+    /// state; for a revocation (RFC 7009), which needs no more.
+    pub async fn token_family(&self, hash: &str) -> StoreResult<Option<(Id, Id)>> {
+        if let Some(token) = access_token::Entity::find()
+            .filter(access_token::Column::TokenHash.eq(hash))
+            .one(&self.db)
+            .await?
+        {
+            return Ok(Some((token.family_id, token.user_id)));
+        }
+        Ok(refresh_token::Entity::find()
+            .filter(refresh_token::Column::TokenHash.eq(hash))
+            .one(&self.db)
+            .await?
+            .map(|token| (token.family_id, token.user_id)))
+    }
+
+    /// When the login `family_id` began: its first token's creation (epoch ms).
+    pub async fn family_started_at(&self, family_id: &Id) -> StoreResult<Option<i64>> {
+        use sea_orm::QuerySelect;
+        Ok(refresh_token::Entity::find()
+            .select_only()
+            .column_as(refresh_token::Column::CreationTimestamp.min(), "started")
+            .filter(refresh_token::Column::FamilyId.eq(family_id))
+            .into_tuple::<Option<i64>>()
+            .one(&self.db)
+            .await?
+            .flatten())
     }
 }

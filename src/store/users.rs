@@ -8,9 +8,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::entities::{
-    access_token, patient_enlistment, profile, refresh_token, staff_enlistment, user,
-};
+use super::entities::{patient_enlistment, profile, staff_enlistment, user};
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
@@ -213,12 +211,12 @@ impl Store {
         Ok(updated)
     }
 
-    /// Activates or deactivates a user. Deactivation revokes every token at once; activation
-    /// also lifts a lockout after failed logins.
+    /// Activates or deactivates a user. Deactivation revokes every token (atomically with the
+    /// change when the store is an action's, see [`Store::begin`]); activation also lifts a
+    /// lockout after failed logins.
     pub async fn set_activation(&self, id: &Id, activation: bool) -> StoreResult<user::Model> {
-        let txn = self.db.begin().await?;
         let mut model: user::ActiveModel = user::Entity::find_by_id(*id)
-            .one(&txn)
+            .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)?
             .into();
@@ -226,21 +224,12 @@ impl Store {
         if activation {
             model.failed_count = Set(0);
             model.last_failed_timestamp = Set(None);
-        } else {
-            access_token::Entity::update_many()
-                .col_expr(access_token::Column::Revoked, Expr::value(true))
-                .filter(access_token::Column::UserId.eq(id))
-                .exec(&txn)
-                .await?;
-            refresh_token::Entity::update_many()
-                .col_expr(refresh_token::Column::Revoked, Expr::value(true))
-                .filter(refresh_token::Column::UserId.eq(id))
-                .exec(&txn)
-                .await?;
         }
         model.update_timestamp = Set(self.now());
-        let updated = model.update(&txn).await?;
-        txn.commit().await?;
+        let updated = model.update(&self.db).await?;
+        if !activation {
+            self.revoke_tokens_of(id).await?;
+        }
         self.cache.invalidate();
         Ok(updated)
     }

@@ -4,7 +4,7 @@ use chrono::Duration;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{PASSWORD, spawn_app, spawn_app_with};
+use crate::helpers::{PASSWORD, TestApp, spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn password_grant_issues_opaque_tokens() {
@@ -356,4 +356,98 @@ async fn a_deactivation_reaches_other_instances_within_the_cache_ttl() {
         .get("/users/v1/me", &user.token)
         .await
         .assert_error(401, 117);
+}
+
+/// Posts an RFC 7009 revocation of `token` as a form, as OAuth2 clients do.
+async fn revoke(app: &TestApp, token: &str) -> reqwest::Response {
+    app.client
+        .post(app.url("/auth/v2/oauth2/tokens/revoke"))
+        .form(&[("token", token), ("token_type_hint", "refresh_token")])
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_revoked_token_ends_its_whole_login_and_nothing_else() {
+    let app = spawn_app().await;
+    let user = app.user("revoker").await;
+    let grant = |body| app.request(Method::POST, "/auth/v2/oauth2/tokens", None, Some(body));
+    let first =
+        grant(json!({"grant_type": "password", "username": user.email, "password": PASSWORD}))
+            .await;
+    let first = first.assert_ok().clone();
+    let other = app.login(&user.email).await;
+
+    // Revoking the refresh token ends the access token of the same login too.
+    let answer = revoke(&app, first["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.headers()["cache-control"], "no-store");
+    assert!(answer.text().await.unwrap().is_empty());
+    app.get("/users/v1/me", first["access_token"].as_str().unwrap())
+        .await
+        .assert_error(401, 117);
+    let refused =
+        grant(json!({"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}))
+            .await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.body["exh_error"]["code"], 106);
+    // Another login of the same user goes on.
+    app.get("/users/v1/me", &other).await.assert_ok();
+
+    // Unknown and already revoked tokens get the same answer (RFC 7009 2.2).
+    for token in ["not-a-token", first["access_token"].as_str().unwrap()] {
+        let answer = revoke(&app, token).await;
+        assert_eq!(answer.status(), 200);
+    }
+    // A request without a token is malformed.
+    let missing = app
+        .client
+        .post(app.url("/auth/v2/oauth2/tokens/revoke"))
+        .form(&[("token_type_hint", "access_token")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 400);
+}
+
+#[tokio::test]
+async fn a_login_ends_90_days_after_its_password_grant_however_often_it_is_refreshed() {
+    let app = spawn_app().await;
+    let user = app.user("long").await;
+    let grant = |body| app.request(Method::POST, "/auth/v2/oauth2/tokens", None, Some(body));
+    let mut tokens =
+        grant(json!({"grant_type": "password", "username": user.email, "password": PASSWORD}))
+            .await
+            .assert_ok()
+            .clone();
+    // A refresh every 20 days keeps the login for 80 days ...
+    for _ in 0..4 {
+        app.clock.advance(Duration::days(20));
+        tokens =
+            grant(json!({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}))
+                .await
+                .assert_ok()
+                .clone();
+    }
+    // ... whose tokens never outlive day 90: 10 days left, so the refresh token is refused
+    // on day 90 although it was issued 10 days before and rotated tokens last 30.
+    app.clock.advance(Duration::days(10));
+    let refused =
+        grant(json!({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}))
+            .await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.body["exh_error"]["code"], 106);
+}
+
+#[tokio::test]
+async fn json_answers_with_personal_data_are_not_stored_by_caches() {
+    let app = spawn_app().await;
+    let user = app.user("cache").await;
+    let me = app.get("/users/v1/me", &user.token).await;
+    assert_eq!(me.headers["cache-control"], "no-store");
+    let missing = app
+        .get("/users/v1/0123456789abcdef01234567", &user.token)
+        .await;
+    assert_eq!(missing.headers["cache-control"], "no-store");
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 use tacho::domain::account::Language;
 use tacho::domain::id::Id;
 
-use crate::helpers::{PASSWORD, TestApp, TestUser, World, spawn_app};
+use crate::helpers::{PASSWORD, TestApp, TestUser, World, spawn_app, spawn_app_with};
 
 /// A response: status, headers and body text.
 pub struct Page {
@@ -36,18 +36,26 @@ impl Page {
 /// A browser without JavaScript: one session cookie, sent back by hand.
 pub struct Browser<'a> {
     pub app: &'a TestApp,
+    /// The session cookie, `tacho_session=…`.
     pub cookie: Option<String>,
+    /// The anonymous visitor's CSRF cookie, `tacho_csrf=…`.
+    pub csrf_cookie: Option<String>,
     /// Extra headers sent with every request (e.g. `HX-Request`, `Origin`).
     pub headers: Vec<(&'static str, String)>,
 }
 
-fn session_cookie(headers: &HeaderMap) -> Option<String> {
+/// The `name=value` part of the cookie `name` the answer sets.
+fn set_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all("set-cookie")
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("tacho_session="))
+        .find(|v| v.starts_with(&format!("{name}=")))
         .map(|v| v.split(';').next().unwrap_or("").to_owned())
+}
+
+fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    set_cookie(headers, "tacho_session")
 }
 
 impl<'a> Browser<'a> {
@@ -55,14 +63,20 @@ impl<'a> Browser<'a> {
         Browser {
             app,
             cookie: None,
+            csrf_cookie: None,
             headers: Vec::new(),
         }
     }
 
     async fn send(&mut self, request: reqwest::RequestBuilder) -> Page {
         let mut request = request;
-        if let Some(cookie) = &self.cookie {
-            request = request.header("Cookie", cookie.clone());
+        let cookies: Vec<&str> = [&self.cookie, &self.csrf_cookie]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        if !cookies.is_empty() {
+            request = request.header("Cookie", cookies.join("; "));
         }
         for (name, value) in &self.headers {
             request = request.header(*name, value.clone());
@@ -73,6 +87,9 @@ impl<'a> Browser<'a> {
         if let Some(cookie) = session_cookie(&headers) {
             // An emptied cookie is the server ending the session.
             self.cookie = (cookie != "tacho_session=").then_some(cookie);
+        }
+        if let Some(cookie) = set_cookie(&headers, "tacho_csrf") {
+            self.csrf_cookie = Some(cookie);
         }
         let body = response.text().await.unwrap_or_default();
         Page {
@@ -137,7 +154,21 @@ async fn pages_carry_security_headers_and_the_login_redirect() {
     assert_eq!(login.headers["x-content-type-options"], "nosniff");
     assert_eq!(login.headers["x-frame-options"], "DENY");
     assert!(!login.body.contains("<script>"), "no inline script");
-    let cookie = login.headers["set-cookie"].to_str().unwrap();
+    // An anonymous visitor gets only the CSRF cookie of the login form.
+    let cookies: Vec<&str> = login
+        .headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(cookies.len(), 1, "{cookies:?}");
+    assert!(cookies[0].starts_with("tacho_csrf="));
+    assert!(cookies[0].contains("HttpOnly") && cookies[0].contains("SameSite=Strict"));
+    assert!(!login.headers.contains_key("strict-transport-security"));
+    let user = app.user("headers").await;
+    let mut member = Browser::new(&app);
+    let signed_in = member.login(&user.email, PASSWORD).await;
+    let cookie = session_cookie_header(&signed_in);
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"));
     // Served over plain HTTP in tests, so not Secure (browsers would drop it).
     assert!(!cookie.contains("Secure"));
@@ -280,19 +311,46 @@ async fn login_renews_the_session_and_logout_ends_it_for_good() {
     let app = spawn_app().await;
     let user = app.user("fixation").await;
     let mut browser = Browser::new(&app);
-    browser.get("/portal/login").await;
-    let before = browser.cookie.clone().expect("a session before login");
+    let sessions_before = session_rows(&app).await;
+    let form = browser.get("/portal/login").await;
+    assert!(
+        browser.cookie.is_none() && browser.csrf_cookie.is_some(),
+        "an anonymous visitor gets a CSRF cookie, not a session: {:?}",
+        form.headers
+    );
+    assert_eq!(
+        session_rows(&app).await,
+        sessions_before,
+        "no session is stored"
+    );
+    // A session key someone plants before the login is not the one the login gets.
+    let planted_key = "tacho_session=planted-before-login".to_owned();
+    browser.cookie = Some(planted_key.clone());
     let page = browser.login(&user.email, PASSWORD).await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
     let after = browser.cookie.clone().expect("a session after login");
-    assert_ne!(before, after, "login must issue a new session key");
+    assert_ne!(planted_key, after, "login must issue a new session key");
+    assert_eq!(
+        session_rows(&app).await,
+        sessions_before + 1,
+        "the login stores one"
+    );
 
-    // Whoever planted the old cookie is not logged in with it.
-    let mut planted = Browser::new(&app);
-    planted.cookie = Some(before);
-    let page = planted.get("/portal/account").await;
-    assert_eq!(page.status, StatusCode::SEE_OTHER);
-    assert_eq!(page.location(), "/portal/login");
+    // A login form posted without the visitor's CSRF cookie is refused.
+    let mut forged = Browser::new(&app);
+    let token = browser.csrf_cookie.clone().unwrap();
+    let token = token.trim_start_matches("tacho_csrf=");
+    let page = forged
+        .post_raw(
+            "/portal/login",
+            &[
+                ("csrf", token),
+                ("email", &user.email),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::FORBIDDEN);
 
     assert_eq!(browser.get("/portal/account").await.status, 200);
     let logout = browser.post("/portal/account", "/portal/logout", &[]).await;
@@ -842,6 +900,7 @@ async fn the_scheduler_page_shows_queued_and_failed_jobs() {
 async fn a_password_is_changed_after_checking_the_current_one() {
     let app = spawn_app().await;
     let user = app.user("keys").await;
+    let mut elsewhere = logged_in(&app, &user).await;
     let mut browser = logged_in(&app, &user).await;
     let fields = |current: &'static str, new: &'static str, confirm: &'static str| {
         [("current", current), ("new", new), ("confirm", confirm)]
@@ -870,6 +929,15 @@ async fn a_password_is_changed_after_checking_the_current_one() {
         )
         .await;
     assert!(changed.body.contains("Your password was changed."));
+    // The change ends every other login: the app's tokens and the other browser's session,
+    // while the browser that made it goes on.
+    app.get("/users/v1/me", &user.token)
+        .await
+        .assert_error(401, 117);
+    let other = elsewhere.get("/portal/account").await;
+    assert_eq!(other.status, StatusCode::SEE_OTHER);
+    assert_eq!(other.location(), "/portal/login");
+    assert_eq!(browser.get("/portal/account").await.status, 200);
     let old = app.password_grant(&user.email, PASSWORD).await;
     assert_eq!(old.status, 400);
     assert_eq!(old.body["exh_error"]["code"], 106);
@@ -1088,4 +1156,130 @@ async fn the_patient_list_sorts_and_filters_by_the_latest_result() {
         patient.get("/portal/patients?sort=result").await.status,
         403
     );
+}
+
+/// The stored portal sessions (the database backend).
+async fn session_rows(app: &TestApp) -> u64 {
+    use sea_orm::{EntityTrait, PaginatorTrait};
+    tacho::store::entities::session::Entity::find()
+        .count(app.state.store.connection())
+        .await
+        .unwrap()
+}
+
+/// The session's `Set-Cookie` header of an answer.
+fn session_cookie_header(page: &Page) -> String {
+    page.headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|v| v.contains("tacho_session="))
+        .expect("a session cookie")
+}
+
+#[tokio::test]
+async fn behind_https_cookies_are_host_only_and_secure_and_hsts_is_sent() {
+    let app = spawn_app_with(|s| s.base_url = "https://tacho.example".into()).await;
+    let user = app.user("secure").await;
+    let form = app
+        .client
+        .get(app.url("/portal/login"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        form.headers()["strict-transport-security"],
+        "max-age=31536000"
+    );
+    let csrf_cookie = form.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        csrf_cookie.starts_with("__Host-tacho_csrf=")
+            && csrf_cookie.contains("; Secure")
+            && csrf_cookie.contains("Path=/"),
+        "{csrf_cookie}"
+    );
+    let page = Page {
+        status: form.status(),
+        headers: form.headers().clone(),
+        body: form.text().await.unwrap(),
+    };
+    let token = page.csrf();
+    let signed_in = app
+        .client
+        .post(app.url("/portal/login"))
+        .header("Cookie", csrf_cookie.split(';').next().unwrap())
+        .form(&[
+            ("csrf", token.as_str()),
+            ("email", user.email.as_str()),
+            ("password", PASSWORD),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), StatusCode::SEE_OTHER);
+    let session = signed_in
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|v| v.starts_with("__Host-tacho_session="))
+        .expect("a host-only session cookie");
+    assert!(
+        session.contains("Secure") && session.contains("Path=/"),
+        "{session}"
+    );
+    let me = app.get("/users/v1/me", &user.token).await;
+    assert_eq!(me.headers["strict-transport-security"], "max-age=31536000");
+}
+
+#[tokio::test]
+async fn sign_out_everywhere_ends_every_session_and_token() {
+    let app = spawn_app().await;
+    let user = app.user("everywhere").await;
+    let mut elsewhere = logged_in(&app, &user).await;
+    let mut browser = logged_in(&app, &user).await;
+    let out = browser
+        .post(
+            "/portal/account",
+            "/portal/account/sign-out-everywhere",
+            &[],
+        )
+        .await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert_eq!(out.location(), "/portal/login");
+    for b in [&mut browser, &mut elsewhere] {
+        let page = b.get("/portal/account").await;
+        assert_eq!(page.location(), "/portal/login");
+    }
+    app.get("/users/v1/me", &user.token)
+        .await
+        .assert_error(401, 117);
+}
+
+#[tokio::test]
+async fn portal_sessions_end_when_idle_and_after_their_lifetime() {
+    let app = spawn_app().await;
+    let user = app.user("idle").await;
+    let mut browser = logged_in(&app, &user).await;
+    // Requests keep it going: 25 minutes apart, for well over the idle time.
+    for _ in 0..3 {
+        app.clock.advance(chrono::Duration::minutes(25));
+        assert_eq!(browser.get("/portal/account").await.status, 200);
+    }
+    // 31 minutes without a request end it.
+    app.clock.advance(chrono::Duration::minutes(31));
+    let page = browser.get("/portal/account").await;
+    assert_eq!(page.location(), "/portal/login");
+
+    // However busy, a session ends 12 hours after its login.
+    let mut busy = logged_in(&app, &user).await;
+    for _ in 0..(12 * 60 / 20) {
+        app.clock.advance(chrono::Duration::minutes(20));
+        let page = busy.get("/portal/account").await;
+        if page.status != 200 {
+            break;
+        }
+    }
+    let page = busy.get("/portal/account").await;
+    assert_eq!(page.location(), "/portal/login");
 }

@@ -191,7 +191,10 @@ fn check_basic_client(req: &HttpRequest) -> Result<(), OAuthError> {
     }
 }
 
-fn parse_request(req: &HttpRequest, body: &[u8]) -> Result<TokenRequest, OAuthError> {
+fn parse_request<T: serde::de::DeserializeOwned>(
+    req: &HttpRequest,
+    body: &[u8],
+) -> Result<T, OAuthError> {
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -265,7 +268,7 @@ pub async fn token(
     }
     check_basic_client(&req)?;
     let body = read_body(&req, payload, 16 * 1024).await?;
-    let request = parse_request(&req, &body)?;
+    let request: TokenRequest = parse_request(&req, &body)?;
     let issued = match required(&request.grant_type, "grant_type")? {
         "password" => {
             let username = required(&request.username, "username")?;
@@ -301,4 +304,44 @@ pub async fn token(
             refresh_token: issued.refresh_token,
             user_id: issued.user_id.to_string(),
         }))
+}
+
+/// A token revocation request (RFC 7009 2.1).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct RevokeRequest {
+    /// An access or a refresh token.
+    pub token: Option<String>,
+    /// `access_token` or `refresh_token`; accepted and not needed, since either kind is found.
+    pub token_type_hint: Option<String>,
+    /// Accepted and ignored.
+    pub client_id: Option<String>,
+    /// Accepted and ignored.
+    pub client_secret: Option<String>,
+}
+
+/// Revokes a token (RFC 7009): the whole login it belongs to, its access and refresh tokens
+/// alike. The answer is 200 with an empty body whether the token was valid, expired, revoked
+/// already or unknown (RFC 7009 2.2), so it tells nothing about the token.
+#[utoipa::path(tag = "auth",
+    request_body(content = RevokeRequest, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 200, description = "revoked, or nothing to revoke"),
+        (status = 400, description = "invalid_request (14, 22)", body = OAuthErrorBody),
+        (status = 401, description = "invalid_client", body = OAuthErrorBody)))]
+#[post("/auth/v2/oauth2/tokens/revoke")]
+pub async fn revoke(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: actix_web::web::Payload,
+) -> Result<HttpResponse, OAuthError> {
+    check_basic_client(&req)?;
+    let body = read_body(&req, payload, 16 * 1024).await?;
+    let request: RevokeRequest = parse_request(&req, &body)?;
+    state
+        .actions
+        .revoke_token(required(&request.token, "token")?)
+        .await
+        .map_err(|err| OAuthError::from(ApiError::from(err)))?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish())
 }

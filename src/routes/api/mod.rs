@@ -51,6 +51,7 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
     cfg.service(health::live)
         .service(health::ready)
         .service(auth::token)
+        .service(auth::revoke)
         .service(users::register)
         .service(users::me)
         .service(users::list_users)

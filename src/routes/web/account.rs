@@ -196,8 +196,26 @@ pub async fn change_password(
         )
         .await;
     match changed {
-        Ok(()) => page(member, Some("password-changed"), None).await,
+        Ok(()) => {
+            // Every session of the account has ended; this one goes on under a new key.
+            member.session.renew();
+            page(member, Some("password-changed"), None).await
+        }
         Err(ActionError::Invalid { key, .. }) => page(member, None, Some(key)).await,
         Err(err) => Err(err.into()),
     }
+}
+
+/// Ends every login of the account (API tokens and portal sessions, this one too).
+pub async fn sign_out_everywhere(
+    member: Member,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    member
+        .state
+        .actions
+        .sign_out_everywhere(&member.viewer())
+        .await?;
+    member.session.purge();
+    Ok(see_other("/portal/login"))
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
-use super::session::{CSRF_KEY, USER_KEY};
+use super::session::{CSRF_KEY, LOGIN_AT_KEY, USER_KEY};
 use crate::auth::LoginError;
 
 #[derive(Template)]
@@ -73,6 +73,7 @@ pub async fn login(
     let session = &visitor.session;
     session.renew();
     session.insert(USER_KEY, user.id)?;
+    session.insert(LOGIN_AT_KEY, state.store.clock().now_millis())?;
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes);
     session.insert(CSRF_KEY, hex::encode(bytes))?;

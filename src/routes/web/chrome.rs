@@ -121,6 +121,17 @@ pub async fn portal_middleware(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let htmx = req.headers().contains_key("HX-Request");
     let res = next.call(req).await?.map_into_boxed_body();
+    // The anonymous visitor's CSRF cookie, when the page handed out a new token.
+    let new_csrf_cookie = res
+        .request()
+        .extensions()
+        .get::<super::context::NewCsrfCookie>()
+        .cloned()
+        .zip(
+            res.request()
+                .app_data::<actix_web::web::Data<crate::startup::AppState>>(),
+        )
+        .map(|(cookie, state)| cookie.header(&state.settings));
     let marker = res.response().extensions().get::<ErrorPage>().copied();
     let mut res = match marker {
         Some(page) => {
@@ -186,6 +197,11 @@ pub async fn portal_middleware(
     );
     // Pages show personal data: never keep them in shared or back-button caches.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(cookie) = new_csrf_cookie
+        && let Ok(value) = HeaderValue::from_str(&cookie)
+    {
+        headers.append(header::SET_COOKIE, value);
+    }
     headers.insert(
         header::VARY,
         HeaderValue::from_static("HX-Request, Cookie, Accept-Language"),

@@ -15,8 +15,9 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
 use super::error::WebError;
-use super::session::{CSRF_KEY, USER_KEY};
+use super::session::{CSRF_KEY, LOGIN_AT_KEY, USER_KEY, cookie_name};
 use crate::auth::token::same_secret;
+use crate::config::Settings;
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
 use crate::domain::time::local_time;
@@ -65,6 +66,40 @@ fn new_token() -> String {
     hex::encode(bytes)
 }
 
+/// The cookie that carries an anonymous visitor's CSRF token (the login form's), so that no
+/// session is stored for a visitor who has not logged in: the form must send back the value
+/// of this cookie, which another site can neither read nor set (double submit, OWASP CSRF
+/// prevention cheat sheet).
+const ANONYMOUS_CSRF_COOKIE: &str = "tacho_csrf";
+
+/// A CSRF cookie to set on the answer, put in the request's extensions by [`Visitor`].
+#[derive(Debug, Clone)]
+pub struct NewCsrfCookie(pub String);
+
+impl NewCsrfCookie {
+    /// The `Set-Cookie` value: HttpOnly, SameSite=Strict, for the whole host, `Secure` and
+    /// `__Host-` over HTTPS.
+    pub fn header(&self, settings: &Settings) -> String {
+        let secure = if super::session::is_https(settings) {
+            "; Secure"
+        } else {
+            ""
+        };
+        format!(
+            "{}={}; Path=/; HttpOnly; SameSite=Strict{secure}",
+            cookie_name(settings, ANONYMOUS_CSRF_COOKIE),
+            self.0
+        )
+    }
+}
+
+/// The anonymous CSRF token the request's cookie carries, if it looks like one.
+fn anonymous_csrf(req: &HttpRequest, settings: &Settings) -> Option<String> {
+    req.cookie(&cookie_name(settings, ANONYMOUS_CSRF_COOKIE))
+        .map(|c| c.value().to_owned())
+        .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Anyone asking for a portal page.
 #[derive(Clone)]
 pub struct Visitor {
@@ -87,9 +122,16 @@ impl Visitor {
         let session = req.get_session();
         let mut user = None;
         if let Some(id) = session.get::<Id>(USER_KEY)? {
+            let now = state.store.clock().now_millis();
+            let absolute =
+                i64::try_from(state.settings.session_ttl.as_millis()).unwrap_or(i64::MAX);
+            let current = session
+                .get::<i64>(LOGIN_AT_KEY)?
+                .is_some_and(|at| now.saturating_sub(at) < absolute);
             match state.store.user_by_id(&id).await? {
-                // A deactivated user's session ends at its next request, whatever the store.
-                Some(found) if found.activation => {
+                // A deactivated user's session ends at its next request, whatever the store,
+                // and every session ends TACHO_SESSION_TTL after its login.
+                Some(found) if found.activation && current => {
                     user = Some(state.store.user_record(found).await?);
                 }
                 _ => session.purge(),
@@ -104,13 +146,21 @@ impl Visitor {
             .and_then(|r| TimeZone::parse(&r.user.time_zone))
             .map(|z| z.0)
             .unwrap_or(Tz::UTC);
-        let csrf = match session.get::<String>(CSRF_KEY)? {
-            Some(token) => token,
-            None => {
+        let csrf = match (&user, session.get::<String>(CSRF_KEY)?) {
+            (Some(_), Some(token)) => token,
+            (Some(_), None) => {
                 let token = new_token();
                 session.insert(CSRF_KEY, &token)?;
                 token
             }
+            (None, _) => match anonymous_csrf(&req, &state.settings) {
+                Some(token) => token,
+                None => {
+                    let token = new_token();
+                    req.extensions_mut().insert(NewCsrfCookie(token.clone()));
+                    token
+                }
+            },
         };
         let tr = Translator::new(language);
         req.extensions_mut().insert(tr.clone());
@@ -273,7 +323,14 @@ impl<T: DeserializeOwned + 'static> FromRequest for CsrfForm<T> {
                         .find(|(k, _)| k == "csrf")
                         .map(|(_, v)| v.clone())
                 });
-            let expected = req.get_session().get::<String>(CSRF_KEY)?;
+            // A logged-in session holds its token; an anonymous visitor's is in its cookie.
+            let session = req.get_session();
+            let expected = if session.get::<Id>(USER_KEY)?.is_some() {
+                session.get::<String>(CSRF_KEY)?
+            } else {
+                req.app_data::<Data<AppState>>()
+                    .and_then(|state| anonymous_csrf(&req, &state.settings))
+            };
             match (sent, expected) {
                 (Some(sent), Some(expected)) if same_secret(&sent, &expected) => {}
                 _ => return Err(WebError::Csrf),

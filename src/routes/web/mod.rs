@@ -85,6 +85,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 "/account/password",
                 web::post().to(account::change_password),
             )
+            .route(
+                "/account/sign-out-everywhere",
+                web::post().to(account::sign_out_everywhere),
+            )
             .route("/profile", web::get().to(profile::show))
             .route("/profile", web::post().to(profile::save))
             .route("/measurements", web::get().to(measurements::list))

@@ -24,8 +24,25 @@ use crate::store::Store;
 pub const USER_KEY: &str = "uid";
 /// The session value holding the CSRF token.
 pub const CSRF_KEY: &str = "csrf";
-/// The name of the session cookie.
-pub const COOKIE_NAME: &str = "tacho_session";
+/// The session value holding when the user logged in (epoch ms, the store's clock): a session
+/// ends this long after it however active it stays (`TACHO_SESSION_TTL`).
+pub const LOGIN_AT_KEY: &str = "login_at";
+
+/// A cookie's name: with the `__Host-` prefix when the portal is served over HTTPS, which
+/// makes browsers refuse it unless it is `Secure`, for the whole host and set by the host itself
+/// (so a sibling subdomain cannot plant one).
+pub fn cookie_name(settings: &Settings, name: &str) -> String {
+    if is_https(settings) {
+        format!("__Host-{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// Whether the public address is HTTPS.
+pub fn is_https(settings: &Settings) -> bool {
+    settings.base_url.starts_with("https://")
+}
 
 type State = HashMap<String, String>;
 
@@ -39,6 +56,9 @@ pub enum PortalSessions {
     Redis {
         sessions: RedisSessionStore,
         index: ConnectionManager,
+        /// How long a user's set of keys is kept after its last change: the longest a session
+        /// can last.
+        index_ttl: CookieDuration,
     },
 }
 
@@ -55,7 +75,12 @@ impl PortalSessions {
                 let index = ConnectionManager::new(client)
                     .await
                     .context("cannot connect to TACHO_REDIS_URL")?;
-                Ok(PortalSessions::Redis { sessions, index })
+                let index_ttl = CookieDuration::seconds(settings.session_ttl.as_secs() as i64);
+                Ok(PortalSessions::Redis {
+                    sessions,
+                    index,
+                    index_ttl,
+                })
             }
             None => Ok(PortalSessions::Database(store.clone())),
         }
@@ -120,25 +145,27 @@ pub async fn cookie_key(store: &Store) -> anyhow::Result<Key> {
     Key::try_from(bytes.as_slice()).context("the stored session cookie key is too short")
 }
 
-/// The session middleware of the portal: `HttpOnly`, `SameSite=Lax`, `Secure` when the public
-/// address is HTTPS. The lifetime runs from the last change of the session (the login), so
-/// reading a page costs no write to the session store.
+/// The session middleware of the portal: `HttpOnly`, `SameSite=Lax`, `Secure` and
+/// `__Host-tacho_session` when the public address is HTTPS. A session ends after
+/// `TACHO_SESSION_IDLE` without a request (each request moves its expiry, ASVS 5.0 V7.3.1), and
+/// `TACHO_SESSION_TTL` after its login whatever happens ([`LOGIN_AT_KEY`], V7.3.2). A session
+/// is stored only once it holds something: the login makes the first.
 pub fn middleware(
     sessions: PortalSessions,
     key: Key,
     settings: &Settings,
 ) -> SessionMiddleware<PortalSessions> {
-    let ttl = CookieDuration::seconds(settings.session_ttl.as_secs() as i64);
+    let idle = CookieDuration::seconds(settings.session_idle.as_secs() as i64);
     SessionMiddleware::builder(sessions, key)
-        .cookie_name(COOKIE_NAME.into())
+        .cookie_name(cookie_name(settings, "tacho_session"))
         .cookie_http_only(true)
         .cookie_same_site(SameSite::Lax)
-        .cookie_secure(settings.base_url.starts_with("https://"))
+        .cookie_secure(is_https(settings))
         .cookie_path("/".into())
         .session_lifecycle(
             PersistentSession::default()
-                .session_ttl(ttl)
-                .session_ttl_extension_policy(TtlExtensionPolicy::OnStateChanges),
+                .session_ttl(idle)
+                .session_ttl_extension_policy(TtlExtensionPolicy::OnEveryRequest),
         )
         .build()
 }
@@ -181,11 +208,15 @@ impl SessionStore for PortalSessions {
 
     async fn save(&self, state: State, ttl: &CookieDuration) -> Result<SessionKey, SaveError> {
         match self {
-            PortalSessions::Redis { sessions, index } => {
+            PortalSessions::Redis {
+                sessions,
+                index,
+                index_ttl,
+            } => {
                 let user = user_of(&state);
                 let key = sessions.save(state, ttl).await?;
                 if let Some(user) = user {
-                    index_session(index, &user, &key, ttl)
+                    index_session(index, &user, &key, index_ttl)
                         .await
                         .map_err(SaveError::Other)?;
                 }
@@ -211,11 +242,15 @@ impl SessionStore for PortalSessions {
         ttl: &CookieDuration,
     ) -> Result<SessionKey, UpdateError> {
         match self {
-            PortalSessions::Redis { sessions, index } => {
+            PortalSessions::Redis {
+                sessions,
+                index,
+                index_ttl,
+            } => {
                 let user = user_of(&state);
                 let key = sessions.update(key, state, ttl).await?;
                 if let Some(user) = user {
-                    index_session(index, &user, &key, ttl)
+                    index_session(index, &user, &key, index_ttl)
                         .await
                         .map_err(UpdateError::Other)?;
                 }
