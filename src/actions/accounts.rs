@@ -172,6 +172,24 @@ impl Actions {
         Ok(user)
     }
 
+    /// A refresh grant (the OAuth2 `refresh_token` grant): rotates the login's refresh token;
+    /// the grant is recorded.
+    pub async fn refresh_login(
+        &self,
+        refresh_token: &str,
+    ) -> Result<crate::auth::IssuedTokens, crate::auth::LoginError> {
+        let issued = self.auth.refresh_grant(refresh_token).await?;
+        let owner = Viewer {
+            user_id: issued.user_id,
+            admin: false,
+        };
+        self.store
+            .audit(entry(&owner, "token.refresh", "user", &issued.user_id))
+            .await
+            .map_err(crate::auth::LoginError::from)?;
+        Ok(issued)
+    }
+
     /// Changes the viewer's own password after checking the current one (under the login
     /// lockout rules: a wrong current password counts as a failed login). Every login of the
     /// account ends with it: its tokens are revoked with the change and then its portal

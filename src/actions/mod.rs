@@ -17,6 +17,7 @@ mod enlistments;
 mod groups;
 mod measurements;
 mod profiles;
+mod reads;
 mod reports;
 
 use std::sync::Arc;

@@ -1,7 +1,10 @@
 //! The audit trail: appended to by the portal (and the API) whenever someone views or
 //! downloads a patient's data or changes something; read by administrators.
 
-use sea_orm::{ActiveValue::Set, EntityTrait, PaginatorTrait, QueryOrder, QuerySelect};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
 
 use super::entities::audit_event;
 use super::{AdminTask, Store, StoreResult, Viewer};
@@ -21,7 +24,16 @@ pub struct AuditEntry {
 impl Store {
     /// Appends an entry to the audit trail.
     pub async fn audit(&self, entry: AuditEntry) -> StoreResult<()> {
-        audit_event::Entity::insert(audit_event::ActiveModel {
+        self.audit_many(vec![entry]).await
+    }
+
+    /// Appends several entries in one statement.
+    pub async fn audit_many(&self, entries: Vec<AuditEntry>) -> StoreResult<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let now = self.now();
+        let rows = entries.into_iter().map(|entry| audit_event::ActiveModel {
             id: Set(Id::generate()),
             actor_id: Set(entry.actor_id),
             action: Set(entry.action.to_owned()),
@@ -29,22 +41,24 @@ impl Store {
             object_kind: Set(entry.object_kind.to_owned()),
             object_id: Set(entry.object_id),
             detail: Set(entry.detail.chars().take(500).collect()),
-            creation_timestamp: Set(self.now()),
-        })
-        .exec_without_returning(&self.db)
-        .await?;
+            creation_timestamp: Set(now),
+        });
+        audit_event::Entity::insert_many(rows)
+            .exec_without_returning(&self.db)
+            .await?;
         Ok(())
     }
 
-    /// A page of the audit trail, newest first, with the total.
+    /// A page of the audit trail matching `filter`, newest first, with the total.
     pub async fn audit_page(
         &self,
         viewer: &Viewer,
+        filter: &AuditFilter,
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<audit_event::Model>, u64)> {
         viewer.administer(AdminTask::ReadAuditTrail)?;
-        let select = audit_event::Entity::find();
+        let select = audit_event::Entity::find().filter(filter.condition());
         let total = select.clone().count(&self.db).await?;
         let items = select
             .order_by_desc(audit_event::Column::CreationTimestamp)
@@ -54,5 +68,37 @@ impl Store {
             .all(&self.db)
             .await?;
         Ok((items, total))
+    }
+}
+
+/// Which entries of the audit trail to show: all by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditFilter {
+    /// Entries about this patient's data.
+    pub patient: Option<Id>,
+    /// Entries of what this user did.
+    pub actor: Option<Id>,
+    /// From this instant on (epoch ms, inclusive).
+    pub from: Option<i64>,
+    /// Before this instant (epoch ms, exclusive).
+    pub until: Option<i64>,
+}
+
+impl AuditFilter {
+    fn condition(&self) -> Condition {
+        let mut condition = Condition::all();
+        if let Some(patient) = self.patient {
+            condition = condition.add(audit_event::Column::PatientId.eq(patient));
+        }
+        if let Some(actor) = self.actor {
+            condition = condition.add(audit_event::Column::ActorId.eq(actor));
+        }
+        if let Some(from) = self.from {
+            condition = condition.add(audit_event::Column::CreationTimestamp.gte(from));
+        }
+        if let Some(until) = self.until {
+            condition = condition.add(audit_event::Column::CreationTimestamp.lt(until));
+        }
+        condition
     }
 }

@@ -32,7 +32,7 @@ use sea_orm::{
 };
 
 pub use access::{AdminTask, Denied, GroupTask};
-pub use audit::AuditEntry;
+pub use audit::{AuditEntry, AuditFilter};
 pub use files::NewFile;
 pub use groups::NewGroup;
 pub use jobs::NewJob;

@@ -32,7 +32,7 @@ async fn records_since(app: &TestApp, seen: u64) -> (Vec<Record>, u64) {
     let (events, total) = app
         .state
         .store
-        .audit_page(&admin, 0, 1000)
+        .audit_page(&admin, &Default::default(), 0, 1000)
         .await
         .expect("the audit trail");
     let fresh = events.len().min((total - seen) as usize);
@@ -56,7 +56,12 @@ async fn audit_total(app: &TestApp) -> u64 {
         user_id: Id::generate(),
         admin: true,
     };
-    let (_, total) = app.state.store.audit_page(&admin, 0, 0).await.unwrap();
+    let (_, total) = app
+        .state
+        .store
+        .audit_page(&admin, &Default::default(), 0, 0)
+        .await
+        .unwrap();
     total
 }
 
@@ -351,6 +356,13 @@ async fn every_action_of_both_doors_has_one_outcome_and_one_audit_record() {
     ] {
         for twin in twins {
             let (api, portal) = both_doors(&app, user, browser, twin).await;
+            // A portal page may show more than the one object (the patient page shows the
+            // account, the measurements and the reports besides the profile), and records
+            // each read; the action's own record is the same through both doors.
+            let portal: Vec<Record> = portal
+                .into_iter()
+                .filter(|r| api.iter().any(|a| a.action == r.action))
+                .collect();
             assert!(
                 !api.is_empty(),
                 "{}: the API left no audit record",
@@ -430,6 +442,10 @@ async fn a_prescription_has_one_outcome_and_one_record_through_both_doors() {
     .await
     .assert_ok();
     let (api, _) = records_since(&app, middle).await;
+    let api: Vec<Record> = api
+        .into_iter()
+        .filter(|r| r.action != "user.view")
+        .collect();
     assert_eq!(portal, api);
     assert_eq!(portal[0].action, "enlistment.patient");
     assert_eq!(portal[0].patient.as_deref(), Some(patient_b.as_str()));

@@ -4,6 +4,7 @@
 mod actions;
 mod analysis_validation;
 mod analysis_wire;
+mod audit;
 mod auth;
 mod authorization;
 mod bounds;

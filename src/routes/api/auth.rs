@@ -278,8 +278,8 @@ pub async fn token(
         }
         "refresh_token" => {
             state
-                .auth
-                .refresh_grant(required(&request.refresh_token, "refresh_token")?)
+                .actions
+                .refresh_login(required(&request.refresh_token, "refresh_token")?)
                 .await?
         }
         other => {

@@ -105,7 +105,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let spec = MEASUREMENT_REPORTS.translate(&query)?;
     let (reports, total) = state
-        .store
+        .actions
         .list_measurement_reports(&caller.viewer(), &spec)
         .await?;
     let items: Vec<Value> = reports.into_iter().map(report_body).collect();
@@ -122,10 +122,9 @@ pub async fn get(
     caller: Caller,
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
     let item = state
-        .store
-        .visible_measurement_report(&caller.viewer(), &id)
+        .actions
+        .view_measurement_report(&caller.viewer(), &id)
         .await?;
     Ok(HttpResponse::Ok().json(report_body(item)))
 }

@@ -73,8 +73,8 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let spec = MEASUREMENTS.translate(&query)?;
     let (records, total) = state
-        .store
-        .list_measurements_lean(&caller.viewer(), &spec)
+        .actions
+        .list_measurements(&caller.viewer(), &spec)
         .await?;
     let body = measurement_list::body(state.store.clone(), records, total, &spec);
     Ok(HttpResponse::Ok()

@@ -38,7 +38,7 @@ pub async fn list_profiles(
     Rql(query): Rql,
 ) -> Result<HttpResponse, ApiError> {
     let spec = PROFILES.translate(&query)?;
-    let (profiles, total) = state.store.list_profiles(&caller.viewer(), &spec).await?;
+    let (profiles, total) = state.actions.list_profiles(&caller.viewer(), &spec).await?;
     let items: Vec<Value> = profiles.into_iter().map(profile_body).collect();
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }

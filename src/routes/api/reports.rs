@@ -65,7 +65,7 @@ pub async fn list(
     Rql(query): Rql,
 ) -> Result<HttpResponse, ApiError> {
     let spec = REPORTS.translate(&query)?;
-    let (reports, total) = state.store.list_reports(&caller.viewer(), &spec).await?;
+    let (reports, total) = state.actions.list_reports(&caller.viewer(), &spec).await?;
     let items: Vec<Value> = reports.iter().map(report_body).collect();
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }
@@ -80,7 +80,7 @@ pub async fn get(
     caller: Caller,
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let report = state.store.visible_report(&caller.viewer(), &id).await?;
+    let report = state.actions.view_report(&caller.viewer(), &id).await?;
     Ok(HttpResponse::Ok().json(report_body(&report)))
 }
 

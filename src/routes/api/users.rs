@@ -204,8 +204,7 @@ pub async fn get_user(
     caller: Caller,
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let user = state.store.visible_user(&caller.viewer(), &id).await?;
+    let user = state.actions.view_user(&caller.viewer(), &id).await?;
     record_response(&state, user).await
 }
 
@@ -220,7 +219,7 @@ pub async fn list_users(
     Rql(query): Rql,
 ) -> Result<HttpResponse, ApiError> {
     let spec = USERS.translate(&query)?;
-    let (records, total) = state.store.list_users(&caller.viewer(), &spec).await?;
+    let (records, total) = state.actions.list_users(&caller.viewer(), &spec).await?;
     let now = state.store.clock().now_millis();
     let items = records
         .into_iter()

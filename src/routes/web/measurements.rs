@@ -86,7 +86,7 @@ pub async fn measurement_list(
     let spec = view::list_spec(&MEASUREMENTS, &query)?;
     let (headers, total) = visitor
         .state
-        .store
+        .actions
         .list_measurement_headers(viewer, &spec)
         .await?;
     let mut base = Vec::new();

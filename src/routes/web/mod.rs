@@ -119,6 +119,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
             .route("/admin/enlistments", web::post().to(admin::enlist))
             .route("/admin/jobs", web::get().to(admin::jobs))
             .route("/admin/audit", web::get().to(admin::audit_trail))
+            .route("/admin/audit/export", web::get().to(admin::audit_export))
             .default_service(web::to(|| async {
                 Err::<HttpResponse, _>(WebError::NotFound)
             })),

@@ -197,8 +197,8 @@ pub async fn detail(
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
     let viewer = member.viewer();
-    let store = &member.state.store;
-    let patient = store.visible_user(&viewer, &id).await?;
+    // Every view of the patient is recorded, the list fragments htmx asks for included.
+    let patient = member.state.actions.view_user(&viewer, &id).await?;
     let list = measurement_list(
         &member,
         &viewer,

@@ -69,7 +69,7 @@ pub async fn report_list(
         .sort_by("creation_timestamp", true)
         .page(PAGE_SIZE, page * PAGE_SIZE);
     let spec = view::list_spec(&REPORTS, &query)?;
-    let (reports, total) = visitor.state.store.list_reports(viewer, &spec).await?;
+    let (reports, total) = visitor.state.actions.list_reports(viewer, &spec).await?;
     Ok((
         reports.iter().map(|r| report_row(visitor, r)).collect(),
         Pager::new(page, total.unwrap_or(0), base),

@@ -1,0 +1,268 @@
+//! The audit trail: append-only in the database itself, every read of another's data recorded
+//! through either door, and the administrators' filter and export.
+
+use sea_orm::{ConnectionTrait, Statement};
+use serde_json::json;
+use tacho::domain::id::Id;
+use tacho::store::{AuditFilter, Viewer};
+
+use crate::helpers::{TestApp, World, fixture, spawn_app};
+use crate::portal::logged_in;
+
+/// The audit records about `patient` done by `actor`, oldest first, as `action` names.
+async fn actions_of(app: &TestApp, actor: &str, patient: &str) -> Vec<(String, String)> {
+    let admin = Viewer {
+        user_id: Id::generate(),
+        admin: true,
+    };
+    let filter = AuditFilter {
+        patient: Some(Id::parse(patient).unwrap()),
+        actor: Some(Id::parse(actor).unwrap()),
+        ..AuditFilter::default()
+    };
+    let (events, _) = app
+        .state
+        .store
+        .audit_page(&admin, &filter, 0, 1000)
+        .await
+        .unwrap();
+    events
+        .into_iter()
+        .rev()
+        .map(|e| (e.action, e.detail))
+        .collect()
+}
+
+async fn count(app: &TestApp) -> i64 {
+    let db = app.state.store.connection();
+    let row = db
+        .query_one_raw(Statement::from_string(
+            db.get_database_backend(),
+            "SELECT COUNT(*) AS n FROM audit_events",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get::<i64>("", "n").unwrap()
+}
+
+#[tokio::test]
+async fn the_audit_trail_refuses_every_update_and_delete() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.get(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.staff_a.token,
+    )
+    .await
+    .assert_ok();
+    let before = count(&app).await;
+    assert!(before > 0);
+    let db = app.state.store.connection();
+    for sql in [
+        "UPDATE audit_events SET detail = 'rewritten'",
+        "UPDATE audit_events SET actor_id = patient_id WHERE patient_id IS NOT NULL",
+        "DELETE FROM audit_events",
+    ] {
+        let refused = db
+            .execute_raw(Statement::from_string(db.get_database_backend(), sql))
+            .await;
+        let error = refused.expect_err(sql).to_string();
+        assert!(error.contains("append-only"), "{sql}: {error}");
+    }
+    assert_eq!(count(&app).await, before, "nothing changed");
+}
+
+#[tokio::test]
+async fn reads_of_a_patients_data_are_recorded_through_either_door() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let (patient, staff) = (&world.patient, &world.staff_a);
+    for name in ["sinus_72", "sinus_72"] {
+        app.post(
+            "/data/v1/measurements/documents",
+            &patient.token,
+            fixture(name),
+        )
+        .await
+        .assert_ok();
+    }
+    app.get(&format!("/users/v1/{}", patient.id), &staff.token)
+        .await
+        .assert_ok();
+    app.get("/data/v1/measurements/documents", &staff.token)
+        .await
+        .assert_ok();
+    app.get(&format!("/profiles/v1?id={}", patient.id), &staff.token)
+        .await
+        .assert_ok();
+    app.get(&format!("/reports/v1?user_id={}", patient.id), &staff.token)
+        .await
+        .assert_ok();
+    // The portal's patient page, and the list fragment htmx asks for.
+    let mut browser = logged_in(&app, staff).await;
+    let page = format!("/portal/patients/{}", patient.id);
+    assert_eq!(browser.get(&page).await.status, 200);
+    browser.headers.push(("HX-Request", "true".to_owned()));
+    assert_eq!(browser.get(&page).await.status, 200);
+
+    let actions: Vec<String> = actions_of(&app, &staff.id, &patient.id)
+        .await
+        .into_iter()
+        .map(|(action, detail)| format!("{action}: {detail}"))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "user.view: ",
+            "measurement.list: 2 measurements",
+            "profile.list: 1 profiles",
+            "user.view: ",
+            "measurement.list: 2 measurements",
+            "profile.view: ",
+            "user.view: ",
+            "measurement.list: 2 measurements",
+        ],
+        "one record per read, per patient of a list page"
+    );
+    // A page with nothing of the patient's records nothing about the patient.
+    app.get("/data/v1/measurements/documents", &world.staff_b.token)
+        .await
+        .assert_ok();
+    assert!(
+        actions_of(&app, &world.staff_b.id, &patient.id)
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn token_grants_and_revocations_are_recorded() {
+    let app = spawn_app().await;
+    let user = app.user("granted").await;
+    let grant = app
+        .password_grant(&user.email, crate::helpers::PASSWORD)
+        .await;
+    let tokens = grant.assert_ok().clone();
+    let refreshed = app
+        .request(
+            reqwest::Method::POST,
+            "/auth/v2/oauth2/tokens",
+            None,
+            Some(json!({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]})),
+        )
+        .await;
+    let refreshed = refreshed.assert_ok().clone();
+    let revoked = app
+        .client
+        .post(app.url("/auth/v2/oauth2/tokens/revoke"))
+        .form(&[("token", refreshed["access_token"].as_str().unwrap())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), 200);
+    let admin = Viewer {
+        user_id: Id::generate(),
+        admin: true,
+    };
+    let filter = AuditFilter {
+        actor: Some(Id::parse(&user.id).unwrap()),
+        ..AuditFilter::default()
+    };
+    let (events, _) = app
+        .state
+        .store
+        .audit_page(&admin, &filter, 0, 100)
+        .await
+        .unwrap();
+    let actions: Vec<&str> = events.iter().rev().map(|e| e.action.as_str()).collect();
+    assert!(
+        actions.ends_with(&["session.login", "token.refresh", "token.revoke"]),
+        "{actions:?}"
+    );
+}
+
+#[tokio::test]
+async fn administrators_filter_the_trail_and_export_a_patients_entries() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.get(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.staff_a.token,
+    )
+    .await
+    .assert_ok();
+    app.get(
+        &format!("/users/v1/{}", world.patient_b.id),
+        &world.staff_b.token,
+    )
+    .await
+    .assert_ok();
+    let mut admin = logged_in(&app, &world.admin).await;
+    let staff_a = app
+        .state
+        .store
+        .user_by_id(&Id::parse(&world.staff_a.id).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let staff_a_name = format!("{} {}", staff_a.first_name, staff_a.last_name);
+
+    let filtered = admin
+        .get(&format!(
+            "/portal/admin/audit?user={}&actor=",
+            world.patient.email
+        ))
+        .await;
+    assert_eq!(filtered.status, 200);
+    assert!(filtered.body.contains(&staff_a_name), "{}", filtered.body);
+    assert!(
+        !filtered.body.contains("staff_b"),
+        "only the patient's entries"
+    );
+    let unknown = admin
+        .get("/portal/admin/audit?user=nobody@example.com")
+        .await;
+    assert_eq!(unknown.status, 400);
+    let later = admin.get("/portal/admin/audit?from=2999-01-01").await;
+    assert!(!later.body.contains("user.view"), "nothing is that late");
+
+    let export = app
+        .client
+        .get(app.url(&format!(
+            "/portal/admin/audit/export?user={}",
+            world.patient.id
+        )))
+        .header("Cookie", admin.cookie.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(export.status(), 200);
+    assert_eq!(export.headers()["content-type"], "text/csv; charset=utf-8");
+    let text = export.text().await.unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time,actor_id,actor,action,patient_id,patient,object_kind,object_id,detail")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|row| row.contains(&world.patient.id)),
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|row| row.contains("user.view") && row.contains(&staff_a_name))
+    );
+    // The export itself is recorded.
+    let admin_id = world.admin.id.clone();
+    let exports = actions_of(&app, &admin_id, &world.patient.id).await;
+    assert!(
+        exports.iter().any(|(action, _)| action == "audit.export"),
+        "{exports:?}"
+    );
+    // Others may not read or export it.
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    assert_eq!(staff.get("/portal/admin/audit/export").await.status, 403);
+}
