@@ -330,6 +330,13 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         }
     }
     let (labels, irregular) = rhythm::screen(&features, n, af, heart_rate, context.at_rest);
+    if labels.is_empty() {
+        // Enough intervals, but once premature beats are set aside too few of them stand next
+        // to each other for a rhythm to be judged (no successive differences, no turning
+        // points): the recording is unreadable, never a result without a rhythm.
+        analysis.quality.class = QualityClass::Poor;
+        return analysis;
+    }
     let mut stretches = if irregular {
         rhythm::irregular_stretches(&found.rr, &closing)
     } else {

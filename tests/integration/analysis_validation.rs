@@ -1337,6 +1337,13 @@ fn recordings_that_bypass_the_checks_do_not_panic() {
             values: vec![f64::INFINITY; 600],
         },
         Recording::RrIntervals(vec![f64::NAN, 800.0, -800.0, 0.0, f64::INFINITY, 1e300]),
+        // Sixteen intervals, three of them premature: once those are set aside no three
+        // intervals stand next to each other, so no rhythm can be judged (a proptest find
+        // that had a heart rate and no label).
+        Recording::RrIntervals(vec![
+            1917.8, 697.4, 1719.0, 1380.2, 300.0, 775.7, 955.4, 300.0, 1097.7, 1407.5, 872.7,
+            1691.2, 695.9, 300.0, 1635.3, 1278.2,
+        ]),
         Recording::Camera {
             times_ms: regular(90, 33.3),
             cells: vec![CameraCell {
