@@ -361,17 +361,7 @@ async fn access_follows_the_prescription_and_the_documents_groups() {
     // The clock passes the 30-day prescription's end by more than a week.
     app.clock.advance(chrono::Duration::days(40));
     sign_in_again(&app, &mut world).await;
-    let after = app
-        .post(
-            "/data/v1/measurements/documents",
-            &world.patient.token,
-            crate::helpers::fixture("sinus_72"),
-        )
-        .await
-        .assert_ok()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let after = app.upload_with(&world.patient.token, "sinus_72").await;
     let stored = app
         .get(
             &format!("/data/v1/measurements/documents/{after}"),

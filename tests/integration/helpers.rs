@@ -601,6 +601,17 @@ impl TestApp {
             .expect("review stored");
     }
 
+    /// Uploads the fixture `name` with the bearer `token` over raw HTTP (a token fresher than
+    /// the one the user's client holds) and returns the measurement's id.
+    pub async fn upload_with(&self, token: &str, name: &str) -> String {
+        self.post("/data/v1/measurements/documents", token, fixture(name))
+            .await
+            .assert_ok()["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned()
+    }
+
     /// Posts the fixture `name` as `user`'s measurement and returns its id.
     pub async fn measurement_id(&self, user: &TestUser, name: &str) -> String {
         self.measure(user, fixture(name)).await.id

@@ -402,17 +402,7 @@ async fn portal_access_follows_the_prescription_and_the_documents_groups() {
         browsers.push(logged_in(&app, user).await);
     }
     let token = app.login(&world.patient.email).await;
-    let after = app
-        .post(
-            "/data/v1/measurements/documents",
-            &token,
-            crate::helpers::fixture("sinus_72"),
-        )
-        .await
-        .assert_ok()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let after = app.upload_with(&token, "sinus_72").await;
     let only_self_and_admin = [Ok, Hidden, Hidden, Hidden, Ok];
     let cases = [
         page(
