@@ -1,13 +1,20 @@
 //! Configuration from `TACHO_*` environment variables, each with a default that runs locally.
+//!
+//! Each variable is declared once, in [`Environment`]: its name (clap's `env`), its default and
+//! its parser. clap does the reading and the checking, and names the variable when a value is
+//! refused; [`Settings`] is what the rest of the service sees, with the defaults that depend on
+//! other settings filled in.
 
+use std::ffi::OsString;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 /// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
     /// Human-readable, coloured on a terminal.
     Pretty,
@@ -16,7 +23,7 @@ pub enum LogFormat {
 }
 
 /// Where file contents are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FileStorageKind {
     /// `TACHO_DATA_DIR/files`.
     Local,
@@ -151,144 +158,187 @@ impl Settings {
         Self::from_lookup(|key| std::env::var(key).ok())
     }
 
-    /// Reads settings through `lookup`, so tests need not touch the process environment.
+    /// Reads settings through `lookup` (a variable's value by its name), so tests need not
+    /// touch the process environment. A variable set to blanks counts as unset.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
-        let get = |key: &str| lookup(key).filter(|v| !v.trim().is_empty());
-        let seconds = |key: &str, default: u64| -> anyhow::Result<Duration> {
-            match get(key) {
-                Some(v) => {
-                    let secs: u64 = v
-                        .trim()
-                        .parse()
-                        .with_context(|| format!("{key} must be a number of seconds"))?;
-                    if secs == 0 {
-                        bail!("{key} must be at least 1 second");
-                    }
-                    Ok(Duration::from_secs(secs))
-                }
-                None => Ok(Duration::from_secs(default)),
+        // Each declared variable that has a value becomes `--name=value`; clap then parses,
+        // checks and fills in the defaults as it would from the environment itself.
+        let command = Environment::command();
+        let mut args: Vec<OsString> = Vec::new();
+        let mut names = Vec::new();
+        for arg in command.get_arguments() {
+            let (Some(env), Some(long)) = (arg.get_env(), arg.get_long()) else {
+                continue;
+            };
+            let env = env.to_string_lossy().into_owned();
+            if let Some(value) = lookup(&env).filter(|v| !v.trim().is_empty()) {
+                args.push(format!("--{long}={}", value.trim()).into());
             }
-        };
-        let data_dir = PathBuf::from(get("TACHO_DATA_DIR").unwrap_or_else(|| "./data".into()));
-        let database_url = get("TACHO_DATABASE_URL").unwrap_or_else(|| {
-            format!("sqlite://{}?mode=rwc", data_dir.join("tacho.db").display())
+            names.push((format!("--{long}"), env));
+        }
+        let matches = command
+            .mut_args(|arg| arg.env(None))
+            .try_get_matches_from(args)
+            .map_err(|err| refused(&err, &names))?;
+        let env = Environment::from_arg_matches(&matches).map_err(|err| refused(&err, &names))?;
+        env.settings()
+    }
+}
+
+/// A value clap refused, told by the variable's name rather than the flag clap read it as.
+fn refused(err: &clap::Error, names: &[(String, String)]) -> anyhow::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let text = |kind| match err.get(kind) {
+        Some(ContextValue::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let arg = text(ContextKind::InvalidArg);
+    let variable = names
+        .iter()
+        .find(|(flag, _)| arg.starts_with(flag.as_str()))
+        .map(|(_, env)| env.as_str())
+        .unwrap_or("a TACHO_ variable");
+    let reason = match (
+        std::error::Error::source(err),
+        err.get(ContextKind::ValidValue),
+    ) {
+        (Some(cause), _) => cause.to_string(),
+        (None, Some(ContextValue::Strings(valid))) => format!("must be {}", valid.join(" or ")),
+        (None, _) => err.kind().to_string(),
+    };
+    anyhow::anyhow!(
+        "{variable} = `{}` is refused: {reason}",
+        text(ContextKind::InvalidValue)
+    )
+}
+
+/// Every `TACHO_*` variable: its name, default and parser.
+#[derive(Debug, Parser)]
+#[command(name = "tacho", no_binary_name = true, disable_help_flag = true)]
+struct Environment {
+    #[arg(long, env = "TACHO_DATABASE_URL")]
+    database_url: Option<String>,
+    #[arg(long, env = "TACHO_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+    #[arg(long, env = "TACHO_ADDR", default_value = "127.0.0.1:8080")]
+    addr: String,
+    #[arg(long, env = "TACHO_BASE_URL")]
+    base_url: Option<String>,
+    #[arg(long, env = "TACHO_ACCESS_TOKEN_TTL", default_value = "3600", value_parser = seconds)]
+    access_token_ttl: Duration,
+    #[arg(long, env = "TACHO_REFRESH_TOKEN_TTL", default_value = "2592000", value_parser = seconds)]
+    refresh_token_ttl: Duration,
+    #[arg(
+        long,
+        env = "TACHO_LOG_FORMAT",
+        default_value = "pretty",
+        ignore_case = true
+    )]
+    log_format: LogFormat,
+    #[arg(long, env = "TACHO_LOG", default_value = "info")]
+    log: String,
+    #[arg(long, env = "TACHO_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
+    max_body_bytes: usize,
+    #[arg(long, env = "TACHO_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
+    workers: Option<u16>,
+    #[arg(long, env = "TACHO_MAX_MEASUREMENT_BYTES",
+        default_value_t = crate::domain::recording_limits::MAX_MEASUREMENT_BYTES)]
+    max_measurement_bytes: usize,
+    #[arg(
+        long,
+        env = "TACHO_FILE_STORAGE",
+        default_value = "local",
+        ignore_case = true
+    )]
+    file_storage: FileStorageKind,
+    #[arg(long, env = "TACHO_LOGIN_RATE", default_value = "30",
+        value_parser = clap::value_parser!(u32).range(1..))]
+    login_rate: u32,
+    #[arg(long, env = "TACHO_CACHE_TTL_MS",
+        default_value_t = crate::store::DEFAULT_CACHE_TTL.as_millis() as u64)]
+    cache_ttl_ms: u64,
+    #[arg(long, env = "TACHO_FILE_CACHE_BYTES", default_value_t = 64 * 1024 * 1024)]
+    file_cache_bytes: u64,
+    #[arg(long, env = "TACHO_REDIS_URL")]
+    redis_url: Option<String>,
+    #[arg(long, env = "TACHO_SESSION_TTL", default_value = "43200", value_parser = seconds)]
+    session_ttl: Duration,
+    #[arg(long, env = "TACHO_SESSION_IDLE", default_value = "1800", value_parser = seconds)]
+    session_idle: Duration,
+    #[arg(long, env = "TACHO_LOGIN_LIFETIME", default_value = "7776000", value_parser = seconds)]
+    login_lifetime: Duration,
+    /// `0` turns the scheduler off in this process.
+    #[arg(long, env = "TACHO_SCHEDULER_TICK", default_value_t = 60)]
+    scheduler_tick: u64,
+    #[arg(long, env = "TACHO_JOB_LEASE", default_value = "300", value_parser = seconds)]
+    job_lease: Duration,
+    #[arg(long, env = "TACHO_RENDER_DEADLINE", default_value = "10", value_parser = deadline)]
+    render_deadline: Duration,
+}
+
+/// A whole number of seconds, at least one.
+fn seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 second".into()),
+        Ok(secs) => Ok(Duration::from_secs(secs)),
+        Err(_) => Err("must be a number of seconds".into()),
+    }
+}
+
+/// Seconds, fractions allowed, above zero and at most a day.
+fn deadline(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs <= 86_400.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| "must be a positive number of seconds (at most a day)".into())
+}
+
+impl Environment {
+    /// The settings, with the defaults that depend on other values filled in.
+    fn settings(self) -> anyhow::Result<Settings> {
+        let listen = ListenAddr::parse_list(&self.addr)?;
+        let database_url = self.database_url.unwrap_or_else(|| {
+            format!(
+                "sqlite://{}?mode=rwc",
+                self.data_dir.join("tacho.db").display()
+            )
         });
-        let addr = get("TACHO_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
-        let listen = ListenAddr::parse_list(&addr)?;
-        let base_url = get("TACHO_BASE_URL")
+        let base_url = self
+            .base_url
             .unwrap_or_else(|| format!("http://{}", listen[0].text))
             .trim_end_matches('/')
             .to_owned();
-        let log_format = match get("TACHO_LOG_FORMAT")
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("pretty") => LogFormat::Pretty,
-            Some("json") => LogFormat::Json,
-            Some(other) => bail!("TACHO_LOG_FORMAT must be `pretty` or `json`, not `{other}`"),
-        };
-        let max_body_bytes = match get("TACHO_MAX_BODY_BYTES") {
-            Some(v) => v
-                .trim()
-                .parse()
-                .context("TACHO_MAX_BODY_BYTES must be a number of bytes")?,
-            None => 64 * 1024,
-        };
-        let workers = match get("TACHO_WORKERS") {
-            Some(v) => v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .context("TACHO_WORKERS must be a positive number")?,
+        let workers = match self.workers {
+            Some(n) => usize::from(n),
             None => std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
         };
-        let login_rate_per_minute = match get("TACHO_LOGIN_RATE") {
-            Some(v) => v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .context("TACHO_LOGIN_RATE must be a positive number")?,
-            None => 30,
-        };
-        let cache_ttl = match get("TACHO_CACHE_TTL_MS") {
-            Some(v) => Duration::from_millis(
-                v.trim()
-                    .parse()
-                    .context("TACHO_CACHE_TTL_MS must be a number of milliseconds")?,
-            ),
-            None => crate::store::DEFAULT_CACHE_TTL,
-        };
-        let file_cache_bytes = match get("TACHO_FILE_CACHE_BYTES") {
-            Some(v) => v
-                .trim()
-                .parse()
-                .context("TACHO_FILE_CACHE_BYTES must be a number of bytes")?,
-            None => 64 * 1024 * 1024,
-        };
-        let max_measurement_bytes = match get("TACHO_MAX_MEASUREMENT_BYTES") {
-            Some(v) => v
-                .trim()
-                .parse()
-                .context("TACHO_MAX_MEASUREMENT_BYTES must be a number of bytes")?,
-            None => crate::domain::recording_limits::MAX_MEASUREMENT_BYTES,
-        };
-        let file_storage = match get("TACHO_FILE_STORAGE")
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("local") => FileStorageKind::Local,
-            Some("database") => FileStorageKind::Database,
-            Some(other) => bail!("TACHO_FILE_STORAGE must be `local` or `database`, not `{other}`"),
-        };
-        let scheduler_tick = match get("TACHO_SCHEDULER_TICK") {
-            Some(v) => {
-                let secs: u64 = v
-                    .trim()
-                    .parse()
-                    .context("TACHO_SCHEDULER_TICK must be a number of seconds")?;
-                (secs > 0).then(|| Duration::from_secs(secs))
-            }
-            None => Some(Duration::from_secs(60)),
-        };
-        let render_deadline = match get("TACHO_RENDER_DEADLINE") {
-            Some(v) => v
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|secs| secs.is_finite() && *secs > 0.0 && *secs <= 86_400.0)
-                .map(Duration::from_secs_f64)
-                .context("TACHO_RENDER_DEADLINE must be a positive number of seconds")?,
-            None => Duration::from_secs(10),
-        };
         Ok(Settings {
-            render_deadline,
-            scheduler_tick,
-            job_lease: seconds("TACHO_JOB_LEASE", 300)?,
-            max_measurement_bytes,
-            file_storage,
-            cache_ttl,
-            file_cache_bytes,
-            login_rate_per_minute,
-            workers,
             database_url,
-            data_dir,
-            addr,
+            data_dir: self.data_dir,
+            addr: self.addr,
             base_url,
-            access_token_ttl: seconds("TACHO_ACCESS_TOKEN_TTL", 3600)?,
-            refresh_token_ttl: seconds("TACHO_REFRESH_TOKEN_TTL", 30 * 24 * 3600)?,
-            log_format,
-            log_filter: get("TACHO_LOG").unwrap_or_else(|| "info".into()),
-            max_body_bytes,
-            redis_url: get("TACHO_REDIS_URL").map(|v| v.trim().to_owned()),
-            session_ttl: seconds("TACHO_SESSION_TTL", 12 * 3600)?,
-            session_idle: seconds("TACHO_SESSION_IDLE", 30 * 60)?,
-            login_lifetime: seconds("TACHO_LOGIN_LIFETIME", 90 * 24 * 3600)?,
+            access_token_ttl: self.access_token_ttl,
+            refresh_token_ttl: self.refresh_token_ttl,
+            log_format: self.log_format,
+            log_filter: self.log,
+            max_body_bytes: self.max_body_bytes,
+            workers,
+            max_measurement_bytes: self.max_measurement_bytes,
+            file_storage: self.file_storage,
+            login_rate_per_minute: self.login_rate,
+            cache_ttl: Duration::from_millis(self.cache_ttl_ms),
+            file_cache_bytes: self.file_cache_bytes,
+            redis_url: self.redis_url,
+            session_ttl: self.session_ttl,
+            session_idle: self.session_idle,
+            login_lifetime: self.login_lifetime,
+            scheduler_tick: (self.scheduler_tick > 0)
+                .then(|| Duration::from_secs(self.scheduler_tick)),
+            job_lease: self.job_lease,
+            render_deadline: self.render_deadline,
         })
     }
 }
@@ -367,5 +417,32 @@ mod tests {
             let lookup = |k: &str| (k == "TACHO_RENDER_DEADLINE").then(|| bad.to_owned());
             assert!(Settings::from_lookup(lookup).is_err(), "{bad}");
         }
+        // A refusal names the variable and the value, and says what is wrong.
+        let refused = Settings::from_lookup(|k| (k == "TACHO_JOB_LEASE").then(|| "soon".into()))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            refused,
+            "TACHO_JOB_LEASE = `soon` is refused: must be a number of seconds"
+        );
+        let refused = Settings::from_lookup(|k| (k == "TACHO_WORKERS").then(|| "0".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.starts_with("TACHO_WORKERS = `0` is refused"),
+            "{refused}"
+        );
+        let refused = Settings::from_lookup(|k| (k == "TACHO_LOG_FORMAT").then(|| "xml".into()))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            refused,
+            "TACHO_LOG_FORMAT = `xml` is refused: must be pretty or json"
+        );
+        // Blanks are unset; every default is clap's.
+        let blank = Settings::from_lookup(|_| Some("  ".into())).unwrap();
+        assert_eq!(blank.session_idle, Duration::from_secs(1800));
+        assert_eq!(blank.login_lifetime, Duration::from_secs(90 * 24 * 3600));
+        assert_eq!(blank.file_storage, FileStorageKind::Local);
     }
 }
