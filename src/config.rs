@@ -62,6 +62,9 @@ pub struct Settings {
     pub file_storage: FileStorageKind,
     /// `TACHO_LOGIN_RATE`: token requests allowed per client address and minute; default 30.
     pub login_rate_per_minute: u32,
+    /// `TACHO_REGISTRATION_RATE`: registrations allowed per client network (/24, /48) and
+    /// hour; default 10.
+    pub registration_rate_per_hour: u32,
     /// `TACHO_CACHE_TTL_MS`: how long token and user lookups may be served from memory; 0 turns
     /// the cache off; default 2000.
     pub cache_ttl: Duration,
@@ -254,6 +257,9 @@ struct Environment {
     #[arg(long, env = "TACHO_LOGIN_RATE", default_value = "30",
         value_parser = clap::value_parser!(u32).range(1..))]
     login_rate: u32,
+    #[arg(long, env = "TACHO_REGISTRATION_RATE", default_value = "10",
+        value_parser = clap::value_parser!(u32).range(1..))]
+    registration_rate: u32,
     #[arg(long, env = "TACHO_CACHE_TTL_MS",
         default_value_t = crate::store::DEFAULT_CACHE_TTL.as_millis() as u64)]
     cache_ttl_ms: u64,
@@ -329,6 +335,7 @@ impl Environment {
             max_measurement_bytes: self.max_measurement_bytes,
             file_storage: self.file_storage,
             login_rate_per_minute: self.login_rate,
+            registration_rate_per_hour: self.registration_rate,
             cache_ttl: Duration::from_millis(self.cache_ttl_ms),
             file_cache_bytes: self.file_cache_bytes,
             redis_url: self.redis_url,

@@ -35,6 +35,8 @@ pub struct AppState {
     pub files: FileCache,
     pub auth: Authenticator,
     pub login_throttle: LoginThrottle,
+    /// Registrations per client network (`TACHO_REGISTRATION_RATE` an hour).
+    pub registration_throttle: LoginThrottle,
     pub settings: Arc<Settings>,
     /// Where portal sessions live.
     pub sessions: PortalSessions,
@@ -92,6 +94,7 @@ impl Application {
         )
         .with_login_lifetime(settings.login_lifetime);
         let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
+        let registration_throttle = LoginThrottle::per_hour(settings.registration_rate_per_hour);
         let storage: Arc<dyn FileStorage> = match settings.file_storage {
             FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
             FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
@@ -123,6 +126,7 @@ impl Application {
             store,
             auth,
             login_throttle,
+            registration_throttle,
             settings: Arc::new(settings),
             sessions,
             cookie_key,

@@ -1,13 +1,14 @@
 //! Accounts: creating one (registration, or an administrator for someone else), changing its
 //! fields or password, activation, lifting a lockout, global roles.
 
-use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone,
 };
 use crate::domain::id::Id;
+use crate::domain::network::Network;
 use crate::store::entities::user;
-use crate::store::{AdminTask, NewUser, StoreError, UserChanges, Viewer};
+use crate::store::{AdminTask, AuditEntry, NewUser, StoreError, UserChanges, Viewer};
 
 /// A new account, parsed.
 #[derive(Debug)]
@@ -78,11 +79,12 @@ impl Actions {
         // Hashed before the transaction (a hash takes tens of milliseconds, and the
         // transaction holds SQLite's write lock), and whether or not the address is in use, so
         // that the answer's timing does not tell which addresses have accounts.
-        let password_hash = self
-            .auth
-            .hasher()
-            .hash(new.password.expose().to_owned())
-            .await?;
+        let password = new.password.expose().to_owned();
+        let hasher = self.auth.hasher();
+        let password_hash = match viewer {
+            Some(_) => hasher.hash(password).await?,
+            None => hasher.hash_for_registration(password).await?,
+        };
         let store = self.store.begin().await?;
         if store.user_by_email(new.email.as_str()).await?.is_some() {
             return Err(StoreError::EmailUsed.into());
@@ -156,20 +158,52 @@ impl Actions {
         Ok(updated)
     }
 
-    /// A login by e-mail address and password, under the lockout rules, through either door
-    /// (the API's password grant, the portal's login form); a successful one is recorded.
+    /// A login by e-mail address and password from a client in `network`, under the lockout
+    /// rules, through either door (the API's password grant, the portal's login form). Each
+    /// is recorded: a success by its user, a failure by no one ([`ANONYMOUS`]) about the
+    /// account when one has that address, with the network, never the address typed.
     pub async fn log_in(
         &self,
         email: &str,
         password: &str,
+        network: Network,
     ) -> Result<user::Model, crate::auth::LoginError> {
-        let user = self.auth.verify_login(email, password).await?;
-        let itself = Viewer::of(&user);
-        self.store
-            .audit(entry(&itself, "session.login", "user", &user.id))
-            .await
-            .map_err(crate::auth::LoginError::from)?;
-        Ok(user)
+        use crate::auth::LoginError;
+        let audit =
+            async |record: AuditEntry| self.store.audit(record).await.map_err(LoginError::from);
+        match self.auth.verify_login(email, password, network).await {
+            Ok(user) => {
+                let itself = Viewer::of(&user);
+                audit(
+                    entry(&itself, "session.login", "user", &user.id)
+                        .detail(format!("from {network}")),
+                )
+                .await?;
+                Ok(user)
+            }
+            Err(LoginError::Internal(e)) => Err(LoginError::Internal(e)),
+            Err(refused) => {
+                let anonymous = Viewer {
+                    user_id: ANONYMOUS,
+                    admin: false,
+                };
+                let account = self
+                    .store
+                    .user_by_email(&email.trim().to_lowercase())
+                    .await?
+                    .map(|u| u.id);
+                let mut record = entry(
+                    &anonymous,
+                    "session.login.failed",
+                    "user",
+                    &account.unwrap_or(ANONYMOUS),
+                )
+                .detail(format!("from {network}: {}", refused.kind()));
+                record.patient_id = account;
+                audit(record).await?;
+                Err(refused)
+            }
+        }
     }
 
     /// A refresh grant (the OAuth2 `refresh_token` grant): rotates the login's refresh token;
@@ -200,8 +234,9 @@ impl Actions {
         email: &str,
         current: &str,
         new: NewPassword,
+        network: Network,
     ) -> ActionResult<()> {
-        match self.auth.verify_login(email, current).await {
+        match self.auth.verify_login(email, current, network).await {
             Ok(user) if user.id == viewer.user_id => {}
             Err(crate::auth::LoginError::Internal(e)) => return Err(ActionError::Internal(e)),
             _ => {
@@ -284,9 +319,13 @@ impl Actions {
     ) -> ActionResult<user::Model> {
         let task = AdminTask::ChangeActivation;
         let store = self.store.begin().await?;
-        store.user_to_administer(viewer, id, task).await?;
+        let user = store.user_to_administer(viewer, id, task).await?;
         if !active {
             viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
+        } else {
+            store
+                .clear_login_attempts(&crate::auth::login_key(&user.email))
+                .await?;
         }
         let updated = store.set_activation(id, active).await?;
         let action = if active {
@@ -309,6 +348,9 @@ impl Actions {
             .user_to_administer(viewer, id, AdminTask::ChangeActivation)
             .await?;
         store.reset_failed_logins(id).await?;
+        store
+            .clear_login_attempts(&crate::auth::login_key(&user.email))
+            .await?;
         store
             .audit(
                 entry(viewer, "user.unblock", "user", id)

@@ -113,6 +113,9 @@ impl Actions {
     }
 }
 
+/// The actor of what no one logged in did: a failed login.
+pub const ANONYMOUS: Id = Id::ZERO;
+
 /// An audit record of `viewer`'s action, as every action writes it.
 fn entry(
     viewer: &Viewer,

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::id::Id;
+use crate::domain::network::Network;
 use crate::store::entities::user;
 use crate::store::{AccessCheck, NewTokenPair, RefreshCheck, Store, StoreError};
 use lockout::LockState;
@@ -44,6 +45,22 @@ pub enum LoginError {
     /// A fault of the service.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
+}
+
+impl LoginError {
+    /// A short name of the refusal, for the audit trail.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LoginError::InvalidCredentials => "invalid credentials",
+            LoginError::Deactivated => "deactivated",
+            LoginError::Frozen { .. } => "frozen",
+            LoginError::FreezeStarted { .. } => "freeze started",
+            LoginError::Blocked => "blocked",
+            LoginError::InvalidRefreshToken => "invalid refresh token",
+            LoginError::RefreshTokenReused => "refresh token reused",
+            LoginError::Internal(_) => "internal",
+        }
+    }
 }
 
 impl From<StoreError> for LoginError {
@@ -114,37 +131,43 @@ impl Authenticator {
         &self.hasher
     }
 
-    /// Checks an e-mail and password under the lockout rules and returns the user.
+    /// Checks an e-mail and password under the lockout rules, for a client in `network`, and
+    /// returns the user. The attempt is counted before the password is checked (see
+    /// [`Store::reserve_login_attempt`]), per e-mail address as typed and client network, so
+    /// that an address no account has is counted, frozen and blocked like any other, and an
+    /// attacker's failures do not lock the owner out of another network.
     pub async fn verify_login(
         &self,
         email: &str,
         password: &str,
+        network: Network,
     ) -> Result<user::Model, LoginError> {
-        let known = match crate::domain::account::Email::parse(email) {
+        let typed = email.trim().to_lowercase();
+        let login = login_key(&typed);
+        let network = network.to_string();
+        let now = self.store.clock().now_millis();
+        let failures = self.reserve(&login, &network, now).await?;
+        let known = match crate::domain::account::Email::parse(&typed) {
             Ok(email) => self.store.user_by_email(email.as_str()).await?,
             Err(_) => None,
         };
-        let Some(user) = known else {
-            // Same work as for a real account, so timing does not reveal which e-mails exist.
-            self.hasher.verify_dummy(password.to_owned()).await;
-            return Err(LoginError::InvalidCredentials);
-        };
-        let now = self.store.clock().now_millis();
-        match lockout::state(user.failed_count, user.last_failed_timestamp, now) {
-            LockState::Blocked => return Err(LoginError::Blocked),
-            LockState::Frozen { until } => {
-                return Err(LoginError::Frozen {
-                    retry_after_secs: ((until - now) as u64).div_ceil(1000),
-                });
+        let checked = match &known {
+            Some(user) => {
+                self.hasher
+                    .verify(password.to_owned(), user.password_hash.clone())
+                    .await
             }
-            LockState::Open => {}
-        }
-        if !self
-            .hasher
-            .verify(password.to_owned(), user.password_hash.clone())
-            .await
-        {
-            let failures = self.store.record_failed_login(&user.id).await?;
+            None => {
+                // Same work as for a real account, so timing does not reveal which e-mails exist.
+                self.hasher.verify_dummy(password.to_owned()).await;
+                false
+            }
+        };
+        let Some(user) = known.filter(|_| checked) else {
+            if let Some(user) = self.store.user_by_email(&typed).await? {
+                let (worst, last) = self.store.worst_login_failures(&login).await?;
+                self.store.show_failed_logins(&user.id, worst, last).await?;
+            }
             return Err(match lockout::state(failures, Some(now), now) {
                 LockState::Blocked => LoginError::Blocked,
                 LockState::Frozen { .. } => LoginError::FreezeStarted {
@@ -152,14 +175,45 @@ impl Authenticator {
                 },
                 LockState::Open => LoginError::InvalidCredentials,
             });
-        }
+        };
+        self.store.clear_login_attempt(&login, &network).await?;
         if !user.activation {
             return Err(LoginError::Deactivated);
         }
-        if user.failed_count != 0 {
-            self.store.reset_failed_logins(&user.id).await?;
+        let (worst, last) = self.store.worst_login_failures(&login).await?;
+        if (worst, last) != (user.failed_count, user.last_failed_timestamp) {
+            self.store.show_failed_logins(&user.id, worst, last).await?;
         }
         Ok(user)
+    }
+
+    /// Reserves one attempt of `login` from `network`: the failures in a row it makes,
+    /// counting itself, or why no attempt may be made now.
+    async fn reserve(&self, login: &str, network: &str, now: i64) -> Result<i32, LoginError> {
+        // Each round loses only to an attempt that counted itself meanwhile, so a burst is let
+        // through one count at a time; beyond a few rounds the client is told to wait.
+        for _ in 0..16 {
+            let (seen, last) = self.store.login_failures(login, network).await?;
+            match lockout::state(seen, last, now) {
+                LockState::Blocked => return Err(LoginError::Blocked),
+                LockState::Frozen { until } => {
+                    return Err(LoginError::Frozen {
+                        retry_after_secs: ((until - now).max(1) as u64).div_ceil(1000),
+                    });
+                }
+                LockState::Open => {}
+            }
+            if self
+                .store
+                .reserve_login_attempt(login, network, seen)
+                .await?
+            {
+                return Ok(seen + 1);
+            }
+        }
+        Err(LoginError::Frozen {
+            retry_after_secs: 1,
+        })
     }
 
     /// The tokens of a login whose password was checked (`actions::Actions::log_in`): the
@@ -221,6 +275,12 @@ impl Authenticator {
             user_id,
         })
     }
+}
+
+/// The key failed logins are counted under: the SHA-256 of the e-mail address as typed,
+/// trimmed and in lower case (an address no account has is counted all the same).
+pub fn login_key(email: &str) -> String {
+    token::hash(&email.trim().to_lowercase())
 }
 
 fn millis(duration: Duration) -> i64 {

@@ -1,6 +1,7 @@
 //! Argon2id password hashing. Hashing costs tens of milliseconds of CPU and ~19 MiB, so it runs
 //! on the blocking pool, at most one per core at a time, never on the async workers.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use argon2::Argon2;
@@ -11,6 +12,10 @@ use tokio::sync::Semaphore;
 #[derive(Clone)]
 pub struct PasswordHasher {
     permits: Arc<Semaphore>,
+    /// Self-registrations hash one at a time, so that however many arrive they hold at most
+    /// one of the permits logins need.
+    registrations: Arc<Semaphore>,
+    checks: Arc<AtomicU64>,
 }
 
 impl Default for PasswordHasher {
@@ -20,6 +25,8 @@ impl Default for PasswordHasher {
             .unwrap_or(2);
         PasswordHasher {
             permits: Arc::new(Semaphore::new(cores)),
+            registrations: Arc::new(Semaphore::new(1)),
+            checks: Arc::new(AtomicU64::new(0)),
         }
     }
 }
@@ -63,8 +70,22 @@ impl PasswordHasher {
         self.run(move || hash_now(&password)).await?
     }
 
+    /// Hashes the password of a self-registration: as [`PasswordHasher::hash`], one
+    /// registration at a time.
+    pub async fn hash_for_registration(&self, password: String) -> anyhow::Result<String> {
+        let _turn = self.registrations.acquire().await?;
+        self.hash(password).await
+    }
+
+    /// How many passwords were checked (real or dummy) since start: what the brute-force
+    /// policy lets through to the expensive check.
+    pub fn checks(&self) -> u64 {
+        self.checks.load(Ordering::Relaxed)
+    }
+
     /// Whether `password` matches `hash`.
     pub async fn verify(&self, password: String, hash: String) -> bool {
+        self.checks.fetch_add(1, Ordering::Relaxed);
         self.run(move || verify_now(&password, &hash))
             .await
             .unwrap_or(false)
@@ -73,6 +94,7 @@ impl PasswordHasher {
     /// Does the work of a verification against a hash no password matches, so that answers
     /// for unknown accounts take as long as those for known ones.
     pub async fn verify_dummy(&self, password: String) {
+        self.checks.fetch_add(1, Ordering::Relaxed);
         let _ = self.run(move || verify_now(&password, dummy_hash())).await;
     }
 }

@@ -33,6 +33,17 @@ impl LoginThrottle {
     pub fn new(per_minute: u32) -> Self {
         LoginThrottle::with_clock(per_minute, DefaultClock::default())
     }
+
+    /// A throttle allowing `per_hour` attempts per address and hour, in bursts of up to the
+    /// same number (registrations, each costing an Argon2 hash).
+    pub fn per_hour(per_hour: u32) -> Self {
+        let per_hour = NonZeroU32::new(per_hour).unwrap_or(NonZeroU32::MIN);
+        let clock = DefaultClock::default();
+        LoginThrottle {
+            limiter: RateLimiter::dashmap_with_clock(Quota::per_hour(per_hour), clock.clone()),
+            clock,
+        }
+    }
 }
 
 impl<C: Clock + Clone> LoginThrottle<C> {

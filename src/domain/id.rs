@@ -30,6 +30,10 @@ fn process_state() -> &'static ProcessState {
 }
 
 impl Id {
+    /// The id of no object: all zeros, which [`Id::generate`] never makes (its time part is
+    /// the current second).
+    pub const ZERO: Id = Id([0; 12]);
+
     /// A new id for an object created now.
     pub fn generate() -> Self {
         let seconds = SystemTime::now()

@@ -7,6 +7,7 @@ pub mod group;
 pub mod id;
 pub mod json;
 pub mod measurement;
+pub mod network;
 pub mod periods;
 pub mod profile;
 pub mod recording_limits;

@@ -48,6 +48,16 @@ pub fn configure(
     }));
 }
 
+/// The network of the client a request came from (its peer: Tacho trusts no forwarding header),
+/// for the per-network login and registration limits and the audit trail.
+pub fn client_network(req: &actix_web::HttpRequest) -> crate::domain::network::Network {
+    let address = req
+        .peer_addr()
+        .map(|a| a.ip())
+        .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    crate::domain::network::Network::of(address)
+}
+
 /// Middleware: headers every answer gets.
 /// - JSON answers carry personal data (accounts, profiles, measurements, reports) or tokens:
 ///   `Cache-Control: no-store` unless the handler chose otherwise (ASVS 5.0 V14.3.2).

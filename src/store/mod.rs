@@ -10,6 +10,7 @@ pub mod entities;
 mod files;
 mod groups;
 mod jobs;
+mod login_attempts;
 mod measurement_reports;
 mod measurements;
 mod portal;

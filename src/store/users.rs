@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use sea_orm::sea_query::{Alias, Expr, ExprTrait};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Set,
 };
@@ -234,25 +234,22 @@ impl Store {
         Ok(updated)
     }
 
-    /// Counts a failed login and returns the new number of failures in a row.
-    pub async fn record_failed_login(&self, id: &Id) -> StoreResult<i32> {
-        let now = self.now();
-        // One atomic statement, so concurrent failures are all counted.
+    /// Shows on the account the failures in a row of its worst network (the wire's
+    /// `failed_count` and `last_failed_timestamp`, and the administrators' lock column).
+    pub async fn show_failed_logins(
+        &self,
+        id: &Id,
+        failures: i32,
+        last_failed: Option<i64>,
+    ) -> StoreResult<()> {
         user::Entity::update_many()
-            .col_expr(
-                user::Column::FailedCount,
-                Expr::col(Alias::new("failed_count")).add(1),
-            )
-            .col_expr(user::Column::LastFailedTimestamp, Expr::value(now))
+            .col_expr(user::Column::FailedCount, Expr::value(failures))
+            .col_expr(user::Column::LastFailedTimestamp, Expr::value(last_failed))
             .filter(user::Column::Id.eq(id))
             .exec(&self.db)
             .await?;
         self.cache.invalidate();
-        Ok(self
-            .user_by_id(id)
-            .await?
-            .map(|u| u.failed_count)
-            .unwrap_or_default())
+        Ok(())
     }
 
     /// Clears the failure counter after a successful login.

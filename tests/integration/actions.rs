@@ -680,11 +680,39 @@ async fn a_login_is_recorded_alike_through_both_doors() {
         (api[0].action.as_str(), api[0].actor.as_str()),
         ("session.login", user.id.as_str())
     );
-    // A refused login leaves no login record, through either door.
+    assert_eq!(api[0].detail, "from 127.0.0.0/24");
+    // A refused login is recorded alike through either door: by no one, about the account,
+    // with the client's network and never the address typed.
     let before = audit_total(&app).await;
     app.password_grant(&user.email, "not the password").await;
+    let (api, middle) = records_since(&app, before).await;
     Browser::new(&app)
         .login(&user.email, "not the password")
         .await;
-    assert_eq!(audit_total(&app).await, before);
+    let (portal, _) = records_since(&app, middle).await;
+    assert_eq!(api.len(), 1);
+    assert_eq!(api[0].action, portal[0].action);
+    assert_eq!(api[0].patient, portal[0].patient);
+    assert_eq!(
+        (
+            api[0].action.as_str(),
+            api[0].actor.as_str(),
+            api[0].patient.as_deref(),
+            api[0].detail.as_str()
+        ),
+        (
+            "session.login.failed",
+            "000000000000000000000000",
+            Some(user.id.as_str()),
+            "from 127.0.0.0/24: invalid credentials"
+        )
+    );
+    // An address no account has is recorded without one.
+    let before = audit_total(&app).await;
+    app.password_grant("nobody@example.com", "whatever it is")
+        .await;
+    let (unknown, _) = records_since(&app, before).await;
+    assert_eq!(unknown.len(), 1);
+    assert_eq!(unknown[0].patient, None);
+    assert!(!format!("{unknown:?}").contains("nobody"));
 }

@@ -451,3 +451,148 @@ async fn json_answers_with_personal_data_are_not_stored_by_caches() {
         .await;
     assert_eq!(missing.headers["cache-control"], "no-store");
 }
+
+/// A client whose connections come from `source` (any 127.x.y.z is this machine).
+fn client_from(source: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(source.parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap()
+}
+
+/// A password grant from `client`: its status and the platform's error code, if any.
+async fn grant_from(
+    app: &TestApp,
+    client: &reqwest::Client,
+    email: &str,
+    password: &str,
+) -> (u16, Option<i64>) {
+    let reply = client
+        .post(app.url("/auth/v2/oauth2/tokens"))
+        .json(&json!({"grant_type": "password", "username": email, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    let status = reply.status().as_u16();
+    let body: serde_json::Value = reply.json().await.unwrap_or_default();
+    (status, body["exh_error"]["code"].as_i64())
+}
+
+#[tokio::test]
+async fn a_burst_of_wrong_passwords_reaches_the_password_check_five_times_at_most() {
+    let app = spawn_app().await;
+    let user = app.user("burst").await;
+    let client = client_from("127.0.0.1");
+    let before = app.state.auth.hasher().checks();
+    let burst = (0..20).map(|_| grant_from(&app, &client, &user.email, "a wrong guess"));
+    let answers = futures_util::future::join_all(burst).await;
+    let checked = app.state.auth.hasher().checks() - before;
+    assert!(checked <= 5, "{checked} checks for 20 parallel attempts");
+    let codes: Vec<Option<i64>> = answers.iter().map(|a| a.1).collect();
+    assert_eq!(
+        codes.iter().filter(|c| **c == Some(211)).count() as u64,
+        20 - checked,
+        "the rest were refused unchecked: {codes:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_attackers_failures_do_not_lock_the_owner_out_of_another_network() {
+    let app = spawn_app().await;
+    let user = app.user("owner").await;
+    let attacker = client_from("127.0.0.1");
+    let owner = client_from("127.0.1.1");
+    for _ in 0..6 {
+        grant_from(&app, &attacker, &user.email, "guess").await;
+    }
+    let (status, code) = grant_from(&app, &attacker, &user.email, PASSWORD).await;
+    assert_eq!(
+        (status, code),
+        (400, Some(211)),
+        "frozen for the attacker's network"
+    );
+    let (status, _) = grant_from(&app, &owner, &user.email, PASSWORD).await;
+    assert_eq!(status, 200, "the owner's network is open");
+    // The account shows its worst network's count.
+    let me = app.get("/users/v1/me", &user.token).await;
+    assert_eq!(
+        me.assert_ok()["failed_count"],
+        5,
+        "five were checked; the sixth was refused unchecked"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_address_is_answered_exactly_as_a_known_one() {
+    let app = spawn_app().await;
+    let user = app.user("known").await;
+    let client = client_from("127.0.0.1");
+    let mut known = Vec::new();
+    let mut unknown = Vec::new();
+    for _ in 0..7 {
+        known.push(grant_from(&app, &client, &user.email, "guess").await);
+        unknown.push(grant_from(&app, &client, "nobody@tacho.test", "guess").await);
+    }
+    assert_eq!(known, unknown);
+    assert_eq!(
+        known.iter().map(|a| a.1).collect::<Vec<_>>(),
+        [
+            Some(106),
+            Some(106),
+            Some(106),
+            Some(106),
+            Some(212),
+            Some(211),
+            Some(211)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_registration_flood_is_refused_and_logins_go_on() {
+    let app = spawn_app_with(|s| s.registration_rate_per_hour = 3).await;
+    let user = app.user("regular").await;
+    let flood_client = client_from("127.0.0.1");
+    let flood = (0..30).map(|i| {
+        flood_client
+            .post(app.url("/users/v1/register"))
+            .json(&json!({
+                "first_name": "Flood",
+                "last_name": format!("N{i}"),
+                "email": format!("flood{i}@example.com"),
+                "password": "a long enough password",
+                "language": "EN",
+                "time_zone": "Europe/Brussels",
+            }))
+            .send()
+    });
+    let elsewhere = client_from("127.0.1.1");
+    let login = grant_from(&app, &elsewhere, &user.email, PASSWORD);
+    let (flooded, login) = tokio::join!(futures_util::future::join_all(flood), login);
+    let statuses: Vec<u16> = flooded
+        .into_iter()
+        .map(|r| r.unwrap().status().as_u16())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        3,
+        "{statuses:?}"
+    );
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 27);
+    assert_eq!(login.0, 200, "a login from another network goes on");
+    // Another network may still register.
+    let other = client_from("127.0.2.1")
+        .post(app.url("/users/v1/register"))
+        .json(&json!({
+            "first_name": "Other",
+            "last_name": "Network",
+            "email": "other@example.com",
+            "password": "a long enough password",
+            "language": "EN",
+            "time_zone": "Europe/Brussels",
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 200);
+}

@@ -98,6 +98,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
         "TACHO_WORKERS" => Some("1".into()),
         // Tests log in far more often than people do; one test checks the throttle itself.
         "TACHO_LOGIN_RATE" => Some("100000".into()),
+        "TACHO_REGISTRATION_RATE" => Some("100000".into()),
         // Tests run the scheduler themselves, on their own clock; some turn the tick on.
         "TACHO_SCHEDULER_TICK" => Some("0".into()),
         _ => None,

@@ -273,7 +273,8 @@ pub async fn token(
         "password" => {
             let username = required(&request.username, "username")?;
             let password = required(&request.password, "password")?;
-            let user = state.actions.log_in(username, password).await?;
+            let network = crate::routes::client_network(&req);
+            let user = state.actions.log_in(username, password, network).await?;
             state.auth.login_tokens(user.id).await?
         }
         "refresh_token" => {

@@ -166,8 +166,17 @@ pub struct RegisterBody {
 #[post("/users/v1/register")]
 pub async fn register(
     state: Data<AppState>,
+    req: actix_web::HttpRequest,
     ApiJson(body): ApiJson<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
+    // Each registration costs an Argon2 hash: a network gets a few an hour, refused before
+    // any hashing, so that a flood cannot take the CPU logins need.
+    let network = crate::routes::client_network(&req);
+    if let Err(wait) = state.registration_throttle.check(network.address()) {
+        return Err(ApiError::TooManyRequests {
+            retry_after_secs: wait.as_secs().max(1),
+        });
+    }
     let new = NewAccount {
         email: Email::parse(&body.email)?,
         password: NewPassword::parse(&body.password)?,

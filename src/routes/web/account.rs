@@ -176,6 +176,7 @@ pub struct PasswordForm {
 
 /// Changes the password after checking the current one (under the login lockout rules).
 pub async fn change_password(
+    req: actix_web::HttpRequest,
     member: Member,
     CsrfForm(form): CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, WebError> {
@@ -193,6 +194,7 @@ pub async fn change_password(
             &member.user().email,
             &form.current,
             password,
+            crate::routes::client_network(&req),
         )
         .await;
     match changed {

@@ -60,7 +60,12 @@ pub async fn login(
         *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
         Ok(response)
     };
-    let user = match state.actions.log_in(&form.email, &form.password).await {
+    let network = crate::routes::client_network(&req);
+    let user = match state
+        .actions
+        .log_in(&form.email, &form.password, network)
+        .await
+    {
         Ok(user) => user,
         Err(LoginError::InvalidCredentials) => return refused("login-invalid"),
         Err(LoginError::Deactivated) => return refused("login-deactivated"),

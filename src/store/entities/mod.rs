@@ -6,6 +6,7 @@ pub mod file;
 pub mod file_blob;
 pub mod group;
 pub mod job;
+pub mod login_attempt;
 pub mod measurement;
 pub mod measurement_group;
 pub mod measurement_report;
