@@ -162,7 +162,8 @@ pub struct RegisterBody {
 
 /// Creates a user and its empty profile.
 #[utoipa::path(tag = "users", request_body = RegisterBody,
-    responses((status = 200, body = UserBody), (status = 400, description = "validation (14, 15), e-mail used (203)", body = ErrorBody)))]
+    responses((status = 200, body = UserBody), (status = 400, description = "validation (14, 15), e-mail used (203)", body = ErrorBody),
+        (status = 429, description = "too many registrations from the client's network (429)", body = ErrorBody)))]
 #[post("/users/v1/register")]
 pub async fn register(
     state: Data<AppState>,
