@@ -19,12 +19,14 @@ mod measurements;
 mod profiles;
 mod reads;
 mod reports;
+mod shared_links;
 
 use std::sync::Arc;
 
 pub use accounts::{AccountChanges, NewAccount, RoleChange};
 pub use measurements::Review;
 pub use reports::{MeasurementPdf, PeriodicPdf};
+pub use shared_links::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS, NewLink};
 
 use crate::auth::Authenticator;
 use crate::domain::id::Id;

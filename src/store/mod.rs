@@ -19,6 +19,7 @@ pub mod query;
 mod reports;
 pub mod resources;
 mod sessions;
+mod shared_links;
 mod tokens;
 mod users;
 pub mod visibility;
@@ -43,6 +44,7 @@ pub use measurements::{
 };
 pub use portal::{EnlistmentSummary, PatientListing, PatientSummary};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
+pub use shared_links::NewSharedLink;
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};
 pub use visibility::Viewer;

@@ -276,8 +276,20 @@ async fn each_role_walks_its_journey_in_chromium() {
             .is_ok(),
         "{state}"
     );
+    // A shared link is made on purpose, shown once, and opens the PDF without an account.
+    click(&client, "make-link").await;
+    client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Id("shared-link"))
+        .await
+        .expect("a link");
     let old_link = value_of(&client, "shared-link").await;
-    assert!(old_link.ends_with(&pdf_path), "{old_link}");
+    assert!(old_link.contains("/share/"), "{old_link}");
+    let shared_path = &old_link[old_link.find("/share/").unwrap()..];
+    let shared_pdf = app.client.get(app.url(shared_path)).send().await.unwrap();
+    assert!(shared_pdf.bytes().await.unwrap().starts_with(b"%PDF"));
+    assert_ne!(shared_path, pdf_path, "not the app's token");
     type_into(&client, "label", "Sinusritme").await;
     type_into(
         &client,

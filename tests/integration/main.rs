@@ -26,4 +26,5 @@ mod portal_authorization;
 mod profiles;
 mod reports;
 mod rql;
+mod shared_links;
 mod users;

@@ -514,11 +514,6 @@ async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let mut physician = logged_in(&app, &world.staff_a).await;
     let staff_view = physician.get(&page).await;
     assert!(staff_view.body.contains("The report is up to date."));
-    assert!(
-        staff_view
-            .body
-            .contains(&format!("{}{pdf_path}", app.settings.base_url))
-    );
     app.clock.advance(chrono::Duration::seconds(5));
     let reviewed = physician
         .post(
@@ -534,20 +529,18 @@ async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let after = physician.get(&page).await;
     assert!(after.body.contains("out of date"), "{}", after.body);
     assert!(after.body.contains("Sinus rhythm"));
+    // A shared link is its own grant: the page never shows an app's token to pass on.
+    assert!(!after.body.contains(&pdf_path));
     let shared = physician
         .post(
             &page,
-            &format!("/portal/measurements/{id}/report"),
-            &[("then", "share")],
+            &format!("/portal/measurements/{id}/links"),
+            &[("days", "30")],
         )
         .await;
-    assert_eq!(shared.status, StatusCode::SEE_OTHER);
-    let renewed = physician.get(&page).await;
-    assert!(renewed.body.contains("The report is up to date."));
-    assert!(
-        !renewed.body.contains(&pdf_path),
-        "a new link replaces the old one"
-    );
+    assert_eq!(shared.status, StatusCode::OK);
+    assert!(shared.body.contains("/share/"), "{}", shared.body);
+    assert!(shared.body.contains("The report is up to date."));
     // Patients may not review their own measurements.
     let refused = patient
         .post(

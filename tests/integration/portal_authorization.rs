@@ -206,6 +206,13 @@ async fn every_portal_page_and_action_follows_the_matrix() {
             seers,
         ),
         action(
+            "make a shared link",
+            format!("/portal/measurements/{measurement}/links"),
+            &[("days", "30")],
+            None,
+            seers,
+        ),
+        action(
             "review",
             format!("/portal/measurements/{measurement}/review"),
             &[("label", "sinus"), ("note", "checked")],

@@ -33,6 +33,9 @@ pub enum ApiError {
     FieldFormat(String),
     #[error("resource not found")]
     NotFound,
+    /// A shared link that is unknown, revoked or expired (which, it does not say).
+    #[error("this link is unknown, revoked or expired")]
+    LinkClosed,
     #[error("{0}")]
     InvalidRql(String),
     #[error("this request needs an RQL query selecting what to act on, e.g. ?id=<user id>")]
@@ -86,7 +89,7 @@ impl ApiError {
             ApiError::EmptyBody => (13, "EMPTY_BODY_EXCEPTION"),
             ApiError::MissingField(_) => (14, "MISSING_REQUIRED_FIELDS_EXCEPTION"),
             ApiError::FieldFormat(_) => (15, "FIELD_FORMAT_EXCEPTION"),
-            ApiError::NotFound => (16, "RESOURCE_UNKNOWN_EXCEPTION"),
+            ApiError::NotFound | ApiError::LinkClosed => (16, "RESOURCE_UNKNOWN_EXCEPTION"),
             ApiError::InvalidRql(_) => (19, "INVALID_RQL_EXCEPTION"),
             ApiError::EmptyRql => (20, "EMPTY_RQL_EXCEPTION"),
             ApiError::BodyFormat(_) => (22, "BODY_FORMAT_EXCEPTION"),
@@ -117,7 +120,7 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::NoPermission(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::NotFound | ApiError::LinkClosed => StatusCode::NOT_FOUND,
             ApiError::NotAuthenticated
             | ApiError::AccessTokenUnknown
             | ApiError::AccessTokenExpired => StatusCode::UNAUTHORIZED,

@@ -78,10 +78,42 @@ pub async fn download(
 ) -> Result<HttpResponse, ApiError> {
     // A token names one file forever: its contents never change.
     const IMMUTABLE: &str = "private, max-age=31536000, immutable";
-    match open(&state, &token).await? {
+    let opened = open(&state, &token).await?;
+    state
+        .actions
+        .record_file_download(opened.file(), crate::routes::client_network(&req))
+        .await?;
+    match opened {
         Opened::Hot(hot) => respond(&state, &req, &hot.file, Some(&hot.contents), IMMUTABLE).await,
         Opened::Cold(file) => respond(&state, &req, &file, None, IMMUTABLE).await,
     }
+}
+
+/// A shared link (made in the portal): the PDF it grants while it is open, never kept by a
+/// cache (`no-store`), since a revocation must hold at once. Unknown, revoked and expired links
+/// are all 404.
+#[utoipa::path(get, tag = "files",
+    params(("secret" = String, Path, description = "the shared link's secret")),
+    responses((status = 200, description = "the PDF", content_type = "application/pdf"),
+        (status = 404, body = ErrorBody)))]
+#[route("/share/{secret}", method = "GET", method = "HEAD")]
+pub async fn shared(
+    state: Data<AppState>,
+    req: HttpRequest,
+    secret: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    if secret.len() > 64 {
+        return Err(ApiError::LinkClosed);
+    }
+    let file = state
+        .actions
+        .open_shared_link(&secret, crate::routes::client_network(&req))
+        .await
+        .map_err(|err| match ApiError::from(err) {
+            ApiError::NotFound => ApiError::LinkClosed,
+            other => other,
+        })?;
+    serve(&state, &req, &file, "no-store").await
 }
 
 /// A stored file as the answer: `ETag` (304 when the client has it), `cache_control`, no

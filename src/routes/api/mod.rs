@@ -86,6 +86,7 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
         .service(reports::get)
         .service(reports::pdf)
         .service(files::download)
+        .service(files::shared)
         .service(files::details);
 }
 

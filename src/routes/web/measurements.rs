@@ -13,13 +13,13 @@ use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
+use crate::actions::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::rql::{CompareOp, Expr, Query as ListQuery, Value as RqlValue};
 use crate::reports::findings::Findings;
 use crate::routes::api::measurement_reports::file_token;
 use crate::store::Viewer;
-use crate::store::entities::file;
 use crate::store::resources::MEASUREMENTS;
 
 /// The filters of a measurement list.
@@ -171,8 +171,17 @@ pub struct ReportState {
     pub key: &'static str,
     pub label: String,
     pub created: String,
-    /// The public PDF address, shown to staff to pass on.
-    pub shared_link: Option<String>,
+}
+
+/// A shared link as the measurement page lists it.
+pub struct LinkRow {
+    pub id: Id,
+    pub made: String,
+    pub by: String,
+    pub expires: String,
+    /// `open`, `revoked` or `expired`.
+    pub state: &'static str,
+    pub state_label: String,
 }
 
 /// A physician's review as shown.
@@ -195,15 +204,11 @@ struct DetailPage {
     report: ReportState,
     can_report: bool,
     can_review: bool,
-}
-
-/// The address of a report's PDF, as a physician shares it.
-fn shared_link(visitor: &Visitor, file: &file::Model) -> String {
-    format!(
-        "{}/files/v1/{}/file",
-        visitor.state.settings.base_url,
-        file_token(file)
-    )
+    links: Vec<LinkRow>,
+    /// The address of a link just made: shown this once, never stored.
+    new_link: Option<String>,
+    default_link_days: i64,
+    max_link_days: i64,
 }
 
 fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, String)> {
@@ -269,6 +274,16 @@ fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, Stri
 /// One measurement with its chart, results, review and report state.
 pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
+    detail_page(&member, &id, None).await
+}
+
+/// The measurement page, with the address of a link just made, if any.
+async fn detail_page(
+    member: &Member,
+    id: &Id,
+    new_link: Option<String>,
+) -> Result<HttpResponse, WebError> {
+    let id = *id;
     let viewer = member.viewer();
     let store = &member.state.store;
     let record = member.state.actions.view_measurement(&viewer, &id).await?;
@@ -329,40 +344,114 @@ pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, We
             key: "none",
             label: member.tr.text("report-none"),
             created: String::new(),
-            shared_link: None,
         },
-        (Some(found), Some(file)) => ReportState {
+        (Some(found), Some(_)) => ReportState {
             key: "current",
             label: member.tr.text("report-current"),
             created: member.datetime(found.report.creation_timestamp),
-            shared_link: (!own).then(|| shared_link(&member, file)),
         },
         (Some(found), None) => ReportState {
             key: "outdated",
             label: member.tr.text("report-outdated"),
             created: member.datetime(found.report.creation_timestamp),
-            shared_link: None,
         },
     };
+    let links = link_rows(member, &id).await?;
     let can_report = view::reportable(m);
     // The analysis is pure and takes about a millisecond, so the pulse strip is computed
     // again for the page rather than stored.
     let findings = Findings::of(&member.tr, &data);
     html(&DetailPage {
         c: Chrome::new(
-            &member,
+            member,
             if own { "measurements" } else { "patients" },
             "measurement-title",
         ),
-        row: view::measurement_row(&member, &m.into()),
+        row: view::measurement_row(member, &m.into()),
         patient,
-        findings: view::findings_view(&member, &findings),
-        details: details_of(&member, &data),
+        findings: view::findings_view(member, &findings),
+        details: details_of(member, &data),
         review,
         report,
         can_report,
         can_review: viewer.may_review(&m.creator_id).is_ok() && view::has_results(m),
+        links,
+        new_link,
+        default_link_days: DEFAULT_LINK_DAYS,
+        max_link_days: MAX_LINK_DAYS,
     })
+}
+
+/// The shared links of a measurement, as its page lists them.
+async fn link_rows(member: &Member, id: &Id) -> Result<Vec<LinkRow>, WebError> {
+    let state = &member.state;
+    let links = state.actions.shared_links(&member.viewer(), id).await?;
+    let mut makers: Vec<Id> = links.iter().map(|l| l.creator_id).collect();
+    makers.sort();
+    makers.dedup();
+    let names = state.store.user_names(&makers).await?;
+    let now = state.store.clock().now_millis();
+    Ok(links
+        .into_iter()
+        .map(|link| {
+            let state = if link.revoked_at.is_some() {
+                "revoked"
+            } else if link.is_open(now) {
+                "open"
+            } else {
+                "expired"
+            };
+            LinkRow {
+                id: link.id,
+                made: member.datetime(link.creation_timestamp),
+                by: names.get(&link.creator_id).cloned().unwrap_or_default(),
+                expires: member.datetime(link.expires_at),
+                state,
+                state_label: member.tr.text(&format!("shared-link-{state}")),
+            }
+        })
+        .collect())
+}
+
+/// A link to make: how many days it opens.
+#[derive(Debug, Deserialize)]
+pub struct LinkForm {
+    pub days: String,
+}
+
+/// Makes a shared link of the measurement's report and shows the page with its address,
+/// this once.
+pub async fn create_link(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<LinkForm>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    let days = form.days.trim().parse::<i64>().unwrap_or(0);
+    let language = Language::or_english(Some(&member.user().language));
+    let made = member
+        .state
+        .actions
+        .create_shared_link(&member.viewer(), &id, language, days)
+        .await?;
+    let address = format!("{}/share/{}", member.state.settings.base_url, made.secret);
+    detail_page(&member, &id, Some(address)).await
+}
+
+/// Revokes a shared link; its address answers 404 from now on.
+pub async fn revoke_link(
+    member: Member,
+    path: Path<(String, String)>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let (id, link) = path.into_inner();
+    let (id, link) = (Id::parse(&id)?, Id::parse(&link)?);
+    member
+        .state
+        .actions
+        .revoke_shared_link(&member.viewer(), &id, &link)
+        .await?;
+    Ok(see_other(&format!("/portal/measurements/{id}#links")))
 }
 
 /// What the report buttons post.

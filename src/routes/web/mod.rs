@@ -98,6 +98,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 web::post().to(measurements::report_pdf),
             )
             .route(
+                "/measurements/{id}/links",
+                web::post().to(measurements::create_link),
+            )
+            .route(
+                "/measurements/{id}/links/{link}/revoke",
+                web::post().to(measurements::revoke_link),
+            )
+            .route(
                 "/measurements/{id}/review",
                 web::post().to(measurements::review),
             )

@@ -18,6 +18,7 @@ pub mod refresh_token;
 pub mod report;
 pub mod secret;
 pub mod session;
+pub mod shared_link;
 pub mod staff_enlistment;
 mod text_columns;
 pub mod user;

@@ -1,0 +1,158 @@
+//! Shared links: a measurement report's PDF handed to someone without an account, by the
+//! patient or the patient's staff, for a number of days (default 30), revocable; and the
+//! record of every download, through a shared link or an app's `readFileToken`.
+
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, entry};
+use crate::auth::token;
+use crate::domain::account::Language;
+use crate::domain::id::Id;
+use crate::domain::network::Network;
+use crate::domain::time::rfc3339_millis;
+use crate::store::entities::{file, shared_link};
+use crate::store::{NewSharedLink, StoreError, Viewer};
+
+/// How long a shared link lasts unless its maker says otherwise, in days.
+pub const DEFAULT_LINK_DAYS: i64 = 30;
+/// The longest a shared link may last, in days.
+pub const MAX_LINK_DAYS: i64 = 365;
+const DAY_MILLIS: i64 = 86_400_000;
+
+/// A link just made: its record, and the secret that goes into its address (shown once).
+#[derive(Debug, Clone)]
+pub struct NewLink {
+    pub link: shared_link::Model,
+    pub secret: String,
+}
+
+impl Actions {
+    /// Makes a link to the PDF of measurement `measurement` in `language` that opens for
+    /// `days` days: whoever sees the measurement (the patient, the patient's staff, an
+    /// administrator). The report is made or reused as [`Actions::measurement_pdf`] does.
+    pub async fn create_shared_link(
+        &self,
+        viewer: &Viewer,
+        measurement: &Id,
+        language: Language,
+        days: i64,
+    ) -> ActionResult<NewLink> {
+        if !(1..=MAX_LINK_DAYS).contains(&days) {
+            return Err(ActionError::invalid(
+                format!("a link lasts 1 to {MAX_LINK_DAYS} days"),
+                "shared-link-days-invalid",
+            ));
+        }
+        let pdf = self
+            .measurement_pdf(viewer, measurement, language, true)
+            .await?;
+        let secret = token::generate();
+        let store = self.store.begin().await?;
+        let expires_at = store.clock().now_millis() + days * DAY_MILLIS;
+        let link = store
+            .insert_shared_link(NewSharedLink {
+                secret_hash: token::hash(&secret),
+                measurement_id: *measurement,
+                file_id: pdf.file.id,
+                patient_id: pdf.report.report.patient_id,
+                creator_id: viewer.user_id,
+                language: language.code().to_owned(),
+                expires_at,
+            })
+            .await?;
+        store
+            .audit(
+                entry(viewer, "link.create", "shared-link", &link.id)
+                    .patient(&link.patient_id)
+                    .detail(format!(
+                        "measurement {measurement} until {}",
+                        rfc3339_millis(expires_at)
+                    )),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(NewLink { link, secret })
+    }
+
+    /// The links of a measurement the viewer sees, newest first.
+    pub async fn shared_links(
+        &self,
+        viewer: &Viewer,
+        measurement: &Id,
+    ) -> ActionResult<Vec<shared_link::Model>> {
+        self.store.visible_measurement(viewer, measurement).await?;
+        Ok(self.store.shared_links_of(measurement).await?)
+    }
+
+    /// Revokes a link of a measurement the viewer sees: its address opens nothing from now on.
+    pub async fn revoke_shared_link(
+        &self,
+        viewer: &Viewer,
+        measurement: &Id,
+        link: &Id,
+    ) -> ActionResult<()> {
+        let store = self.store.begin().await?;
+        let record = store.visible_measurement(viewer, measurement).await?;
+        if !store
+            .revoke_shared_link(measurement, link, &viewer.user_id)
+            .await?
+        {
+            return Err(StoreError::NotFound.into());
+        }
+        store
+            .audit(
+                entry(viewer, "link.revoke", "shared-link", link)
+                    .patient(&record.measurement.creator_id),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(())
+    }
+
+    /// The file a shared link's `secret` opens, if the link is open; the download is recorded
+    /// (by no one, with the client's network).
+    pub async fn open_shared_link(
+        &self,
+        secret: &str,
+        network: Network,
+    ) -> ActionResult<file::Model> {
+        let link = self
+            .store
+            .open_shared_link(&token::hash(secret))
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let file = self
+            .store
+            .file_by_id(&link.file_id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let anonymous = anonymous();
+        self.store
+            .audit(
+                entry(&anonymous, "link.download", "shared-link", &link.id)
+                    .patient(&link.patient_id)
+                    .detail(format!("from {network}")),
+            )
+            .await?;
+        Ok(file)
+    }
+
+    /// Records a download through an app's `readFileToken` (by no one, with the client's
+    /// network).
+    pub async fn record_file_download(
+        &self,
+        file: &file::Model,
+        network: Network,
+    ) -> ActionResult<()> {
+        let mut record = entry(&anonymous(), "file.download", "file", &file.id)
+            .detail(format!("from {network}"));
+        record.patient_id = self.store.patient_of_file(&file.id).await?;
+        self.store.audit(record).await?;
+        Ok(())
+    }
+}
+
+fn anonymous() -> Viewer {
+    Viewer {
+        user_id: ANONYMOUS,
+        admin: false,
+    }
+}

@@ -1,0 +1,184 @@
+//! Shared links: made in the portal by the patient or the patient's staff, opening one report's
+//! PDF without an account until they expire or are revoked, on every instance at once; only
+//! their secret's hash is stored; every download, through a link or an app's token, is audited.
+
+use sea_orm::{ConnectionTrait, Statement};
+use tacho::domain::id::Id;
+use tacho::store::{AuditFilter, Viewer};
+
+use crate::helpers::{TestApp, World, spawn_app};
+use crate::portal::{Browser, Page, logged_in};
+
+/// Makes a link of measurement `id` for `days` through the portal: its address and its id.
+async fn make_link(browser: &mut Browser<'_>, id: &str, days: &str) -> (String, String) {
+    let page = format!("/portal/measurements/{id}");
+    let made = browser
+        .post(&page, &format!("{page}/links"), &[("days", days)])
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    (value_of_link(&made), first_link_id(&made))
+}
+
+fn value_of_link(page: &Page) -> String {
+    let marker = "id=\"shared-link\" readonly value=\"";
+    let start = page.body.find(marker).expect("the new link") + marker.len();
+    let end = page.body[start..].find('"').unwrap() + start;
+    page.body[start..end].to_owned()
+}
+
+fn first_link_id(page: &Page) -> String {
+    let marker = "<tr id=\"link-";
+    let start = page.body.find(marker).expect("a listed link") + marker.len();
+    page.body[start..start + 24].to_owned()
+}
+
+/// GET of a link's address: status and `Cache-Control`.
+async fn open(app: &TestApp, address: &str) -> (u16, String, Vec<u8>) {
+    let path = &address[address.find("/share/").unwrap()..];
+    let reply = app.client.get(app.url(path)).send().await.unwrap();
+    let status = reply.status().as_u16();
+    let cache = reply
+        .headers()
+        .get("cache-control")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, cache, reply.bytes().await.unwrap().to_vec())
+}
+
+async fn audit_actions(app: &TestApp, patient: &str) -> Vec<(String, String)> {
+    let admin = Viewer {
+        user_id: Id::generate(),
+        admin: true,
+    };
+    let filter = AuditFilter {
+        patient: Some(Id::parse(patient).unwrap()),
+        ..AuditFilter::default()
+    };
+    let (events, _) = app
+        .state
+        .store
+        .audit_page(&admin, &filter, 0, 1000)
+        .await
+        .unwrap();
+    events.into_iter().map(|e| (e.action, e.detail)).collect()
+}
+
+#[tokio::test]
+async fn a_link_opens_the_pdf_until_it_is_revoked_on_every_instance() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let other = app.second_instance().await;
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let (address, link) = make_link(&mut staff, &id, "30").await;
+    assert!(
+        address.starts_with(&app.state.settings.base_url),
+        "{address}"
+    );
+    for instance in [&app, &other] {
+        let (status, cache, pdf) = open(instance, &address).await;
+        assert_eq!((status, cache.as_str()), (200, "no-store"));
+        assert!(pdf.starts_with(b"%PDF"));
+    }
+    // The page lists it with its maker, and shows its secret no more.
+    let page = staff.get(&format!("/portal/measurements/{id}")).await;
+    assert!(
+        page.body
+            .contains(&format!("id=\"link-{link}\" class=\"link-open\"")),
+        "{}",
+        &page.body[page.body.find("id=\"links\"").unwrap_or(0)..]
+    );
+    assert!(!page.body.contains(address.rsplit('/').next().unwrap()));
+
+    let revoked = staff
+        .post(
+            &format!("/portal/measurements/{id}"),
+            &format!("/portal/measurements/{id}/links/{link}/revoke"),
+            &[],
+        )
+        .await;
+    assert_eq!(revoked.status, 303);
+    for instance in [&app, &other] {
+        assert_eq!(open(instance, &address).await.0, 404, "revoked at once");
+    }
+    // The patient makes links too; a link of another patient's measurement is not the
+    // patient's to revoke.
+    let mut patient = logged_in(&app, &world.patient).await;
+    let (own, own_link) = make_link(&mut patient, &id, "7").await;
+    assert_eq!(open(&app, &own).await.0, 200);
+    let mut stranger = logged_in(&app, &world.staff_b).await;
+    let refused = stranger
+        .post(
+            "/portal/account",
+            &format!("/portal/measurements/{id}/links/{own_link}/revoke"),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, 404);
+    assert_eq!(open(&app, &own).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_link_expires_with_its_days_and_days_are_bounded() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    let (address, _) = make_link(&mut patient, &id, "1").await;
+    assert_eq!(open(&app, &address).await.0, 200);
+    app.clock.advance(chrono::Duration::hours(25));
+    assert_eq!(open(&app, &address).await.0, 404, "expired");
+    let mut patient = logged_in(&app, &world.patient).await;
+    let page = format!("/portal/measurements/{id}");
+    for days in ["0", "366", "soon"] {
+        let refused = patient
+            .post(&page, &format!("{page}/links"), &[("days", days)])
+            .await;
+        assert_eq!(refused.status, 400, "{days}");
+    }
+}
+
+#[tokio::test]
+async fn only_hashes_of_secrets_are_stored_and_every_download_is_audited() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    let (address, _) = make_link(&mut patient, &id, "30").await;
+    let secret = address.rsplit('/').next().unwrap().to_owned();
+    open(&app, &address).await;
+    let db = app.state.store.connection();
+    let rows = db
+        .query_all_raw(Statement::from_string(
+            db.get_database_backend(),
+            "SELECT * FROM shared_links",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    let hash: String = rows[0].try_get("", "secret_hash").unwrap();
+    assert_eq!(hash, tacho::auth::token::hash(&secret));
+    assert_ne!(hash, secret);
+
+    // An app's token downloads are audited too.
+    let report = app.report(&world.patient, &id, Some("en")).await;
+    let token = report.assert_ok()["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(app.download(&token).await.0, 200);
+    let actions = audit_actions(&app, &world.patient.id).await;
+    for action in ["link.create", "link.download", "file.download"] {
+        assert!(
+            actions.iter().any(|(a, _)| a == action),
+            "{action} in {actions:?}"
+        );
+    }
+    assert!(
+        actions
+            .iter()
+            .filter(|(a, _)| a.ends_with(".download"))
+            .all(|(_, detail)| detail == "from 127.0.0.0/24"),
+        "the client's network, never its address: {actions:?}"
+    );
+}
