@@ -187,11 +187,16 @@ impl Actions {
                     user_id: ANONYMOUS,
                     admin: false,
                 };
-                let account = self
-                    .store
-                    .user_by_email(&email.trim().to_lowercase())
-                    .await?
-                    .map(|u| u.id);
+                // Only a well-formed address can name an account (and only such text reaches
+                // the database).
+                let account = match crate::domain::account::Email::parse(email.trim()) {
+                    Ok(email) => self
+                        .store
+                        .user_by_email(email.as_str())
+                        .await?
+                        .map(|u| u.id),
+                    Err(_) => None,
+                };
                 let mut record = entry(
                     &anonymous,
                     "session.login.failed",

@@ -163,8 +163,8 @@ impl Authenticator {
                 false
             }
         };
-        let Some(user) = known.filter(|_| checked) else {
-            if let Some(user) = self.store.user_by_email(&typed).await? {
+        let Some(user) = known.as_ref().filter(|_| checked).cloned() else {
+            if let Some(user) = &known {
                 let (worst, last) = self.store.worst_login_failures(&login).await?;
                 self.store.show_failed_logins(&user.id, worst, last).await?;
             }
