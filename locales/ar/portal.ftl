@@ -209,3 +209,6 @@ shared-link-expired = منتهي
 shared-link-revoke = إلغاء
 shared-link-revoke-confirm = هل تريد إلغاء هذا الرابط؟ لن يتمكن من لديه من فتح التقرير بعد الآن.
 shared-link-days-invalid = يكون الرابط صالحًا من يوم إلى 365 يومًا.
+app-tokens-help = تفتح التطبيقات ملف PDF لهذا التقرير برمز خاص بها.
+app-tokens-revoke = إلغاء رموز التطبيقات
+app-tokens-revoke-confirm = هل تريد إلغاء رموز التطبيقات؟ ستحصل التطبيقات على رموز جديدة عند قراءة التقرير مرة أخرى.

@@ -209,3 +209,6 @@ shared-link-expired = expired
 shared-link-revoke = Revoke
 shared-link-revoke-confirm = Revoke this link? Whoever has it can no longer open the report.
 shared-link-days-invalid = A link opens for 1 to 365 days.
+app-tokens-help = The apps reach this report's PDF through a token of their own.
+app-tokens-revoke = Revoke the apps' tokens
+app-tokens-revoke-confirm = Revoke the apps' tokens? The apps get new ones the next time they read the report.

@@ -209,3 +209,6 @@ shared-link-expired = caducado
 shared-link-revoke = Revocar
 shared-link-revoke-confirm = ¿Revocar este enlace? Quien lo tenga ya no podrá abrir el informe.
 shared-link-days-invalid = Un enlace vale de 1 a 365 días.
+app-tokens-help = Las aplicaciones abren el PDF de este informe con un token propio.
+app-tokens-revoke = Revocar los tokens de las aplicaciones
+app-tokens-revoke-confirm = ¿Revocar los tokens de las aplicaciones? Recibirán nuevos la próxima vez que lean el informe.

@@ -209,3 +209,6 @@ shared-link-expired = 已过期
 shared-link-revoke = 撤销
 shared-link-revoke-confirm = 撤销此链接？持有者将无法再打开报告。
 shared-link-days-invalid = 链接有效期为 1 到 365 天。
+app-tokens-help = 应用通过自己的令牌打开此报告的 PDF。
+app-tokens-revoke = 撤销应用令牌
+app-tokens-revoke-confirm = 撤销应用令牌？应用下次读取报告时会获得新令牌。

@@ -107,6 +107,31 @@ impl Actions {
         Ok(())
     }
 
+    /// Revokes the apps' `readFileToken`s of a measurement's reports (whoever sees the
+    /// measurement): each of its files gets a new secret, so the tokens handed out so far open
+    /// nothing, and the documents show new ones. Returns how many files were affected.
+    pub async fn revoke_file_tokens(
+        &self,
+        viewer: &Viewer,
+        measurement: &Id,
+    ) -> ActionResult<usize> {
+        let store = self.store.begin().await?;
+        let record = store.visible_measurement(viewer, measurement).await?;
+        let files = store.files_of_measurement(measurement).await?;
+        for file in &files {
+            store.rotate_file_secret(file).await?;
+        }
+        store
+            .audit(
+                entry(viewer, "file.revoke", "measurement", measurement)
+                    .patient(&record.measurement.creator_id)
+                    .detail(format!("{} files", files.len())),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(files.len())
+    }
+
     /// The file a shared link's `secret` opens, if the link is open; the download is recorded
     /// (by no one, with the client's network).
     pub async fn open_shared_link(

@@ -31,6 +31,21 @@ impl Store {
         Ok(file::Entity::find_by_id(*id).one(&self.db).await?)
     }
 
+    /// Gives file `id` a new secret: every `readFileToken` of it made so far opens nothing from
+    /// now on (the documents that point at it show the new one).
+    pub async fn rotate_file_secret(&self, id: &Id) -> StoreResult<bool> {
+        use sea_orm::sea_query::Expr;
+        let result = file::Entity::update_many()
+            .col_expr(
+                file::Column::Secret,
+                Expr::value(uuid::Uuid::new_v4().to_string()),
+            )
+            .filter(file::Column::Id.eq(*id))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
     /// Records a file. When another process recorded the same key first, its row wins and is
     /// returned, so every process ends up pointing at one file per key.
     pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {

@@ -85,6 +85,21 @@ impl Store {
         Ok(result.rows_affected == 1)
     }
 
+    /// The files of the report documents of a measurement.
+    pub async fn files_of_measurement(&self, measurement: &Id) -> StoreResult<Vec<Id>> {
+        use super::entities::measurement_report;
+        let mut files: Vec<Id> = measurement_report::Entity::find()
+            .filter(measurement_report::Column::MeasurementId.eq(*measurement))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .filter_map(|report| report.file_id)
+            .collect();
+        files.sort();
+        files.dedup();
+        Ok(files)
+    }
+
     /// The patient a stored file is a report about, for the audit record of a download.
     pub async fn patient_of_file(&self, file: &Id) -> StoreResult<Option<Id>> {
         use super::entities::measurement_report;

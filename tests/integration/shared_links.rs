@@ -182,3 +182,51 @@ async fn only_hashes_of_secrets_are_stored_and_every_download_is_audited() {
         "the client's network, never its address: {actions:?}"
     );
 }
+
+#[tokio::test]
+async fn the_apps_tokens_are_revoked_on_every_instance_and_replaced() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let other = app.second_instance().await;
+    let token = app
+        .report(&world.patient, &id, Some("en"))
+        .await
+        .assert_ok()["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Hot in both instances' memory before the revocation.
+    assert_eq!(app.download(&token).await.0, 200);
+    assert_eq!(other.download(&token).await.0, 200);
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let page = format!("/portal/measurements/{id}");
+    let revoked = staff
+        .post(&page, &format!("{page}/app-tokens/revoke"), &[])
+        .await;
+    assert_eq!(revoked.status, 303);
+    assert_eq!(app.download(&token).await.0, 404, "revoked here");
+    assert_eq!(
+        other.download(&token).await.0,
+        404,
+        "and on the other instance"
+    );
+    // The document shows a new token, which opens the same PDF.
+    let documents = app
+        .get(
+            &format!("/data/v1/measurement-reports/documents?eq(data.measurementId,{id})"),
+            &world.patient.token,
+        )
+        .await;
+    let renewed = documents.assert_ok()["data"][0]["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(renewed, token);
+    assert_eq!(other.download(&renewed).await.0, 200);
+    let actions = audit_actions(&app, &world.patient.id).await;
+    assert!(
+        actions.iter().any(|(a, _)| a == "file.revoke"),
+        "{actions:?}"
+    );
+}

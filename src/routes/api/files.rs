@@ -28,26 +28,25 @@ fn parse_token(token: &str) -> Result<(Id, &str), ApiError> {
     Ok((id, secret))
 }
 
-/// The row of the file a token names, from memory when the file is hot. A wrong secret is
-/// 404 whether the file is cached or not, and is always compared in constant time with the
+/// The row of the file a token names, read from the database on every request (so that a
+/// revoked token opens nothing at once, on every instance), with its contents from memory when
+/// the file is hot and unchanged. A wrong secret is 404, compared in constant time with the
 /// stored one.
 async fn open(state: &AppState, token: &str) -> Result<Opened, ApiError> {
     let (id, secret) = parse_token(token)?;
     let secret = secret.to_ascii_lowercase();
-    let opened = match state.files.get(&id) {
-        Some(hot) => Opened::Hot(hot),
-        None => Opened::Cold(
-            state
-                .store
-                .file_by_id(&id)
-                .await?
-                .ok_or(ApiError::NotFound)?,
-        ),
-    };
-    if !same_secret(&opened.file().secret, &secret) {
+    let file = state
+        .store
+        .file_by_id(&id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    if !same_secret(&file.secret, &secret) {
         return Err(ApiError::NotFound);
     }
-    Ok(opened)
+    Ok(match state.files.get(&id).filter(|hot| hot.file == file) {
+        Some(hot) => Opened::Hot(hot),
+        None => Opened::Cold(file),
+    })
 }
 
 /// A file found by its token: in memory with its contents, or a row just read.

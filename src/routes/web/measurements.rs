@@ -438,6 +438,21 @@ pub async fn create_link(
     detail_page(&member, &id, Some(address)).await
 }
 
+/// Revokes the apps' tokens of the measurement's reports; they answer 404 from now on.
+pub async fn revoke_app_tokens(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    member
+        .state
+        .actions
+        .revoke_file_tokens(&member.viewer(), &id)
+        .await?;
+    Ok(see_other(&format!("/portal/measurements/{id}#links")))
+}
+
 /// Revokes a shared link; its address answers 404 from now on.
 pub async fn revoke_link(
     member: Member,

@@ -106,6 +106,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 web::post().to(measurements::revoke_link),
             )
             .route(
+                "/measurements/{id}/app-tokens/revoke",
+                web::post().to(measurements::revoke_app_tokens),
+            )
+            .route(
                 "/measurements/{id}/review",
                 web::post().to(measurements::review),
             )
