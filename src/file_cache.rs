@@ -117,7 +117,8 @@ mod tests {
     fn row(id: &str) -> file::Model {
         file::Model {
             id: id.into(),
-            secret: "2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6".into(),
+            legacy_secret_hash: String::new(),
+            token_version: 0,
             cache_key: "ab".repeat(32),
             name: "report.pdf".into(),
             mimetype: "application/pdf".into(),

@@ -34,6 +34,8 @@ pub struct AppState {
     /// Hot stored files (row and contents) for `/files/v1/<token>/file`.
     pub files: FileCache,
     pub auth: Authenticator,
+    /// Makes and checks the apps' `readFileToken`s.
+    pub file_tokens: crate::auth::file_token::FileTokens,
     pub login_throttle: LoginThrottle,
     /// Registrations per client network (`TACHO_REGISTRATION_RATE` an hour).
     pub registration_throttle: LoginThrottle,
@@ -105,6 +107,18 @@ impl Application {
         );
         let sessions = PortalSessions::connect(&settings, &store).await?;
         let cookie_key = session::cookie_key(&store).await?;
+        let file_tokens = crate::auth::file_token::FileTokens::new(
+            &hex::decode(
+                store
+                    .shared_secret("file-token-key", || {
+                        let mut bytes = [0u8; 32];
+                        rand::fill(&mut bytes);
+                        hex::encode(bytes)
+                    })
+                    .await?,
+            )
+            .context("the stored file token key is not hex")?,
+        );
         let scheduler = settings.scheduler_tick.map(|tick| {
             let options = SchedulerOptions {
                 lease: settings.job_lease,
@@ -126,6 +140,7 @@ impl Application {
             store,
             auth,
             login_throttle,
+            file_tokens,
             registration_throttle,
             settings: Arc::new(settings),
             sessions,

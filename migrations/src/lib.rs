@@ -16,6 +16,7 @@ mod m20261123_000012_measurement_list_index;
 mod m20261124_000013_measurement_results;
 mod m20261124_000021_login_attempts;
 mod m20261124_000030_shared_links;
+mod m20261124_000031_file_token_hashes;
 mod m20261124_000040_audit_append_only;
 
 /// Applies Tacho's migrations in order.
@@ -35,6 +36,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000013_measurement_results::Migration),
             Box::new(m20261124_000021_login_attempts::Migration),
             Box::new(m20261124_000030_shared_links::Migration),
+            Box::new(m20261124_000031_file_token_hashes::Migration),
             Box::new(m20261124_000040_audit_append_only::Migration),
         ]
     }

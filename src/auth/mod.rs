@@ -1,6 +1,7 @@
 //! Authentication: password checks with lockout, opaque token issue and rotation, bearer checks.
 //! Used by the token endpoint, the bearer extractor and (later) the portal's login form.
 
+pub mod file_token;
 pub mod lockout;
 pub mod password;
 pub mod throttle;

@@ -31,15 +31,16 @@ impl Store {
         Ok(file::Entity::find_by_id(*id).one(&self.db).await?)
     }
 
-    /// Gives file `id` a new secret: every `readFileToken` of it made so far opens nothing from
-    /// now on (the documents that point at it show the new one).
+    /// Moves file `id` to a new token version: every `readFileToken` of it made so far opens
+    /// nothing from now on (the documents that point at it show the new one).
     pub async fn rotate_file_secret(&self, id: &Id) -> StoreResult<bool> {
-        use sea_orm::sea_query::Expr;
+        use sea_orm::sea_query::{Expr, ExprTrait};
         let result = file::Entity::update_many()
             .col_expr(
-                file::Column::Secret,
-                Expr::value(uuid::Uuid::new_v4().to_string()),
+                file::Column::TokenVersion,
+                Expr::col(file::Column::TokenVersion).add(1),
             )
+            .col_expr(file::Column::LegacySecretHash, Expr::value(""))
             .filter(file::Column::Id.eq(*id))
             .exec(&self.db)
             .await?;
@@ -51,7 +52,8 @@ impl Store {
     pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
         let inserted = file::ActiveModel {
             id: Set(Id::generate()),
-            secret: Set(uuid::Uuid::new_v4().to_string()),
+            legacy_secret_hash: Set(String::new()),
+            token_version: Set(0),
             cache_key: Set(new.cache_key.clone()),
             name: Set(new.name),
             mimetype: Set(new.mimetype),

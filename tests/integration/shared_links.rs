@@ -167,6 +167,19 @@ async fn only_hashes_of_secrets_are_stored_and_every_download_is_audited() {
         .unwrap()
         .to_owned();
     assert_eq!(app.download(&token).await.0, 200);
+    // Nor is the app's token: it is derived each time it is shown.
+    let (_, token_secret) = token.split_once('-').unwrap();
+    let files = db
+        .query_all_raw(Statement::from_string(
+            db.get_database_backend(),
+            "SELECT legacy_secret_hash, token_version FROM files",
+        ))
+        .await
+        .unwrap();
+    for row in &files {
+        let legacy: String = row.try_get("", "legacy_secret_hash").unwrap();
+        assert!(legacy.is_empty() && !legacy.contains(token_secret));
+    }
     let actions = audit_actions(&app, &world.patient.id).await;
     for action in ["link.create", "link.download", "file.download"] {
         assert!(
@@ -229,4 +242,85 @@ async fn the_apps_tokens_are_revoked_on_every_instance_and_replaced() {
         actions.iter().any(|(a, _)| a == "file.revoke"),
         "{actions:?}"
     );
+}
+
+#[tokio::test]
+async fn tokens_handed_out_before_derivation_open_until_revoked() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let token = app
+        .report(&world.patient, &id, Some("en"))
+        .await
+        .assert_ok()["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (file_id, _) = token.split_once('-').unwrap();
+    // What the migration leaves of a secret stored before: its hash.
+    let old = "2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6";
+    let db = app.state.store.connection();
+    db.execute_raw(Statement::from_string(
+        db.get_database_backend(),
+        format!(
+            "UPDATE files SET legacy_secret_hash = '{}' WHERE id = '{file_id}'",
+            tacho::auth::token::hash(old)
+        ),
+    ))
+    .await
+    .unwrap();
+    let legacy = format!("{file_id}-{old}");
+    assert_eq!(app.download(&legacy).await.0, 200);
+    assert_eq!(app.download(&token).await.0, 200, "and the derived one");
+    let mut patient = logged_in(&app, &world.patient).await;
+    let page = format!("/portal/measurements/{id}");
+    patient
+        .post(&page, &format!("{page}/app-tokens/revoke"), &[])
+        .await;
+    assert_eq!(app.download(&legacy).await.0, 404);
+    assert_eq!(app.download(&token).await.0, 404);
+}
+
+#[tokio::test]
+async fn the_migration_keeps_only_the_hash_of_a_stored_secret() {
+    use migration::MigratorTrait;
+    let dir = tempfile::tempdir().unwrap();
+    let url = crate::helpers::database_url(dir.path()).await;
+    let db = sea_orm::Database::connect(&url).await.unwrap();
+    let before = migration::Migrator::migrations().len() as u32;
+    // Every migration up to the one that derives tokens.
+    let derived = migration::Migrator::migrations()
+        .iter()
+        .position(|m| m.name().contains("file_token_hashes"))
+        .unwrap() as u32;
+    migration::Migrator::up(&db, Some(derived)).await.unwrap();
+    let old = "2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6";
+    db.execute_raw(Statement::from_string(
+        db.get_database_backend(),
+        format!(
+            "INSERT INTO files (id, secret, cache_key, name, mimetype, size, sha256, creation_timestamp) \
+             VALUES ('6740a0000000000000000001', '{old}', 'k', 'r.pdf', 'application/pdf', 1, 's', 0)"
+        ),
+    ))
+    .await
+    .unwrap();
+    migration::Migrator::up(&db, None).await.unwrap();
+    assert_eq!(
+        migration::Migrator::get_applied_migrations(&db)
+            .await
+            .unwrap()
+            .len() as u32,
+        before
+    );
+    let row = db
+        .query_one_raw(Statement::from_string(
+            db.get_database_backend(),
+            "SELECT legacy_secret_hash, token_version FROM files",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    let hash: String = row.try_get("", "legacy_secret_hash").unwrap();
+    assert_eq!(hash, tacho::auth::token::hash(old));
+    assert_eq!(row.try_get::<i32>("", "token_version").unwrap(), 0);
 }

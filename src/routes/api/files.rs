@@ -10,7 +10,6 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::error::{ApiError, ErrorBody};
-use crate::auth::token::same_secret;
 use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
 use crate::file_cache::CachedFile;
@@ -40,7 +39,7 @@ async fn open(state: &AppState, token: &str) -> Result<Opened, ApiError> {
         .file_by_id(&id)
         .await?
         .ok_or(ApiError::NotFound)?;
-    if !same_secret(&file.secret, &secret) {
+    if !state.file_tokens.opens(&file, &secret) {
         return Err(ApiError::NotFound);
     }
     Ok(match state.files.get(&id).filter(|hot| hot.file == file) {

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
+use crate::auth::file_token::FileTokens;
 use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
@@ -28,13 +29,9 @@ impl From<ReportError> for ApiError {
     }
 }
 
-/// The token that opens a file: `<file id>-<secret>`.
-pub fn file_token(file: &crate::store::entities::file::Model) -> String {
-    format!("{}-{}", file.id, file.secret)
-}
-
-/// A report document as the wire shows it.
+/// A report document as the wire shows it, its file's token made by `tokens`.
 pub fn report_body(
+    tokens: &FileTokens,
     ReportRecord {
         report,
         file,
@@ -53,7 +50,7 @@ pub fn report_body(
             "status": report.status.as_str(),
             "language": report.language,
             "timeZone": report.time_zone,
-            "readFileToken": file.as_ref().map(file_token),
+            "readFileToken": file.as_ref().map(|file| tokens.token(file)),
             "forMeasurementUpdatedTimestamp": report.for_measurement_updated_timestamp,
         },
         "creationTimestamp": rfc3339_millis(report.creation_timestamp),
@@ -90,7 +87,7 @@ pub async fn create(
         .actions
         .measurement_pdf(&caller.viewer(), &measurement_id, language, false)
         .await?;
-    Ok(HttpResponse::Ok().json(report_body(made.report)))
+    Ok(HttpResponse::Ok().json(report_body(&state.file_tokens, made.report)))
 }
 
 /// Report documents visible to the caller, e.g. `?limit(1)&sort(-id)&eq(data.measurementId,<id>)`.
@@ -108,7 +105,10 @@ pub async fn list(
         .actions
         .list_measurement_reports(&caller.viewer(), &spec)
         .await?;
-    let items: Vec<Value> = reports.into_iter().map(report_body).collect();
+    let items: Vec<Value> = reports
+        .into_iter()
+        .map(|r| report_body(&state.file_tokens, r))
+        .collect();
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }
 
@@ -126,5 +126,5 @@ pub async fn get(
         .actions
         .view_measurement_report(&caller.viewer(), &id)
         .await?;
-    Ok(HttpResponse::Ok().json(report_body(item)))
+    Ok(HttpResponse::Ok().json(report_body(&state.file_tokens, item)))
 }

@@ -18,7 +18,6 @@ use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::rql::{CompareOp, Expr, Query as ListQuery, Value as RqlValue};
 use crate::reports::findings::Findings;
-use crate::routes::api::measurement_reports::file_token;
 use crate::store::Viewer;
 use crate::store::resources::MEASUREMENTS;
 
@@ -496,7 +495,7 @@ pub async fn report_pdf(
     }
     Ok(see_other(&format!(
         "/files/v1/{}/file",
-        file_token(&pdf.file)
+        member.state.file_tokens.token(&pdf.file)
     )))
 }
 

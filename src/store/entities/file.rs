@@ -1,5 +1,6 @@
-//! `files`: stored documents (PDFs), addressed publicly by `<id>-<secret>` tokens and found
-//! again by the hash of their render input (`cache_key`).
+//! `files`: stored documents (PDFs), addressed publicly by `<id>-<secret>` tokens (derived by
+//! `auth::file_token`, never stored) and found again by the hash of their render input
+//! (`cache_key`).
 
 use sea_orm::entity::prelude::*;
 
@@ -10,7 +11,11 @@ use crate::domain::id::Id;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Id,
-    pub secret: String,
+    /// SHA-256 (hex) of the secret of a token handed out before tokens were derived; empty for
+    /// newer files and after a revocation.
+    pub legacy_secret_hash: String,
+    /// Moves on every revocation of the file's tokens, which changes the derived token.
+    pub token_version: i32,
     pub cache_key: String,
     pub name: String,
     pub mimetype: String,
