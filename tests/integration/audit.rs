@@ -10,7 +10,7 @@ use crate::helpers::{TestApp, World, fixture, spawn_app};
 use crate::portal::logged_in;
 
 /// The audit records matching `filter`, oldest first, as (action, detail).
-async fn records(app: &TestApp, filter: AuditFilter) -> Vec<(String, String)> {
+pub async fn records(app: &TestApp, filter: AuditFilter) -> Vec<(String, String)> {
     let admin = Viewer {
         user_id: Id::generate(),
         admin: true,

@@ -4,7 +4,7 @@
 
 use sea_orm::{ConnectionTrait, Statement};
 use tacho::domain::id::Id;
-use tacho::store::{AuditFilter, Viewer};
+use tacho::store::AuditFilter;
 
 use crate::helpers::{TestApp, World, spawn_app};
 use crate::portal::{Browser, Page, logged_in};
@@ -45,22 +45,13 @@ async fn open(app: &TestApp, address: &str) -> (u16, String, Vec<u8>) {
     (status, cache, reply.bytes().await.unwrap().to_vec())
 }
 
+/// The audit records about `patient`, oldest first.
 async fn audit_actions(app: &TestApp, patient: &str) -> Vec<(String, String)> {
-    let admin = Viewer {
-        user_id: Id::generate(),
-        admin: true,
-    };
     let filter = AuditFilter {
         patient: Some(Id::parse(patient).unwrap()),
         ..AuditFilter::default()
     };
-    let (events, _) = app
-        .state
-        .store
-        .audit_page(&admin, &filter, 0, 1000)
-        .await
-        .unwrap();
-    events.into_iter().map(|e| (e.action, e.detail)).collect()
+    crate::audit::records(app, filter).await
 }
 
 #[tokio::test]
