@@ -91,6 +91,14 @@ pub struct Settings {
     /// `TACHO_RENDER_DEADLINE`: seconds (fractions allowed, e.g. `0.5`) a PDF render may run
     /// before it is abandoned and the caller answered 503; default 10.
     pub render_deadline: Duration,
+    /// `TACHO_SMTP_URL`: the SMTP relay for notification e-mail (`smtp://host:port`,
+    /// `smtp://host:port?tls=required`, `smtps://user:password@host`); unset turns e-mail off.
+    pub smtp_url: Option<String>,
+    /// `TACHO_MAIL_FROM`: the sender of notification e-mail; default `Tacho <noreply@localhost>`.
+    pub mail_from: String,
+    /// `TACHO_WEBHOOK_ALLOW_LOOPBACK`: `1` admits `http://` webhook addresses on this machine
+    /// (tests, local receivers); default `0`.
+    pub webhook_allow_loopback: bool,
 }
 
 /// One entry of `TACHO_ADDR`.
@@ -280,6 +288,25 @@ struct Environment {
     job_lease: Duration,
     #[arg(long, env = "TACHO_RENDER_DEADLINE", default_value = "10", value_parser = deadline)]
     render_deadline: Duration,
+    #[arg(long, env = "TACHO_SMTP_URL")]
+    smtp_url: Option<String>,
+    #[arg(
+        long,
+        env = "TACHO_MAIL_FROM",
+        default_value = "Tacho <noreply@localhost>"
+    )]
+    mail_from: String,
+    #[arg(long, env = "TACHO_WEBHOOK_ALLOW_LOOPBACK", default_value = "0", value_parser = switch)]
+    webhook_allow_loopback: bool,
+}
+
+/// `1` or `0` (also `true`/`false`).
+fn switch(text: &str) -> Result<bool, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err("must be 1 or 0".into()),
+    }
 }
 
 /// A whole number of seconds, at least one.
@@ -346,6 +373,9 @@ impl Environment {
                 .then(|| Duration::from_secs(self.scheduler_tick)),
             job_lease: self.job_lease,
             render_deadline: self.render_deadline,
+            smtp_url: self.smtp_url.filter(|url| !url.trim().is_empty()),
+            mail_from: self.mail_from,
+            webhook_allow_loopback: self.webhook_allow_loopback,
         })
     }
 }

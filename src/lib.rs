@@ -16,6 +16,7 @@ pub mod demo;
 pub mod domain;
 pub mod file_cache;
 pub mod i18n;
+pub mod notify;
 pub mod pdf;
 pub mod reports;
 pub mod routes;

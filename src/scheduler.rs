@@ -1,7 +1,10 @@
-//! Periodic reports on schedule. Each tick enqueues every period that has ended since the
-//! last one (once, under a unique key per user, trigger and period start), then works the
-//! queue: claim a batch under a lease, make each report, mark the job done. Several processes
-//! may tick at once; a process that dies leaves its claims to expire and be taken again.
+//! The job queue's worker: periodic reports on schedule, and the deliveries of notifications.
+//! Each tick enqueues every period that has ended since the last one (once, under a unique key
+//! per user, trigger and period start), then works the queue: claim a batch under a lease, run
+//! each job (make a report; fan out, mail or post an event: `crate::notify`), mark the job
+//! done. Work queued by this process wakes the worker at once; other processes' work waits for
+//! the next tick. Several processes may tick at once; a process that dies leaves its claims to
+//! expire and be taken again.
 
 use std::time::Duration;
 
@@ -12,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
+use crate::notify::Notifier;
 use crate::store::entities::job;
 use crate::store::{NewJob, NewReport, Store, StoreError};
 
@@ -60,18 +64,21 @@ pub struct RunSummary {
     pub skipped: u64,
     /// Jobs that failed this time (retried later, or failed for good after the last attempt).
     pub failed: u64,
+    /// Notification jobs done: fan-outs, e-mails, digests and webhook deliveries.
+    pub notified: u64,
 }
 
 impl RunSummary {
     /// Jobs finished one way or another.
     pub fn handled(&self) -> u64 {
-        self.made + self.skipped + self.failed
+        self.made + self.skipped + self.failed + self.notified
     }
 }
 
 enum Outcome {
     Made,
     Skipped,
+    Notified,
     Failed,
 }
 
@@ -79,6 +86,7 @@ enum Outcome {
 #[derive(Clone)]
 pub struct Scheduler {
     store: Store,
+    notifier: Notifier,
     worker: String,
     options: SchedulerOptions,
 }
@@ -97,7 +105,7 @@ pub fn dedupe_key(user_id: &Id, prescription_start: i64, period: &Period) -> Str
 impl Scheduler {
     /// A scheduler working as a worker of its own (a random name, so two processes never
     /// share one).
-    pub fn new(store: Store, options: SchedulerOptions) -> Self {
+    pub fn new(store: Store, notifier: Notifier, options: SchedulerOptions) -> Self {
         let worker = format!(
             "{}-{}",
             std::process::id(),
@@ -105,6 +113,7 @@ impl Scheduler {
         );
         Scheduler {
             store,
+            notifier,
             worker,
             options,
         }
@@ -198,6 +207,7 @@ impl Scheduler {
                 match outcome {
                     Outcome::Made => summary.made += 1,
                     Outcome::Skipped => summary.skipped += 1,
+                    Outcome::Notified => summary.notified += 1,
                     Outcome::Failed => summary.failed += 1,
                 }
                 if !matches!(outcome, Outcome::Failed) {
@@ -216,21 +226,36 @@ impl Scheduler {
         self.store.claimable_jobs().await
     }
 
-    /// Makes a job's report; done jobs are marked by the caller, a batch at a time.
+    /// Runs a job; done jobs are marked by the caller, a batch at a time.
     async fn run_job(&self, job: &job::Model) -> Outcome {
-        match self.make_report(job).await {
+        let notification = Notifier::handles(&job.kind);
+        let result = if notification {
+            self.notifier.run(job).await
+        } else {
+            self.make_report(job).await
+        };
+        match result {
+            Ok(_) if notification => Outcome::Notified,
             Ok(true) => Outcome::Made,
             Ok(false) => Outcome::Skipped,
             Err(err) => {
-                let backoff = 30_000i64 << job.attempts.clamp(0, 10);
-                let retry_at = self.store.clock().now_millis() + backoff;
-                tracing::warn!(job = %job.id, attempt = job.attempts, error = %err, "periodic report failed");
-                if let Err(err) = self
+                let error = format!("{err:#}");
+                let retry_at = self.store.clock().now_millis() + Notifier::retry_delay(job);
+                tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
+                match self
                     .store
-                    .fail_job(&job.id, &self.worker, &err.to_string(), retry_at)
+                    .fail_job(&job.id, &self.worker, &error, retry_at)
                     .await
                 {
-                    tracing::warn!(job = %job.id, error = %err, "could not record a failed job");
+                    Ok(true) if job.attempts >= job.max_attempts => {
+                        if let Err(err) = self.notifier.gave_up(job, &error).await {
+                            tracing::warn!(job = %job.id, error = %err, "could not act on a job that gave up");
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(err) => {
+                        tracing::warn!(job = %job.id, error = %err, "could not record a failed job")
+                    }
                 }
                 Outcome::Failed
             }
@@ -265,16 +290,21 @@ impl Scheduler {
     }
 
     /// Ticks every `every` until the process stops: each tick enqueues what is due and works
-    /// the queue. Errors are logged and the next tick tries again.
+    /// the queue, and work queued by this process (an event's deliveries) is worked at once.
+    /// Errors are logged and the next tick tries again.
     pub async fn run_forever(self, every: Duration) {
         let mut interval = tokio::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            interval.tick().await;
-            match self.run_due(|_| {}).await {
-                Ok(summary) if summary.handled() > 0 => tracing::info!(
+            let summary = tokio::select! {
+                _ = interval.tick() => self.run_due(|_| {}).await,
+                _ = self.store.queued_work() => self.work(|_| {}).await,
+            };
+            match summary {
+                Ok(summary) if summary.made + summary.failed > 0 => tracing::info!(
                     made = summary.made,
                     skipped = summary.skipped,
+                    notified = summary.notified,
                     failed = summary.failed,
                     "scheduler tick"
                 ),

@@ -13,16 +13,17 @@ use crate::actions::Actions;
 use crate::auth::Authenticator;
 use crate::auth::password::PasswordHasher;
 use crate::auth::throttle::LoginThrottle;
-use crate::config::{FileStorageKind, ListenAddr, Settings};
+use crate::config::{ListenAddr, Settings};
 use crate::domain::clock::{Clock, SystemClock};
 use crate::file_cache::FileCache;
+use crate::notify::Notifier;
 use crate::pdf::Engine;
 use crate::reports::Reports;
 use crate::routes;
 use crate::routes::api::extract::BodyLimit;
 use crate::routes::web::session::{self, PortalSessions};
 use crate::scheduler::{Scheduler, SchedulerOptions};
-use crate::storage::{DatabaseStorage, FileStorage, LocalStorage};
+
 use crate::store::Store;
 
 /// What every request handler can reach.
@@ -36,6 +37,8 @@ pub struct AppState {
     pub auth: Authenticator,
     /// Makes and checks the apps' `readFileToken`s.
     pub file_tokens: crate::auth::file_token::FileTokens,
+    /// Notification deliveries (webhook secrets are derived through it).
+    pub notifier: Notifier,
     pub login_throttle: LoginThrottle,
     /// Registrations per client network (`TACHO_REGISTRATION_RATE` an hour).
     pub registration_throttle: LoginThrottle,
@@ -97,10 +100,8 @@ impl Application {
         .with_login_lifetime(settings.login_lifetime);
         let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
         let registration_throttle = LoginThrottle::per_hour(settings.registration_rate_per_hour);
-        let storage: Arc<dyn FileStorage> = match settings.file_storage {
-            FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
-            FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
-        };
+        let storage = crate::storage::from_settings(&settings, &store);
+        let notifier = Notifier::from_settings(store.clone(), &settings, storage.clone()).await?;
         let reports = Arc::new(
             Reports::new(store.clone(), storage, shared_engine())
                 .with_deadline(settings.render_deadline),
@@ -124,7 +125,10 @@ impl Application {
                 lease: settings.job_lease,
                 ..SchedulerOptions::default()
             };
-            (Scheduler::new(store.clone(), options), tick)
+            (
+                Scheduler::new(store.clone(), notifier.clone(), options),
+                tick,
+            )
         });
         let files = FileCache::new(settings.file_cache_bytes, settings.cache_ttl);
         let actions = Actions::new(
@@ -132,6 +136,7 @@ impl Application {
             auth.clone(),
             reports.clone(),
             Arc::new(sessions.clone()),
+            notifier.clone(),
         );
         let state = web::Data::new(AppState {
             reports,
@@ -141,6 +146,7 @@ impl Application {
             auth,
             login_throttle,
             file_tokens,
+            notifier,
             registration_throttle,
             settings: Arc::new(settings),
             sessions,

@@ -6,7 +6,18 @@ use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
 
+use std::sync::Arc;
+
+use crate::config::{FileStorageKind, Settings};
 use crate::store::Store;
+
+/// The storage `settings` name (`TACHO_FILE_STORAGE`).
+pub fn from_settings(settings: &Settings, store: &Store) -> Arc<dyn FileStorage> {
+    match settings.file_storage {
+        FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
+        FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
+    }
+}
 
 /// A place to keep file contents.
 pub trait FileStorage: Send + Sync {

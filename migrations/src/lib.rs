@@ -18,6 +18,7 @@ mod m20261124_000021_login_attempts;
 mod m20261124_000030_shared_links;
 mod m20261124_000031_file_token_hashes;
 mod m20261124_000040_audit_append_only;
+mod m20261125_000050_notifications;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000030_shared_links::Migration),
             Box::new(m20261124_000031_file_token_hashes::Migration),
             Box::new(m20261124_000040_audit_append_only::Migration),
+            Box::new(m20261125_000050_notifications::Migration),
         ]
     }
 }

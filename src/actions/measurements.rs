@@ -7,8 +7,9 @@ use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
 pub use crate::domain::measurement::Review;
 use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement};
+use crate::domain::notification::EventKind;
 use crate::store::entities::measurement;
-use crate::store::{MeasurementChange, MeasurementRecord, Viewer};
+use crate::store::{MeasurementChange, MeasurementRecord, NewEvent, Viewer};
 
 impl From<DataError> for ActionError {
     fn from(err: DataError) -> Self {
@@ -104,6 +105,18 @@ impl Actions {
                     .detail(detail),
             )
             .await?;
+        if update.review.is_some() {
+            store
+                .record_event(NewEvent {
+                    kind: EventKind::MeasurementReviewed,
+                    patient_id: current.creator_id,
+                    actor_id: Some(viewer.user_id),
+                    measurement_id: Some(*id),
+                    report_id: None,
+                    detail: String::new(),
+                })
+                .await?;
+        }
         store.commit().await?;
         Ok(updated)
     }

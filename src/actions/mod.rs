@@ -16,6 +16,7 @@ mod accounts;
 mod enlistments;
 mod groups;
 mod measurements;
+mod notifications;
 mod profiles;
 mod reads;
 mod reports;
@@ -25,11 +26,13 @@ use std::sync::Arc;
 
 pub use accounts::{AccountChanges, NewAccount, RoleChange};
 pub use measurements::Review;
+pub use notifications::{DELIVERY_LOG_SIZE, WebhookRequest};
 pub use reports::{MeasurementPdf, PeriodicPdf};
 pub use shared_links::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS, NewLink};
 
 use crate::auth::Authenticator;
 use crate::domain::id::Id;
+use crate::notify::Notifier;
 use crate::reports::{ReportError, Reports};
 use crate::store::{AuditEntry, Store, StoreError, Viewer};
 
@@ -91,6 +94,7 @@ pub struct Actions {
     auth: Authenticator,
     reports: Arc<Reports>,
     sessions: Arc<dyn SessionEnder>,
+    notifier: Notifier,
 }
 
 impl Actions {
@@ -100,12 +104,14 @@ impl Actions {
         auth: Authenticator,
         reports: Arc<Reports>,
         sessions: Arc<dyn SessionEnder>,
+        notifier: Notifier,
     ) -> Self {
         Actions {
             store,
             auth,
             reports,
             sessions,
+            notifier,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::domain::clock::{Clock, SystemClock};
 use crate::domain::id::Id;
 use crate::domain::periods::{Trigger, manual_period};
 use crate::domain::time::local_time;
+use crate::notify::Notifier;
 use crate::scheduler::{Scheduler, SchedulerOptions};
 use crate::store::{NewReport, Store};
 
@@ -31,8 +32,11 @@ pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
 /// (its job is retried by the next run or by `tacho serve`).
 pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
     let store = open_store(&settings).await?;
+    let storage = crate::storage::from_settings(&settings, &store);
+    let notifier = Notifier::from_settings(store.clone(), &settings, storage).await?;
     let scheduler = Scheduler::new(
         store,
+        notifier,
         SchedulerOptions {
             lease: settings.job_lease,
             ..SchedulerOptions::default()

@@ -8,6 +8,7 @@ pub mod id;
 pub mod json;
 pub mod measurement;
 pub mod network;
+pub mod notification;
 pub mod periods;
 pub mod profile;
 pub mod recording_limits;

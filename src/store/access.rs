@@ -28,6 +28,8 @@ pub enum AdminTask {
     ReadJobs,
     /// Read the audit trail.
     ReadAuditTrail,
+    /// Choose the events that reach a group's staff, and manage webhook endpoints.
+    ManageNotifications,
 }
 
 impl AdminTask {
@@ -42,6 +44,7 @@ impl AdminTask {
             AdminTask::Administer => "administer users and groups",
             AdminTask::ReadJobs => "read the job queue",
             AdminTask::ReadAuditTrail => "read the audit trail",
+            AdminTask::ManageNotifications => "manage notifications and webhooks",
         }
     }
 }

@@ -4,7 +4,8 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, QueryFilter,
+    Statement,
 };
 
 use super::entities::job::{self, JobStatus};
@@ -50,18 +51,29 @@ fn job_row(new: &NewJob, now: i64) -> job::ActiveModel {
     }
 }
 
+/// Inserts `jobs` on `db` (the pool, or the transaction of the work they follow); those
+/// whose key exists already are skipped.
+pub(crate) async fn insert_jobs<C: ConnectionTrait>(
+    db: &C,
+    now: i64,
+    jobs: &[NewJob],
+) -> Result<(), DbErr> {
+    // 13 values a row keeps every statement far below SQLite's parameter limit.
+    for chunk in jobs.chunks(500) {
+        let rows = chunk.iter().map(|new| job_row(new, now));
+        job::Entity::insert_many(rows)
+            .on_conflict_do_nothing_on([job::Column::DedupeKey])
+            .exec(db)
+            .await?;
+    }
+    Ok(())
+}
+
 impl Store {
     /// Enqueues many jobs at once; those whose key exists already are skipped.
     pub async fn enqueue_jobs(&self, jobs: Vec<NewJob>) -> StoreResult<()> {
-        let now = self.now();
-        // 13 values a row keeps every statement far below SQLite's parameter limit.
-        for chunk in jobs.chunks(500) {
-            let rows = chunk.iter().map(|new| job_row(new, now));
-            job::Entity::insert_many(rows)
-                .on_conflict_do_nothing_on([job::Column::DedupeKey])
-                .exec(&self.db)
-                .await?;
-        }
+        insert_jobs(&self.db, self.now(), &jobs).await?;
+        self.events_written();
         Ok(())
     }
 

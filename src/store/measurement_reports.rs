@@ -4,9 +4,11 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrde
 
 use super::entities::file;
 use super::entities::measurement_report::{self, MeasurementReportStatus};
+use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
+use crate::domain::notification::EventKind;
 
 /// A report document to record; it is rendered already.
 #[derive(Debug, Clone)]
@@ -50,7 +52,8 @@ impl Store {
         new: NewMeasurementReport,
     ) -> StoreResult<measurement_report::Model> {
         let now = self.now();
-        Ok(measurement_report::ActiveModel {
+        let txn = self.db.begin().await?;
+        let made = measurement_report::ActiveModel {
             id: Set(Id::generate()),
             creator_id: Set(new.creator_id),
             patient_id: Set(new.patient_id),
@@ -64,8 +67,25 @@ impl Store {
             update_timestamp: Set(now),
             status_changed_timestamp: Set(now),
         }
-        .insert(&self.db)
-        .await?)
+        .insert(&txn)
+        .await?;
+        // Whoever asked for the document has it; the others are told it is ready.
+        write_event(
+            &txn,
+            now,
+            NewEvent {
+                kind: EventKind::MeasurementReportReady,
+                patient_id: made.patient_id,
+                actor_id: Some(made.creator_id),
+                measurement_id: Some(made.measurement_id),
+                report_id: Some(made.id),
+                detail: made.language.clone(),
+            },
+        )
+        .await?;
+        txn.commit().await?;
+        self.events_written();
+        Ok(made)
     }
 
     /// The newest report document of a measurement that `viewer` may see, if any.

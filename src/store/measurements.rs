@@ -12,12 +12,15 @@ use serde_json::{Map, Value};
 use super::entities::{
     measurement, measurement_group, measurement_tag, measurement_user, patient_enlistment,
 };
+use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
+use crate::analysis::Indicator;
 use crate::domain::id::Id;
 use crate::domain::measurement::{
     ANALYSIS_FIELDS, NewMeasurement, Status, Summary, analyse, status_after, write_analysis,
 };
+use crate::domain::notification::EventKind;
 
 /// A measurement with its list fields.
 #[derive(Debug, Clone)]
@@ -157,7 +160,29 @@ impl Store {
                 .await?;
         }
         replace_tags(&txn, &id, &new.tags).await?;
+        // The analysis is the service's act, not the patient's: the patient is told too.
+        let analysed = NewEvent {
+            kind: EventKind::MeasurementAnalysed,
+            patient_id: *creator_id,
+            actor_id: None,
+            measurement_id: Some(id),
+            report_id: None,
+            detail: model
+                .result
+                .clone()
+                .unwrap_or_else(|| model.status.as_str().to_owned()),
+        };
+        let urgent =
+            (model.indicator.as_deref() == Some(Indicator::Urgent.as_str())).then(|| NewEvent {
+                kind: EventKind::ResultUrgent,
+                ..analysed.clone()
+            });
+        write_event(&txn, now, analysed).await?;
+        if let Some(urgent) = urgent {
+            write_event(&txn, now, urgent).await?;
+        }
         txn.commit().await?;
+        self.events_written();
         Ok(MeasurementRecord {
             measurement: model,
             user_ids: vec![*creator_id],

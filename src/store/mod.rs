@@ -13,6 +13,7 @@ mod jobs;
 mod login_attempts;
 mod measurement_reports;
 mod measurements;
+mod notifications;
 mod portal;
 mod profiles;
 pub mod query;
@@ -23,6 +24,7 @@ mod shared_links;
 mod tokens;
 mod users;
 pub mod visibility;
+mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,12 +44,14 @@ pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{
     ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
 };
+pub use notifications::{NOTIFY_JOB, NewEvent, Reader};
 pub use portal::{EnlistmentSummary, PatientListing, PatientSummary};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};
 pub use visibility::Viewer;
+pub use webhooks::{DeliveryRecord, NewWebhook};
 
 use crate::domain::clock::Clock;
 
@@ -94,6 +98,10 @@ pub struct Store {
     pool: DatabaseConnection,
     clock: Arc<dyn Clock>,
     cache: Arc<cache::ReadCache>,
+    /// Wakes the job workers of this process when queued work commits.
+    outbox: Arc<tokio::sync::Notify>,
+    /// Set when this transaction's store queued work; its commit wakes the workers.
+    queued: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// How long cached token and user lookups may be served (see `cache`).
@@ -129,6 +137,8 @@ impl Store {
             pool,
             clock,
             cache,
+            outbox: Arc::default(),
+            queued: Arc::default(),
         })
     }
 
@@ -181,6 +191,7 @@ impl Store {
         let txn = conn::Db::begin_action(&self.pool).await?;
         Ok(Store {
             db: conn::Db::Transaction(Arc::new(txn)),
+            queued: Arc::default(),
             ..self.clone()
         })
     }
@@ -198,6 +209,9 @@ impl Store {
                 txn.commit().await?;
                 // Reads cached while the transaction ran saw the state before it.
                 self.cache.invalidate();
+                if self.queued.load(std::sync::atomic::Ordering::Acquire) {
+                    self.outbox.notify_one();
+                }
                 Ok(())
             }
         }
@@ -205,6 +219,23 @@ impl Store {
 
     fn now(&self) -> i64 {
         self.clock.now_millis()
+    }
+
+    /// Wakes this process's job workers for work just queued: at once outside a
+    /// transaction, at its commit inside one (a worker woken earlier would not see the work).
+    pub(crate) fn events_written(&self) {
+        match self.db {
+            conn::Db::Pool(_) => self.outbox.notify_one(),
+            conn::Db::Transaction(_) => self
+                .queued
+                .store(true, std::sync::atomic::Ordering::Release),
+        }
+    }
+
+    /// Completes when work has been queued by this process since the last call (or at once,
+    /// if some was queued while no one waited).
+    pub async fn queued_work(&self) {
+        self.outbox.notified().await
     }
 }
 

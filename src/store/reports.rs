@@ -10,10 +10,12 @@ use sea_orm::{
 use serde_json::{Value, json};
 
 use super::entities::{measurement, patient_enlistment, report, user};
+use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::measurement::Summary;
+use crate::domain::notification::EventKind;
 use crate::domain::periods::Trigger;
 
 /// The wire fields of each measurement a report lists (the stored item holds a few more
@@ -79,14 +81,32 @@ impl Store {
             update_timestamp: Set(now),
         };
         let id = model.id.clone().unwrap();
+        // The report and its event commit together (a savepoint inside an action's transaction).
+        let txn = self.db.begin().await?;
         let inserted = report::Entity::insert(model)
             .on_conflict_do_nothing_on([report::Column::DedupeKey])
-            .exec(&self.db)
+            .exec(&txn)
             .await?;
         if !matches!(inserted, TryInsertResult::Inserted(_)) {
             return Ok(None);
         }
-        Ok(report::Entity::find_by_id(id).one(&self.db).await?)
+        let made = report::Entity::find_by_id(id).one(&txn).await?;
+        write_event(
+            &txn,
+            now,
+            NewEvent {
+                kind: EventKind::PeriodicReportCreated,
+                patient_id: new.user_id,
+                actor_id: new.creator_id,
+                measurement_id: None,
+                report_id: Some(id),
+                detail: new.trigger.as_str().to_owned(),
+            },
+        )
+        .await?;
+        txn.commit().await?;
+        self.events_written();
+        Ok(made)
     }
 
     /// The measurements of `user_id` taken in `[start, end)`, oldest first, as report items.

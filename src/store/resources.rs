@@ -174,3 +174,19 @@ pub const REPORTS: Resource = Resource {
     ],
     selectable: &["update_timestamp", "data", "data."],
 };
+
+/// `GET /notifications/v1` (the caller's own).
+pub const NOTIFICATIONS: Resource = Resource {
+    table: "notifications",
+    id_column: "id",
+    fields: &[
+        field("id", FieldKind::Id),
+        field("kind", FieldKind::Text),
+        field("patient_id", FieldKind::Id),
+        field("measurement_id", FieldKind::Id),
+        field("report_id", FieldKind::Id),
+        column("read_timestamp", "read_at", FieldKind::Millis),
+        field("creation_timestamp", FieldKind::Millis),
+    ],
+    selectable: &["event_id", "detail", "read"],
+};

@@ -15,11 +15,13 @@ pub mod health;
 pub mod measurement_list;
 pub mod measurement_reports;
 pub mod measurements;
+pub mod notifications;
 pub mod openapi;
 pub mod page;
 pub mod profiles;
 pub mod reports;
 pub mod users;
+pub mod webhooks;
 
 use std::sync::LazyLock;
 
@@ -87,7 +89,15 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
         .service(reports::pdf)
         .service(files::download)
         .service(files::shared)
-        .service(files::details);
+        .service(files::details)
+        .service(notifications::list)
+        .service(notifications::mark_all_read)
+        .service(notifications::update)
+        .service(webhooks::create)
+        .service(webhooks::list)
+        .service(webhooks::get)
+        .service(webhooks::update)
+        .service(webhooks::remove);
 }
 
 /// The operations that also answer at their path followed by one slash (`GET /users/v1/`), as

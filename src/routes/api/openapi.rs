@@ -37,6 +37,8 @@ impl Modify for BearerAuth {
         (name = "measurement-reports", description = "PDF reports of single measurements"),
         (name = "reports", description = "Periodic reports: weekly, monthly, end of prescription, manual (snake_case dialect)"),
         (name = "files", description = "Public PDFs behind capability tokens"),
+        (name = "notifications", description = "The caller's inbox: reports and results as they are ready"),
+        (name = "webhooks", description = "Clinic systems' endpoints for a group's events, signed as Standard Webhooks"),
         (name = "health", description = "Probes"),
     )
 )]

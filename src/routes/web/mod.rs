@@ -4,11 +4,13 @@
 
 pub mod account;
 pub mod admin;
+pub mod admin_notifications;
 pub mod auth;
 pub mod chrome;
 pub mod context;
 pub mod error;
 pub mod measurements;
+pub mod notifications;
 pub mod patients;
 pub mod profile;
 pub mod reports;
@@ -89,6 +91,24 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 "/account/sign-out-everywhere",
                 web::post().to(account::sign_out_everywhere),
             )
+            .route("/notifications", web::get().to(notifications::inbox))
+            .route("/notifications/bell", web::get().to(notifications::bell))
+            .route(
+                "/notifications/read-all",
+                web::post().to(notifications::mark_all_read),
+            )
+            .route(
+                "/notifications/settings",
+                web::get().to(notifications::settings),
+            )
+            .route(
+                "/notifications/settings",
+                web::post().to(notifications::save_settings),
+            )
+            .route(
+                "/notifications/{id}/read",
+                web::post().to(notifications::mark_read),
+            )
             .route("/profile", web::get().to(profile::show))
             .route("/profile", web::post().to(profile::save))
             .route("/measurements", web::get().to(measurements::list))
@@ -132,6 +152,30 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
             .route("/admin/jobs", web::get().to(admin::jobs))
             .route("/admin/audit", web::get().to(admin::audit_trail))
             .route("/admin/audit/export", web::get().to(admin::audit_export))
+            .route(
+                "/admin/notifications",
+                web::get().to(admin_notifications::show),
+            )
+            .route(
+                "/admin/groups/{id}/notifications",
+                web::post().to(admin_notifications::save_group),
+            )
+            .route(
+                "/admin/webhooks",
+                web::post().to(admin_notifications::create_webhook),
+            )
+            .route(
+                "/admin/webhooks/{id}",
+                web::get().to(admin_notifications::webhook),
+            )
+            .route(
+                "/admin/webhooks/{id}/enabled",
+                web::post().to(admin_notifications::set_enabled),
+            )
+            .route(
+                "/admin/webhooks/{id}/delete",
+                web::post().to(admin_notifications::delete),
+            )
             .default_service(web::to(|| async {
                 Err::<HttpResponse, _>(WebError::NotFound)
             })),

@@ -2,9 +2,11 @@
 
 pub mod access_token;
 pub mod audit_event;
+pub mod event;
 pub mod file;
 pub mod file_blob;
 pub mod group;
+pub mod group_notification_setting;
 pub mod job;
 pub mod login_attempt;
 pub mod measurement;
@@ -12,6 +14,8 @@ pub mod measurement_group;
 pub mod measurement_report;
 pub mod measurement_tag;
 pub mod measurement_user;
+pub mod notification;
+pub mod notification_preference;
 pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;
@@ -22,3 +26,5 @@ pub mod shared_link;
 pub mod staff_enlistment;
 mod text_columns;
 pub mod user;
+pub mod webhook_delivery;
+pub mod webhook_endpoint;

@@ -7,6 +7,7 @@ use sea_orm::{ColIdx, DbErr, QueryResult, TryFromU64, TryGetError, TryGetable, V
 
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
+use crate::domain::notification::EventKind;
 
 /// Implements sea-orm's column traits for `$type`, written with `$write` and read with
 /// `$parse` (text → `Option<$type>`).
@@ -67,6 +68,10 @@ text_column!(Id, "id", StringLen::N(24),
 text_column!(Status, "measurement status", StringLen::None,
     write: |status: &Status| status.as_str().to_owned(),
     parse: Status::parse);
+
+text_column!(EventKind, "event kind", StringLen::N(40),
+    write: |kind: &EventKind| kind.as_str().to_owned(),
+    parse: EventKind::parse);
 
 /// Ids are made by [`Id::generate`], never by the database.
 impl TryFromU64 for Id {

@@ -1,0 +1,196 @@
+//! Notifications: a reader's own inbox and preferences; the administrators' choice of the
+//! events that reach a group's staff, and clinics' webhook endpoints.
+
+use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use crate::domain::id::Id;
+use crate::domain::notification::{KindSet, Preferences, WebhookUrl};
+use crate::store::entities::{notification, webhook_delivery, webhook_endpoint};
+use crate::store::query::ListSpec;
+use crate::store::{AdminTask, NewWebhook, StoreError, Viewer};
+
+/// How many deliveries an endpoint's log shows.
+pub const DELIVERY_LOG_SIZE: u64 = 50;
+
+/// A webhook endpoint to register.
+#[derive(Debug, Clone)]
+pub struct WebhookRequest {
+    pub group_id: Id,
+    /// The address as given; parsed here, under the service's loopback setting.
+    pub url: String,
+    pub events: KindSet,
+}
+
+impl Actions {
+    /// A page of `viewer`'s own inbox.
+    pub async fn inbox(
+        &self,
+        viewer: &Viewer,
+        spec: &ListSpec,
+    ) -> ActionResult<(Vec<notification::Model>, Option<u64>)> {
+        Ok(self.store.inbox(&viewer.user_id, spec).await?)
+    }
+
+    /// Marks one of `viewer`'s entries read or unread; another reader's is not found.
+    pub async fn mark_notification(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+        read: bool,
+    ) -> ActionResult<notification::Model> {
+        Ok(self
+            .store
+            .mark_notification(&viewer.user_id, id, read)
+            .await?)
+    }
+
+    /// Marks every entry of `viewer`'s inbox read.
+    pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> ActionResult<u64> {
+        Ok(self
+            .store
+            .mark_all_notifications_read(&viewer.user_id)
+            .await?)
+    }
+
+    /// Stores what `viewer` chose to receive.
+    pub async fn set_notification_preferences(
+        &self,
+        viewer: &Viewer,
+        preferences: &Preferences,
+    ) -> ActionResult<()> {
+        let store = self.store.begin().await?;
+        store.set_preferences(&viewer.user_id, preferences).await?;
+        store
+            .audit(
+                entry(viewer, "notifications.preferences", "user", &viewer.user_id)
+                    .detail(preferences.muted_to_stored()),
+            )
+            .await?;
+        store.commit().await?;
+        Ok(())
+    }
+
+    /// Sets the events that reach the staff of `group` (administrators).
+    pub async fn set_group_staff_events(
+        &self,
+        viewer: &Viewer,
+        group: &Id,
+        kinds: &KindSet,
+    ) -> ActionResult<()> {
+        viewer
+            .administer(AdminTask::ManageNotifications)
+            .map_err(StoreError::Denied)?;
+        let store = self.store.begin().await?;
+        store.visible_group(viewer, group).await?;
+        store.set_group_staff_events(group, kinds).await?;
+        store
+            .audit(entry(viewer, "group.notifications", "group", group).detail(kinds.to_stored()))
+            .await?;
+        store.commit().await?;
+        Ok(())
+    }
+
+    /// Registers a webhook endpoint for a group (administrators); returns it with its
+    /// signing secret, which is not shown again.
+    pub async fn register_webhook(
+        &self,
+        viewer: &Viewer,
+        request: WebhookRequest,
+    ) -> ActionResult<(webhook_endpoint::Model, String)> {
+        viewer
+            .administer(AdminTask::ManageNotifications)
+            .map_err(StoreError::Denied)?;
+        let webhooks = self.notifier.webhooks();
+        let url =
+            WebhookUrl::parse(&request.url, webhooks.allows_loopback()).map_err(|reason| {
+                ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
+            })?;
+        if request.events.is_empty() {
+            return Err(ActionError::invalid(
+                "events must name at least one event",
+                "admin-webhook-no-events",
+            ));
+        }
+        let store = self.store.begin().await?;
+        store.visible_group(viewer, &request.group_id).await?;
+        let endpoint = store
+            .insert_webhook(NewWebhook {
+                group_id: request.group_id,
+                url,
+                events: request.events,
+                creator_id: viewer.user_id,
+            })
+            .await?;
+        store
+            .audit(
+                entry(viewer, "webhook.create", "webhook", &endpoint.id)
+                    .detail(format!("{} {}", endpoint.url, endpoint.events)),
+            )
+            .await?;
+        store.commit().await?;
+        let secret = webhooks.secret(&endpoint.id);
+        Ok((endpoint, secret))
+    }
+
+    /// Every webhook endpoint (administrators).
+    pub async fn webhooks(&self, viewer: &Viewer) -> ActionResult<Vec<webhook_endpoint::Model>> {
+        viewer
+            .administer(AdminTask::ManageNotifications)
+            .map_err(StoreError::Denied)?;
+        Ok(self.store.webhooks().await?)
+    }
+
+    /// One endpoint and its newest deliveries (administrators).
+    pub async fn webhook(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+    ) -> ActionResult<(webhook_endpoint::Model, Vec<webhook_delivery::Model>)> {
+        viewer
+            .administer(AdminTask::ManageNotifications)
+            .map_err(StoreError::Denied)?;
+        let endpoint = self.store.webhook(id).await?.ok_or(StoreError::NotFound)?;
+        let log = self.store.webhook_deliveries(id, DELIVERY_LOG_SIZE).await?;
+        Ok((endpoint, log))
+    }
+
+    /// Turns an endpoint on (again) or off (administrators).
+    pub async fn set_webhook_enabled(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+        enabled: bool,
+    ) -> ActionResult<webhook_endpoint::Model> {
+        viewer
+            .administer(AdminTask::ManageNotifications)
+            .map_err(StoreError::Denied)?;
+        let store = self.store.begin().await?;
+        let endpoint = store
+            .set_webhook_enabled(id, enabled)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let action = if enabled {
+            "webhook.enable"
+        } else {
+            "webhook.disable"
+        };
+        store.audit(entry(viewer, action, "webhook", id)).await?;
+        store.commit().await?;
+        Ok(endpoint)
+    }
+
+    /// Deletes an endpoint and its log (administrators).
+    pub async fn delete_webhook(&self, viewer: &Viewer, id: &Id) -> ActionResult<()> {
+        viewer
+            .administer(AdminTask::ManageNotifications)
+            .map_err(StoreError::Denied)?;
+        let store = self.store.begin().await?;
+        if !store.delete_webhook(id).await? {
+            return Err(StoreError::NotFound.into());
+        }
+        store
+            .audit(entry(viewer, "webhook.delete", "webhook", id))
+            .await?;
+        store.commit().await?;
+        Ok(())
+    }
+}

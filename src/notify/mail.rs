@@ -1,0 +1,271 @@
+//! E-mail over SMTP (lettre, rustls): one multipart message, plain text and HTML, in the
+//! reader's language. A message says only that something new is ready and links to the
+//! portal: no names, no results, nothing of the reader's health beyond that. A PDF goes along
+//! only when the reader asked for it.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+
+use crate::domain::account::Language;
+use crate::domain::id::Id;
+use crate::domain::notification::EventKind;
+use crate::i18n::Translator;
+use crate::store::entities::user;
+
+/// How the service sends e-mail.
+#[derive(Debug, Clone)]
+pub struct MailSettings {
+    /// `smtp://host:port` (plain, for a relay on loopback), `smtp://host:port?tls=required`
+    /// (STARTTLS) or `smtps://host:port` (TLS); user and password in the URL's user part.
+    pub url: String,
+    /// The sender, e.g. `Tacho <noreply@clinic.example>`.
+    pub from: String,
+}
+
+/// One message to send.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The event it reports (the newest, for a digest); receivers deduplicate by it.
+    pub event_id: Id,
+    /// What happened: one kind, or a digest's kinds.
+    pub kinds: Vec<EventKind>,
+    /// Where the portal shows it.
+    pub link: String,
+    /// Where the reader changes what it receives.
+    pub settings_link: String,
+    /// A PDF (file name, bytes), when the reader opted in.
+    pub attachment: Option<(String, Vec<u8>)>,
+}
+
+/// Sends messages through one SMTP relay.
+pub struct Mailer {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    from: Mailbox,
+    /// The right-hand side of Message-IDs.
+    domain: String,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Mailer")
+    }
+}
+
+impl Mailer {
+    /// A mailer for `settings`; the URL and the sender are checked here, at start-up.
+    pub fn new(settings: &MailSettings) -> anyhow::Result<Mailer> {
+        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(&settings.url)
+            .context("TACHO_SMTP_URL is not an smtp:// or smtps:// URL")?
+            .timeout(Some(Duration::from_secs(20)))
+            .build();
+        let from: Mailbox = settings
+            .from
+            .parse()
+            .context("TACHO_MAIL_FROM is not an e-mail address")?;
+        let domain = from.email.domain().to_owned();
+        Ok(Mailer {
+            transport,
+            from,
+            domain,
+        })
+    }
+
+    /// Sends `message` to `reader`.
+    pub async fn send(&self, reader: &user::Model, message: &Message) -> anyhow::Result<()> {
+        let to: Mailbox = reader
+            .email
+            .parse()
+            .context("the reader's stored address is not an e-mail address")?;
+        let email = self.build(reader, to, message)?;
+        self.transport
+            .send(email)
+            .await
+            .context("the SMTP relay refused the message")?;
+        Ok(())
+    }
+
+    fn build(
+        &self,
+        reader: &user::Model,
+        to: Mailbox,
+        message: &Message,
+    ) -> anyhow::Result<lettre::Message> {
+        let language = Language::parse(&reader.language).unwrap_or(Language::En);
+        let text = Text::new(Translator::new(language), reader, message);
+        let alternative = MultiPart::alternative()
+            .singlepart(SinglePart::plain(text.plain()))
+            .singlepart(SinglePart::html(text.html()));
+        let body = match &message.attachment {
+            Some((name, bytes)) => MultiPart::mixed().multipart(alternative).singlepart(
+                Attachment::new(name.clone())
+                    .body(bytes.clone(), ContentType::parse("application/pdf")?),
+            ),
+            None => alternative,
+        };
+        let mut email = lettre::Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(text.subject())
+            .message_id(Some(format!(
+                "<{}.{}@{}>",
+                message.event_id, reader.id, self.domain
+            )))
+            .header(ContentLanguage(language.code().to_owned()))
+            .multipart(body)?;
+        email.headers_mut().insert_raw(HeaderValue::new(
+            HeaderName::new_from_ascii_str("X-Tacho-Event-Id"),
+            message.event_id.to_string(),
+        ));
+        Ok(email)
+    }
+}
+
+/// The `Content-Language` header (RFC 3282).
+#[derive(Debug, Clone)]
+struct ContentLanguage(String);
+
+impl lettre::message::header::Header for ContentLanguage {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("Content-Language")
+    }
+
+    fn parse(s: &str) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(ContentLanguage(s.to_owned()))
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), self.0.clone())
+    }
+}
+
+/// A message's words in the reader's language.
+struct Text<'a> {
+    tr: Translator,
+    reader: &'a user::Model,
+    message: &'a Message,
+}
+
+impl<'a> Text<'a> {
+    fn new(tr: Translator, reader: &'a user::Model, message: &'a Message) -> Self {
+        Text {
+            tr,
+            reader,
+            message,
+        }
+    }
+
+    fn digest(&self) -> bool {
+        self.message.kinds.len() > 1
+    }
+
+    fn subject(&self) -> String {
+        match self.message.kinds.as_slice() {
+            [kind] => self.tr.text(&format!("mail-subject-{}", key(*kind))),
+            kinds => self
+                .tr
+                .text_with("mail-digest-subject", &[("count", kinds.len().to_string())]),
+        }
+    }
+
+    /// The paragraphs between the greeting and the link.
+    fn lines(&self) -> Vec<String> {
+        if self.digest() {
+            let mut lines = vec![self.tr.text_with(
+                "mail-digest-intro",
+                &[("count", self.message.kinds.len().to_string())],
+            )];
+            lines.extend(
+                self.message
+                    .kinds
+                    .iter()
+                    .map(|k| format!("• {}", self.tr.text(&k.message_key()))),
+            );
+            lines
+        } else {
+            self.message
+                .kinds
+                .iter()
+                .map(|k| self.tr.text(&format!("mail-body-{}", key(*k))))
+                .collect()
+        }
+    }
+
+    fn greeting(&self) -> String {
+        self.tr
+            .text_with("mail-greeting", &[("name", self.reader.first_name.clone())])
+    }
+
+    fn plain(&self) -> String {
+        let mut out = format!("{}\n\n", self.greeting());
+        for line in self.lines() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "\n{}: {}\n\n{}\n\n{}: {}\n",
+            self.tr.text("mail-open"),
+            self.message.link,
+            self.tr.text("mail-screening"),
+            self.tr.text("mail-settings"),
+            self.message.settings_link
+        ));
+        out
+    }
+
+    fn html(&self) -> String {
+        let dir = if self.tr.language() == Language::Ar {
+            "rtl"
+        } else {
+            "ltr"
+        };
+        let lines: String = self
+            .lines()
+            .iter()
+            .map(|l| format!("<p>{}</p>", escape(l)))
+            .collect();
+        format!(
+            "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><body>\
+             <p>{greeting}</p>{lines}\
+             <p><a href=\"{link}\">{open}</a></p>\
+             <p><small>{screening}</small></p>\
+             <p><small><a href=\"{settings_link}\">{settings}</a></small></p>\
+             </body></html>",
+            lang = self.tr.language().code(),
+            greeting = escape(&self.greeting()),
+            link = escape(&self.message.link),
+            open = escape(&self.tr.text("mail-open")),
+            screening = escape(&self.tr.text("mail-screening")),
+            settings_link = escape(&self.message.settings_link),
+            settings = escape(&self.tr.text("mail-settings")),
+        )
+    }
+}
+
+/// The part of a kind's message names after `mail-subject-` and `mail-body-`.
+fn key(kind: EventKind) -> String {
+    kind.message_key().trim_start_matches("event-").to_owned()
+}
+
+/// Text as HTML: the five characters that could end an element or attribute are escaped.
+fn escape(text: &str) -> String {
+    askama::filters::escape(text, askama::filters::Html)
+        .map(|escaped| escaped.to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escapes_what_a_name_could_smuggle_in() {
+        assert_eq!(
+            escape("<b>\"Tom\" & 'Jerry'</b>"),
+            "&#60;b&#62;&#34;Tom&#34; &#38; &#39;Jerry&#39;&#60;/b&#62;"
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! The reader's notifications: the bell with its unread count, the inbox (new entries appear
+//! without a reload: the list polls while it is on screen), marking read, and the settings
+//! of what reaches the reader where. The same actions as `/notifications/v1`.
+
+use actix_web::HttpResponse;
+use actix_web::web::Path;
+use askama::Template;
+
+use super::chrome::{Chrome, html, see_other};
+use super::context::{CsrfForm, Member};
+use super::error::WebError;
+use crate::domain::id::Id;
+use crate::domain::notification::{Channel, EventKind, Preferences};
+use crate::domain::rql::Query as ListQuery;
+use crate::store::entities::notification;
+use crate::store::resources::NOTIFICATIONS;
+
+/// How many entries the inbox shows.
+const INBOX_SIZE: u64 = 50;
+
+/// One entry of the inbox.
+pub struct EntryRow {
+    pub id: Id,
+    pub title: String,
+    pub patient: String,
+    pub when: String,
+    pub link: String,
+    pub unread: bool,
+    pub urgent: bool,
+}
+
+#[derive(Template)]
+#[template(path = "web/notifications.html")]
+struct InboxPage {
+    c: Chrome,
+    rows: Vec<EntryRow>,
+    unread: u64,
+}
+
+#[derive(Template)]
+#[template(path = "web/notification_list.html")]
+struct InboxList {
+    c: Chrome,
+    rows: Vec<EntryRow>,
+    unread: u64,
+}
+
+#[derive(Template)]
+#[template(path = "web/notification_row.html")]
+struct InboxRow {
+    c: Chrome,
+    row: EntryRow,
+}
+
+#[derive(Template)]
+#[template(path = "web/bell.html")]
+struct Bell {
+    c: Chrome,
+    unread: u64,
+}
+
+/// Where the portal shows what an entry is about.
+fn link_of(n: &notification::Model) -> String {
+    match (n.kind, n.measurement_id, n.report_id) {
+        (EventKind::PeriodicReportCreated, _, Some(report)) => {
+            format!("/portal/reports/{report}/pdf")
+        }
+        (EventKind::WebhookDisabled, _, Some(endpoint)) => {
+            format!("/portal/admin/webhooks/{endpoint}")
+        }
+        (_, Some(measurement), _) => format!("/portal/measurements/{measurement}"),
+        _ => "/portal/notifications".to_owned(),
+    }
+}
+
+async fn rows(member: &Member) -> Result<(Vec<EntryRow>, u64), WebError> {
+    let query = ListQuery::default()
+        .sort_by("creation_timestamp", true)
+        .page(INBOX_SIZE, 0);
+    let spec = super::view::list_spec(&NOTIFICATIONS, &query)?;
+    let viewer = member.viewer();
+    let (entries, _) = member.state.actions.inbox(&viewer, &spec).await?;
+    let unread = member.state.store.unread_count(member.id()).await?;
+    let patients: Vec<Id> = entries.iter().map(|n| n.patient_id).collect();
+    let names = member.state.store.user_names(&patients).await?;
+    let rows = entries
+        .iter()
+        .map(|n| EntryRow {
+            id: n.id,
+            title: member.tr.text(&n.kind.message_key()),
+            patient: if n.patient_id == *member.id() || n.kind == EventKind::WebhookDisabled {
+                String::new()
+            } else {
+                names.get(&n.patient_id).cloned().unwrap_or_default()
+            },
+            when: member.datetime(n.creation_timestamp),
+            link: link_of(n),
+            unread: n.read_at.is_none(),
+            urgent: n.kind == EventKind::ResultUrgent,
+        })
+        .collect();
+    Ok((rows, unread))
+}
+
+/// The inbox; for htmx (its own polling), just the list.
+pub async fn inbox(member: Member) -> Result<HttpResponse, WebError> {
+    let (rows, unread) = rows(&member).await?;
+    let c = Chrome::new(&member, "notifications", "notifications-title");
+    if member.htmx {
+        return html(&InboxList { c, rows, unread });
+    }
+    html(&InboxPage { c, rows, unread })
+}
+
+/// The bell: a link to the inbox with the unread count, refreshed by htmx.
+pub async fn bell(member: Member) -> Result<HttpResponse, WebError> {
+    let unread = member.state.store.unread_count(member.id()).await?;
+    html(&Bell {
+        c: Chrome::new(&member, "notifications", "notifications-title"),
+        unread,
+    })
+}
+
+/// Marks one entry read; htmx gets the row back, a plain form the inbox.
+pub async fn mark_read(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    let marked = member
+        .state
+        .actions
+        .mark_notification(&member.viewer(), &id, true)
+        .await?;
+    if !member.htmx {
+        return Ok(see_other("/portal/notifications"));
+    }
+    let names = member.state.store.user_names(&[marked.patient_id]).await?;
+    let row = EntryRow {
+        id: marked.id,
+        title: member.tr.text(&marked.kind.message_key()),
+        patient: if marked.patient_id == *member.id() {
+            String::new()
+        } else {
+            names.get(&marked.patient_id).cloned().unwrap_or_default()
+        },
+        when: member.datetime(marked.creation_timestamp),
+        link: link_of(&marked),
+        unread: false,
+        urgent: marked.kind == EventKind::ResultUrgent,
+    };
+    let mut response = html(&InboxRow {
+        c: Chrome::new(&member, "notifications", "notifications-title"),
+        row,
+    })?;
+    // The bell counts one fewer.
+    response.headers_mut().insert(
+        actix_web::http::header::HeaderName::from_static("hx-trigger"),
+        actix_web::http::header::HeaderValue::from_static("notifications-changed"),
+    );
+    Ok(response)
+}
+
+/// Marks every entry read.
+pub async fn mark_all_read(
+    member: Member,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    member
+        .state
+        .actions
+        .mark_all_notifications_read(&member.viewer())
+        .await?;
+    Ok(see_other("/portal/notifications"))
+}
+
+/// One event kind's row of the settings.
+pub struct PreferenceRow {
+    pub kind: &'static str,
+    pub label: String,
+    pub inbox: bool,
+    pub email: bool,
+}
+
+#[derive(Template)]
+#[template(path = "web/notification_settings.html")]
+struct SettingsPage {
+    c: Chrome,
+    rows: Vec<PreferenceRow>,
+    daily_digest: bool,
+    attach_pdf: bool,
+    email_on: bool,
+    notice: Option<String>,
+}
+
+/// The kinds a reader may receive: staff see urgent results, administrators disabled
+/// webhooks.
+fn kinds_for(member: &Member) -> Vec<EventKind> {
+    let staff = !member.record.staff_enlistments.is_empty();
+    let admin = member.user().is_admin();
+    EventKind::ALL
+        .into_iter()
+        .filter(|k| match k {
+            EventKind::ResultUrgent => staff || admin,
+            EventKind::WebhookDisabled => admin,
+            _ => true,
+        })
+        .collect()
+}
+
+async fn settings_page(member: Member, notice: Option<&str>) -> Result<HttpResponse, WebError> {
+    let preferences = member.state.store.preferences(member.id()).await?;
+    let rows = kinds_for(&member)
+        .into_iter()
+        .map(|kind| PreferenceRow {
+            kind: kind.as_str(),
+            label: member.tr.text(&kind.message_key()),
+            inbox: preferences.wants(kind, Channel::Inbox),
+            email: preferences.wants(kind, Channel::Email),
+        })
+        .collect();
+    html(&SettingsPage {
+        c: Chrome::new(&member, "notifications", "notifications-settings"),
+        rows,
+        daily_digest: preferences.daily_digest,
+        attach_pdf: preferences.attach_pdf,
+        email_on: member.state.settings.smtp_url.is_some(),
+        notice: notice.map(|k| member.tr.text(k)),
+    })
+}
+
+/// What the reader receives, and where.
+pub async fn settings(member: Member) -> Result<HttpResponse, WebError> {
+    settings_page(member, None).await
+}
+
+/// Saves the settings: each checked box is a `kind:channel` pair that stays on.
+pub async fn save_settings(
+    member: Member,
+    CsrfForm(form): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let on: Vec<&str> = form
+        .iter()
+        .filter(|(name, _)| name == "on")
+        .map(|(_, value)| value.as_str())
+        .collect();
+    let flag = |name: &str| form.iter().any(|(n, v)| n == name && v == "1");
+    let mut preferences = Preferences::default();
+    preferences.daily_digest = flag("daily_digest");
+    preferences.attach_pdf = flag("attach_pdf");
+    for kind in kinds_for(&member) {
+        for channel in Channel::ALL {
+            let pair = format!("{}:{}", kind.as_str(), channel.as_str());
+            preferences.set(kind, channel, on.contains(&pair.as_str()));
+        }
+    }
+    member
+        .state
+        .actions
+        .set_notification_preferences(&member.viewer(), &preferences)
+        .await?;
+    settings_page(member, Some("notifications-saved")).await
+}

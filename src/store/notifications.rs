@@ -1,0 +1,483 @@
+//! Notifications: events written to the outbox in the transaction of what caused them, their
+//! readers (by the visibility rules, the groups' choices and the readers' preferences), and
+//! the readers' inboxes.
+//!
+//! The outbox is the `events` table plus the job queue: [`Store::record_event`] inserts the
+//! event and a `notify` job under the unique key `event:<id>` in the caller's transaction, so
+//! an event exists exactly when what it reports does, and a crash after the commit leaves the
+//! job to be claimed. The fan-out inserts one inbox entry per reader and event (unique), and
+//! enqueues one job per e-mail and webhook delivery, each under a unique key: a fan-out run
+//! twice adds nothing.
+
+use std::collections::{BTreeSet, HashMap};
+
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+
+use super::entities::{
+    event, group_notification_setting, job, measurement_group, notification,
+    notification_preference, patient_enlistment, report, staff_enlistment, user, webhook_endpoint,
+};
+use super::query::ListSpec;
+use super::{NewJob, Store, StoreError, StoreResult};
+use crate::domain::id::Id;
+use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
+
+/// The job kind that fans an event out to its readers.
+pub const NOTIFY_JOB: &str = "notify";
+
+/// An event to record.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub kind: EventKind,
+    pub patient_id: Id,
+    pub actor_id: Option<Id>,
+    pub measurement_id: Option<Id>,
+    pub report_id: Option<Id>,
+    pub detail: String,
+}
+
+/// Inserts `new` and its fan-out job on `db` (the caller's transaction); returns its id.
+pub(crate) async fn write_event<C: ConnectionTrait>(
+    db: &C,
+    now: i64,
+    new: NewEvent,
+) -> Result<Id, DbErr> {
+    let id = Id::generate();
+    let row = event::ActiveModel {
+        id: Set(id),
+        kind: Set(new.kind),
+        patient_id: Set(new.patient_id),
+        actor_id: Set(new.actor_id),
+        measurement_id: Set(new.measurement_id),
+        report_id: Set(new.report_id),
+        detail: Set(new.detail.chars().take(200).collect()),
+        creation_timestamp: Set(now),
+    };
+    event::Entity::insert(row)
+        .exec_without_returning(db)
+        .await?;
+    super::jobs::insert_jobs(
+        db,
+        now,
+        &[NewJob {
+            kind: NOTIFY_JOB.to_owned(),
+            dedupe_key: format!("event:{id}"),
+            payload: serde_json::json!({ "event_id": id }).to_string(),
+            run_after: now,
+            max_attempts: 10,
+        }],
+    )
+    .await?;
+    Ok(id)
+}
+
+/// A reader of an event and what it chose to receive.
+#[derive(Debug, Clone)]
+pub struct Reader {
+    pub user: user::Model,
+    pub preferences: Preferences,
+}
+
+impl Store {
+    /// Records an event in this store's transaction (see the module's notes) and wakes the
+    /// notifier once it commits.
+    pub async fn record_event(&self, new: NewEvent) -> StoreResult<Id> {
+        let id = write_event(&self.db, self.now(), new).await?;
+        self.events_written();
+        Ok(id)
+    }
+
+    /// An event by id.
+    pub async fn event(&self, id: &Id) -> StoreResult<event::Model> {
+        event::Entity::find_by_id(*id)
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// The groups whose staff see what `event` is about, by the rules of `visibility`: the
+    /// groups of a measurement, or those whose enlistment of the patient overlaps a periodic
+    /// report's period.
+    pub async fn event_groups(&self, event: &event::Model) -> StoreResult<Vec<Id>> {
+        let groups = match (event.kind, event.measurement_id, event.report_id) {
+            (EventKind::WebhookDisabled, _, _) => Vec::new(),
+            (EventKind::PeriodicReportCreated, _, Some(report_id)) => {
+                let Some(report) = report::Entity::find_by_id(report_id).one(&self.db).await?
+                else {
+                    return Ok(Vec::new());
+                };
+                patient_enlistment::Entity::find()
+                    .select_only()
+                    .column(patient_enlistment::Column::GroupId)
+                    .filter(patient_enlistment::Column::UserId.eq(report.user_id))
+                    .filter(
+                        patient_enlistment::Column::CreationTimestamp
+                            .lte(report.period_end_timestamp),
+                    )
+                    .filter(
+                        patient_enlistment::Column::ExpiryTimestamp
+                            .gt(report.period_start_timestamp),
+                    )
+                    .into_tuple::<Id>()
+                    .all(&self.db)
+                    .await?
+            }
+            (_, Some(measurement_id), _) => {
+                measurement_group::Entity::find()
+                    .select_only()
+                    .column(measurement_group::Column::GroupId)
+                    .filter(measurement_group::Column::MeasurementId.eq(measurement_id))
+                    .into_tuple::<Id>()
+                    .all(&self.db)
+                    .await?
+            }
+            _ => Vec::new(),
+        };
+        let unique: BTreeSet<Id> = groups.into_iter().collect();
+        Ok(unique.into_iter().collect())
+    }
+
+    /// Who receives `event`: its patient (unless the kind is for staff only), the staff of
+    /// `groups` whose settings let the kind through, and for `webhook.disabled` every
+    /// administrator; never the actor, never a deactivated account.
+    pub async fn event_readers(
+        &self,
+        event: &event::Model,
+        groups: &[Id],
+    ) -> StoreResult<Vec<Reader>> {
+        let mut ids = BTreeSet::new();
+        if event.kind.reaches_patient() {
+            ids.insert(event.patient_id);
+        }
+        if !groups.is_empty() {
+            let settings: HashMap<Id, KindSet> = group_notification_setting::Entity::find()
+                .filter(group_notification_setting::Column::GroupId.is_in(groups.iter().copied()))
+                .all(&self.db)
+                .await?
+                .into_iter()
+                .map(|s| (s.group_id, KindSet::from_stored(&s.staff_events)))
+                .collect();
+            let open: Vec<Id> = groups
+                .iter()
+                .filter(|g| {
+                    settings
+                        .get(g)
+                        .is_none_or(|kinds| kinds.contains(event.kind))
+                })
+                .copied()
+                .collect();
+            if !open.is_empty() {
+                let staff: Vec<Id> = staff_enlistment::Entity::find()
+                    .select_only()
+                    .column(staff_enlistment::Column::UserId)
+                    .filter(staff_enlistment::Column::GroupId.is_in(open))
+                    .into_tuple()
+                    .all(&self.db)
+                    .await?;
+                ids.extend(staff);
+            }
+        }
+        if event.kind == EventKind::WebhookDisabled {
+            ids.extend(self.administrator_ids().await?);
+        }
+        if let Some(actor) = event.actor_id {
+            ids.remove(&actor);
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let users = user::Entity::find()
+            .filter(user::Column::Id.is_in(ids.iter().copied()))
+            .filter(user::Column::Activation.eq(true))
+            .all(&self.db)
+            .await?;
+        let mut preferences = self
+            .preferences_of(&ids.into_iter().collect::<Vec<_>>())
+            .await?;
+        Ok(users
+            .into_iter()
+            .map(|user| Reader {
+                preferences: preferences.remove(&user.id).unwrap_or_default(),
+                user,
+            })
+            .collect())
+    }
+
+    /// The ids of every administrator.
+    async fn administrator_ids(&self) -> StoreResult<Vec<Id>> {
+        // Roles are a JSON list; its text is matched, which both databases can do.
+        Ok(user::Entity::find()
+            .select_only()
+            .column(user::Column::Id)
+            .filter(Expr::cust("CAST(roles AS TEXT) LIKE '%\"admin\"%'"))
+            .into_tuple()
+            .all(&self.db)
+            .await?)
+    }
+
+    /// The enabled webhook endpoints of `groups` subscribed to `kind`.
+    pub async fn event_endpoints(
+        &self,
+        kind: EventKind,
+        groups: &[Id],
+    ) -> StoreResult<Vec<webhook_endpoint::Model>> {
+        if groups.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(webhook_endpoint::Entity::find()
+            .filter(webhook_endpoint::Column::GroupId.is_in(groups.iter().copied()))
+            .filter(webhook_endpoint::Column::Enabled.eq(true))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .filter(|e| KindSet::from_stored(&e.events).contains(kind))
+            .collect())
+    }
+
+    /// Delivers `event` to its readers' inboxes (one entry per reader, whatever the channel,
+    /// so a digest can find it) and enqueues `jobs`, in one transaction.
+    pub async fn fan_out(
+        &self,
+        event: &event::Model,
+        readers: &[Reader],
+        jobs: Vec<NewJob>,
+    ) -> StoreResult<()> {
+        let store = self.begin().await?;
+        let now = store.now();
+        let rows: Vec<notification::ActiveModel> = readers
+            .iter()
+            .map(|r| notification::ActiveModel {
+                id: Set(Id::generate()),
+                user_id: Set(r.user.id),
+                event_id: Set(event.id),
+                kind: Set(event.kind),
+                patient_id: Set(event.patient_id),
+                measurement_id: Set(event.measurement_id),
+                report_id: Set(event.report_id),
+                detail: Set(event.detail.clone()),
+                in_inbox: Set(r.preferences.wants(event.kind, Channel::Inbox)),
+                digest: Set(
+                    r.preferences.daily_digest && r.preferences.wants(event.kind, Channel::Email)
+                ),
+                read_at: Set(None),
+                creation_timestamp: Set(event.creation_timestamp),
+            })
+            .collect();
+        if !rows.is_empty() {
+            notification::Entity::insert_many(rows)
+                .on_conflict_do_nothing_on([
+                    notification::Column::UserId,
+                    notification::Column::EventId,
+                ])
+                .exec(&store.db)
+                .await?;
+        }
+        if !jobs.is_empty() {
+            super::jobs::insert_jobs(&store.db, now, &jobs).await?;
+            store.events_written();
+        }
+        store.commit().await
+    }
+
+    /// The preferences of `users`; those who never chose have none in the map.
+    pub async fn preferences_of(&self, users: &[Id]) -> StoreResult<HashMap<Id, Preferences>> {
+        let mut found = HashMap::new();
+        for chunk in users.chunks(500) {
+            let rows = notification_preference::Entity::find()
+                .filter(notification_preference::Column::UserId.is_in(chunk.iter().copied()))
+                .all(&self.db)
+                .await?;
+            for row in rows {
+                found.insert(
+                    row.user_id,
+                    Preferences::from_stored(&row.muted, row.daily_digest, row.attach_pdf),
+                );
+            }
+        }
+        Ok(found)
+    }
+
+    /// The preferences of `user` (everything on when it never chose).
+    pub async fn preferences(&self, user: &Id) -> StoreResult<Preferences> {
+        Ok(self
+            .preferences_of(&[*user])
+            .await?
+            .remove(user)
+            .unwrap_or_default())
+    }
+
+    /// Stores the preferences of `user`.
+    pub async fn set_preferences(&self, user: &Id, preferences: &Preferences) -> StoreResult<()> {
+        let row = notification_preference::ActiveModel {
+            user_id: Set(*user),
+            muted: Set(preferences.muted_to_stored()),
+            daily_digest: Set(preferences.daily_digest),
+            attach_pdf: Set(preferences.attach_pdf),
+            update_timestamp: Set(self.now()),
+        };
+        notification_preference::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(notification_preference::Column::UserId)
+                    .update_columns([
+                        notification_preference::Column::Muted,
+                        notification_preference::Column::DailyDigest,
+                        notification_preference::Column::AttachPdf,
+                        notification_preference::Column::UpdateTimestamp,
+                    ])
+                    .to_owned(),
+            )
+            .exec_without_returning(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// The events `group` lets reach its staff (every event when never chosen).
+    pub async fn group_staff_events(&self, group: &Id) -> StoreResult<KindSet> {
+        Ok(group_notification_setting::Entity::find_by_id(*group)
+            .one(&self.db)
+            .await?
+            .map(|s| KindSet::from_stored(&s.staff_events))
+            .unwrap_or_else(KindSet::all_public))
+    }
+
+    /// Sets the events `group` lets reach its staff.
+    pub async fn set_group_staff_events(&self, group: &Id, kinds: &KindSet) -> StoreResult<()> {
+        let row = group_notification_setting::ActiveModel {
+            group_id: Set(*group),
+            staff_events: Set(kinds.to_stored()),
+            update_timestamp: Set(self.now()),
+        };
+        group_notification_setting::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(group_notification_setting::Column::GroupId)
+                    .update_columns([
+                        group_notification_setting::Column::StaffEvents,
+                        group_notification_setting::Column::UpdateTimestamp,
+                    ])
+                    .to_owned(),
+            )
+            .exec_without_returning(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// A page of `user`'s inbox.
+    pub async fn inbox(
+        &self,
+        user: &Id,
+        spec: &ListSpec,
+    ) -> StoreResult<(Vec<notification::Model>, Option<u64>)> {
+        let select = notification::Entity::find()
+            .filter(notification::Column::UserId.eq(*user))
+            .filter(notification::Column::InInbox.eq(true));
+        self.page(select, spec).await
+    }
+
+    /// The newest `limit` entries of `user`'s inbox.
+    pub async fn latest_notifications(
+        &self,
+        user: &Id,
+        limit: u64,
+    ) -> StoreResult<Vec<notification::Model>> {
+        Ok(notification::Entity::find()
+            .filter(notification::Column::UserId.eq(*user))
+            .filter(notification::Column::InInbox.eq(true))
+            .order_by_desc(notification::Column::CreationTimestamp)
+            .order_by_desc(notification::Column::Id)
+            .limit(limit)
+            .all(&self.db)
+            .await?)
+    }
+
+    /// How many entries of `user`'s inbox are unread.
+    pub async fn unread_count(&self, user: &Id) -> StoreResult<u64> {
+        use sea_orm::PaginatorTrait;
+        Ok(notification::Entity::find()
+            .filter(notification::Column::UserId.eq(*user))
+            .filter(notification::Column::InInbox.eq(true))
+            .filter(notification::Column::ReadAt.is_null())
+            .count(&self.db)
+            .await?)
+    }
+
+    /// One entry of `user`'s inbox; another reader's is not found.
+    pub async fn own_notification(&self, user: &Id, id: &Id) -> StoreResult<notification::Model> {
+        notification::Entity::find_by_id(*id)
+            .filter(notification::Column::UserId.eq(*user))
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// Marks `user`'s entry `id` read or unread; another reader's is not found.
+    pub async fn mark_notification(
+        &self,
+        user: &Id,
+        id: &Id,
+        read: bool,
+    ) -> StoreResult<notification::Model> {
+        let current = self.own_notification(user, id).await?;
+        let read_at = if read {
+            current.read_at.or(Some(self.now()))
+        } else {
+            None
+        };
+        notification::Entity::update_many()
+            .col_expr(notification::Column::ReadAt, Expr::value(read_at))
+            .filter(notification::Column::Id.eq(*id))
+            .exec(&self.db)
+            .await?;
+        Ok(notification::Model { read_at, ..current })
+    }
+
+    /// Marks every unread entry of `user`'s inbox read; returns how many.
+    pub async fn mark_all_notifications_read(&self, user: &Id) -> StoreResult<u64> {
+        let result = notification::Entity::update_many()
+            .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
+            .filter(notification::Column::UserId.eq(*user))
+            .filter(notification::Column::ReadAt.is_null())
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected)
+    }
+
+    /// The entries waiting for `user`'s digest, oldest first.
+    pub async fn digest_entries(&self, user: &Id) -> StoreResult<Vec<notification::Model>> {
+        Ok(notification::Entity::find()
+            .filter(notification::Column::UserId.eq(*user))
+            .filter(notification::Column::Digest.eq(true))
+            .order_by_asc(notification::Column::CreationTimestamp)
+            .order_by_asc(notification::Column::Id)
+            .all(&self.db)
+            .await?)
+    }
+
+    /// Takes `ids` out of their reader's digest (they were sent).
+    pub async fn digest_sent(&self, ids: &[Id]) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        notification::Entity::update_many()
+            .col_expr(notification::Column::Digest, Expr::value(false))
+            .filter(notification::Column::Id.is_in(ids.iter().copied()))
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// The failed jobs of `kinds`, newest first (the administrators' view of deliveries that
+    /// gave up).
+    pub async fn failed_jobs_of(&self, kinds: &[&str], limit: u64) -> StoreResult<Vec<job::Model>> {
+        Ok(job::Entity::find()
+            .filter(job::Column::Kind.is_in(kinds.iter().copied()))
+            .filter(job::Column::Status.eq(job::JobStatus::Failed))
+            .order_by_desc(job::Column::UpdateTimestamp)
+            .limit(limit)
+            .all(&self.db)
+            .await?)
+    }
+}
