@@ -35,6 +35,7 @@ enum Notifications {
     Detail,
     InInbox,
     Digest,
+    Read,
     ReadAt,
     CreationTimestamp,
 }
@@ -133,6 +134,7 @@ impl MigrationTrait for Migration {
                     )
                     .col(flag(Notifications::InInbox))
                     .col(flag(Notifications::Digest))
+                    .col(flag(Notifications::Read))
                     .col(ColumnDef::new(Notifications::ReadAt).big_integer().null())
                     .col(millis(Notifications::CreationTimestamp))
                     .to_owned(),

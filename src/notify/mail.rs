@@ -16,6 +16,9 @@ use crate::domain::notification::EventKind;
 use crate::i18n::Translator;
 use crate::store::entities::user;
 
+/// The longest one message may take, from connecting to the relay's last answer.
+const SEND_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How the service sends e-mail.
 #[derive(Debug, Clone)]
 pub struct MailSettings {
@@ -81,9 +84,11 @@ impl Mailer {
             .parse()
             .context("the reader's stored address is not an e-mail address")?;
         let email = self.build(reader, to, message)?;
-        self.transport
-            .send(email)
+        // lettre bounds only the connect; a relay that stops answering mid-session would hold
+        // the worker for as long as the relay keeps the connection open.
+        tokio::time::timeout(SEND_TIMEOUT, self.transport.send(email))
             .await
+            .context("the SMTP relay did not answer in time")?
             .context("the SMTP relay refused the message")?;
         Ok(())
     }

@@ -263,6 +263,7 @@ impl Store {
                 digest: Set(
                     r.preferences.daily_digest && r.preferences.wants(event.kind, Channel::Email)
                 ),
+                read: Set(false),
                 read_at: Set(None),
                 creation_timestamp: Set(event.creation_timestamp),
             })
@@ -399,7 +400,7 @@ impl Store {
         Ok(notification::Entity::find()
             .filter(notification::Column::UserId.eq(*user))
             .filter(notification::Column::InInbox.eq(true))
-            .filter(notification::Column::ReadAt.is_null())
+            .filter(notification::Column::Read.eq(false))
             .count(&self.db)
             .await?)
     }
@@ -427,19 +428,25 @@ impl Store {
             None
         };
         notification::Entity::update_many()
+            .col_expr(notification::Column::Read, Expr::value(read))
             .col_expr(notification::Column::ReadAt, Expr::value(read_at))
             .filter(notification::Column::Id.eq(*id))
             .exec(&self.db)
             .await?;
-        Ok(notification::Model { read_at, ..current })
+        Ok(notification::Model {
+            read,
+            read_at,
+            ..current
+        })
     }
 
     /// Marks every unread entry of `user`'s inbox read; returns how many.
     pub async fn mark_all_notifications_read(&self, user: &Id) -> StoreResult<u64> {
         let result = notification::Entity::update_many()
+            .col_expr(notification::Column::Read, Expr::value(true))
             .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
             .filter(notification::Column::UserId.eq(*user))
-            .filter(notification::Column::ReadAt.is_null())
+            .filter(notification::Column::Read.eq(false))
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected)

@@ -185,8 +185,9 @@ pub const NOTIFICATIONS: Resource = Resource {
         field("patient_id", FieldKind::Id),
         field("measurement_id", FieldKind::Id),
         field("report_id", FieldKind::Id),
+        field("read", FieldKind::Boolean),
         column("read_timestamp", "read_at", FieldKind::Millis),
         field("creation_timestamp", FieldKind::Millis),
     ],
-    selectable: &["event_id", "detail", "read"],
+    selectable: &["event_id", "detail"],
 };

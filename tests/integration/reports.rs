@@ -12,7 +12,11 @@ use crate::helpers::{TestApp, TestUser, World, pdf_pages, pdf_text, save_artifac
 const DAY: i64 = 86_400_000;
 
 fn scheduler(app: &TestApp) -> Scheduler {
-    Scheduler::new(app.state.store.clone(), SchedulerOptions::default())
+    Scheduler::new(
+        app.state.store.clone(),
+        app.state.notifier.clone(),
+        SchedulerOptions::default(),
+    )
 }
 
 async fn run_due(app: &TestApp) -> RunSummary {

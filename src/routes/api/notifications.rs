@@ -49,7 +49,7 @@ impl From<notification::Model> for NotificationBody {
             measurement_id: n.measurement_id,
             report_id: n.report_id,
             detail: n.detail,
-            read: n.read_at.is_some(),
+            read: n.read,
             read_timestamp: n.read_at,
             creation_timestamp: n.creation_timestamp,
         }

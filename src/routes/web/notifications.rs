@@ -95,7 +95,7 @@ async fn rows(member: &Member) -> Result<(Vec<EntryRow>, u64), WebError> {
             },
             when: member.datetime(n.creation_timestamp),
             link: link_of(n),
-            unread: n.read_at.is_none(),
+            unread: !n.read,
             urgent: n.kind == EventKind::ResultUrgent,
         })
         .collect();

@@ -23,6 +23,9 @@ pub struct Model {
     pub in_inbox: bool,
     /// Waiting for the reader's daily digest e-mail.
     pub digest: bool,
+    /// Read by the reader: `read_at` is set (kept as a flag so RQL can ask for unread
+    /// entries).
+    pub read: bool,
     pub read_at: Option<i64>,
     pub creation_timestamp: i64,
 }

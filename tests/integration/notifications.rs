@@ -1,0 +1,880 @@
+//! Notifications end to end: events fanned out to inboxes, e-mail through a real SMTP server
+//! on loopback (`mailin-embedded`), and webhooks to a real HTTP receiver on loopback, checked
+//! with the Standard Webhooks reference library. The job queue is worked by a scheduler on
+//! the test's clock.
+
+use std::collections::VecDeque;
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use chrono::Duration;
+use mail_parser::MessageParser;
+use serde_json::{Value, json};
+use tacho::scheduler::{RunSummary, Scheduler, SchedulerOptions};
+
+use crate::helpers::{TestApp, TestUser, World, spawn_app, spawn_app_with};
+use crate::portal::logged_in;
+
+fn scheduler(app: &TestApp) -> Scheduler {
+    Scheduler::new(
+        app.state.store.clone(),
+        app.state.notifier.clone(),
+        SchedulerOptions::default(),
+    )
+}
+
+/// Works the queue until nothing is left to claim now.
+async fn deliver(app: &TestApp) -> RunSummary {
+    scheduler(app).work(|_| {}).await.expect("the queue is worked")
+}
+
+// ---------------------------------------------------------------------------------------
+// A real SMTP server on loopback.
+
+/// One message as the SMTP server received it.
+#[derive(Debug, Clone)]
+struct Mail {
+    from: String,
+    to: Vec<String>,
+    data: Vec<u8>,
+}
+
+impl Mail {
+    fn parsed(&self) -> mail_parser::Message<'_> {
+        MessageParser::default()
+            .parse(&self.data)
+            .expect("a MIME message")
+    }
+}
+
+#[derive(Clone, Default)]
+struct Inbox {
+    received: Arc<Mutex<Vec<Mail>>>,
+    /// How many of the next messages to refuse with a temporary failure (451).
+    refuse: Arc<Mutex<usize>>,
+}
+
+/// One SMTP session's handler (mailin-embedded clones it per connection).
+#[derive(Clone)]
+struct SmtpHandler {
+    inbox: Inbox,
+    current: Option<Mail>,
+}
+
+impl mailin_embedded::Handler for SmtpHandler {
+    fn data_start(
+        &mut self,
+        _domain: &str,
+        from: &str,
+        _is8bit: bool,
+        to: &[String],
+    ) -> mailin_embedded::Response {
+        // Refused here rather than at the end of DATA: after an error there, mailin stays
+        // in its DATA state and never answers the client's QUIT.
+        let mut refuse = self.inbox.refuse.lock().unwrap();
+        if *refuse > 0 {
+            *refuse -= 1;
+            return mailin_embedded::response::INTERNAL_ERROR;
+        }
+        self.current = Some(Mail {
+            from: from.to_owned(),
+            to: to.to_vec(),
+            data: Vec::new(),
+        });
+        mailin_embedded::response::OK
+    }
+
+    fn data(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if let Some(mail) = &mut self.current {
+            mail.data.extend_from_slice(buf);
+        }
+        Ok(())
+    }
+
+    fn data_end(&mut self) -> mailin_embedded::Response {
+        if let Some(mail) = self.current.take() {
+            self.inbox.received.lock().unwrap().push(mail);
+        }
+        mailin_embedded::response::OK
+    }
+}
+
+/// Starts an SMTP server on a free loopback port; returns its URL and what it receives.
+fn smtp_server() -> (String, Inbox) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let inbox = Inbox::default();
+    let mut server = mailin_embedded::Server::new(SmtpHandler {
+        inbox: inbox.clone(),
+        current: None,
+    });
+    server
+        .with_name("mail.test")
+        .with_ssl(mailin_embedded::SslConfig::None)
+        .unwrap()
+        .with_tcp_listener(listener)
+        // One thread per session; the service keeps a pool of connections open.
+        .with_num_threads(32);
+    std::thread::spawn(move || {
+        server.serve().ok();
+    });
+    (format!("smtp://127.0.0.1:{port}"), inbox)
+}
+
+impl Inbox {
+    fn to(&self, user: &TestUser) -> Vec<Mail> {
+        self.received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.to.iter().any(|t| t == &user.email))
+            .cloned()
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// A real HTTP receiver on loopback.
+
+/// One request as the receiver saw it.
+#[derive(Debug, Clone)]
+struct Hook {
+    headers: http::HeaderMap,
+    body: String,
+}
+
+#[derive(Clone, Default)]
+struct Receiver {
+    received: Arc<Mutex<Vec<Hook>>>,
+    /// The statuses to answer, in order; 200 once they run out.
+    answers: Arc<Mutex<VecDeque<u16>>>,
+    /// While set, requests wait here before they are answered.
+    gate: Arc<Mutex<Option<Arc<tokio::sync::Semaphore>>>>,
+}
+
+async fn receive(
+    receiver: actix_web::web::Data<Receiver>,
+    request: actix_web::HttpRequest,
+    body: String,
+) -> actix_web::HttpResponse {
+    let mut headers = http::HeaderMap::new();
+    for (name, value) in request.headers() {
+        headers.insert(
+            http::HeaderName::from_bytes(name.as_str().as_bytes()).unwrap(),
+            http::HeaderValue::from_bytes(value.as_bytes()).unwrap(),
+        );
+    }
+    receiver
+        .received
+        .lock()
+        .unwrap()
+        .push(Hook { headers, body });
+    let gate = receiver.gate.lock().unwrap().clone();
+    if let Some(gate) = gate {
+        let _ = gate.acquire().await;
+    }
+    let status = receiver.answers.lock().unwrap().pop_front().unwrap_or(200);
+    actix_web::HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
+        .finish()
+}
+
+/// Starts an HTTP receiver on a free loopback port; returns its URL.
+fn webhook_receiver() -> (String, Receiver) {
+    let receiver = Receiver::default();
+    let data = actix_web::web::Data::new(receiver.clone());
+    let server = actix_web::HttpServer::new(move || {
+        actix_web::App::new()
+            .app_data(data.clone())
+            .route("/hooks", actix_web::web::post().to(receive))
+    })
+    .workers(1)
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let port = server.addrs()[0].port();
+    tokio::spawn(server.run());
+    (format!("http://127.0.0.1:{port}/hooks"), receiver)
+}
+
+impl Receiver {
+    fn hooks(&self) -> Vec<Hook> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+/// A server whose e-mail goes to a fresh SMTP server and whose webhooks may call loopback.
+async fn notifying_app() -> (TestApp, Inbox) {
+    let (smtp_url, inbox) = smtp_server();
+    let app = spawn_app_with(|s| {
+        s.smtp_url = Some(smtp_url);
+        s.mail_from = "Tacho <noreply@clinic.test>".into();
+        // Plain http: the portal's cookies are `Secure` under https, and the test client
+        // speaks http.
+        s.base_url = "http://tacho.clinic.test".into();
+        s.webhook_allow_loopback = true;
+    })
+    .await;
+    (app, inbox)
+}
+
+async fn notifications(app: &TestApp, user: &TestUser) -> Vec<Value> {
+    app.get("/notifications/v1", &user.token).await.assert_ok()["data"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn kinds(items: &[Value]) -> Vec<&str> {
+    let mut kinds: Vec<&str> = items.iter().map(|n| n["kind"].as_str().unwrap()).collect();
+    kinds.sort();
+    kinds
+}
+
+#[tokio::test]
+async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() {
+    let (app, mail) = notifying_app().await;
+    let world = World::new(&app).await;
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.patient.token,
+        json!({"language": "NL"}),
+    )
+    .await
+    .assert_ok();
+    let at = app.clock_millis();
+    let measurement = app
+        .measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    let summary = deliver(&app).await;
+    assert_eq!(summary.failed, 0);
+
+    // The patient: the analysed result, not the staff's urgent flag.
+    let own = notifications(&app, &world.patient).await;
+    assert_eq!(kinds(&own), ["measurement.analysed"]);
+    assert_eq!(own[0]["measurement_id"], measurement.as_str());
+    assert_eq!(own[0]["patient_id"], world.patient.id.as_str());
+    assert_eq!(own[0]["read"], false);
+    // The physician of the patient's group: both; the other group's and other patients: none.
+    let staff = notifications(&app, &world.staff_a).await;
+    assert_eq!(kinds(&staff), ["measurement.analysed", "result.urgent"]);
+    assert!(notifications(&app, &world.staff_b).await.is_empty());
+    assert!(notifications(&app, &world.other_patient).await.is_empty());
+    assert!(notifications(&app, &world.patient_b).await.is_empty());
+
+    // E-mail: one to the patient in Dutch, two to the physician in English.
+    let to_patient = mail.to(&world.patient);
+    assert_eq!(to_patient.len(), 1, "{to_patient:?}");
+    let message = &to_patient[0];
+    assert_eq!(message.from, "noreply@clinic.test");
+    assert_eq!(message.to, [world.patient.email.clone()]);
+    let parsed = message.parsed();
+    assert_eq!(
+        parsed.subject(),
+        Some("Tacho: er is een nieuwe meetuitslag")
+    );
+    assert_eq!(parsed.header_raw("Content-Language").map(str::trim), Some("nl"));
+    let event_id = own[0]["event_id"].as_str().unwrap();
+    assert_eq!(
+        parsed.header_raw("X-Tacho-Event-Id").map(str::trim),
+        Some(event_id)
+    );
+    assert!(
+        parsed
+            .message_id()
+            .is_some_and(|id| id.starts_with(event_id)),
+        "{:?}",
+        parsed.message_id()
+    );
+    let text = parsed.body_text(0).unwrap();
+    let html = parsed.body_html(0).unwrap();
+    let link = format!("http://tacho.clinic.test/portal/measurements/{measurement}");
+    assert!(text.contains(&link), "{text}");
+    assert!(html.contains(&link), "{html}");
+    assert!(text.starts_with("Beste patient,"), "{text}");
+    // Nothing of the result, the rhythm or the rate leaves the portal.
+    for secret in ["atrial", "fibrill", "boezem", "urgent", "bpm", "tester"] {
+        assert!(!text.to_lowercase().contains(secret), "`{secret}` in {text}");
+        assert!(!html.to_lowercase().contains(secret), "`{secret}` in {html}");
+    }
+    assert_eq!(parsed.attachment_count(), 0);
+    let to_staff = mail.to(&world.staff_a);
+    let mut subjects: Vec<String> = to_staff
+        .iter()
+        .map(|m| m.parsed().subject().unwrap().to_owned())
+        .collect();
+    subjects.sort();
+    assert_eq!(
+        subjects,
+        [
+            "Tacho: a measurement needs your review",
+            "Tacho: a new measurement result is ready"
+        ]
+    );
+    assert!(mail.to(&world.staff_b).is_empty());
+
+    // Delivering again sends nothing twice.
+    assert_eq!(deliver(&app).await, RunSummary::default());
+    assert_eq!(mail.received.lock().unwrap().len(), 3);
+
+    // Read marks: one's own only.
+    let id = own[0]["id"].as_str().unwrap();
+    let marked = app
+        .put(
+            &format!("/notifications/v1/{id}"),
+            &world.patient.token,
+            json!({"read": true}),
+        )
+        .await;
+    assert_eq!(marked.assert_ok()["read"], true);
+    app.put(
+        &format!("/notifications/v1/{id}"),
+        &world.staff_a.token,
+        json!({"read": true}),
+    )
+    .await
+    .assert_error(404, 16);
+    app.put(
+        &format!("/notifications/v1/{id}"),
+        &world.patient.token,
+        json!({"read": "yes"}),
+    )
+    .await
+    .assert_error(400, 15);
+    let unread = app
+        .get("/notifications/v1?read=false", &world.staff_a.token)
+        .await;
+    assert_eq!(unread.assert_ok()["data"].as_array().unwrap().len(), 2);
+    let all = app
+        .post("/notifications/v1/mark_all_read", &world.staff_a.token, json!({}))
+        .await;
+    assert_eq!(all.assert_ok()["affected_records"], 2);
+}
+
+#[tokio::test]
+async fn a_review_and_a_report_reach_the_patient_and_the_group_chooses_what_its_staff_get() {
+    let (app, mail) = notifying_app().await;
+    let world = World::new(&app).await;
+    // Group A's physicians receive reviews only.
+    let admin = logged_in(&app, &world.admin).await;
+    let mut admin = admin;
+    let saved = admin
+        .post(
+            "/portal/admin/notifications",
+            &format!("/portal/admin/groups/{}/notifications", world.group_a),
+            &[("event", "measurement.reviewed")],
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{}", saved.body);
+    let at = app.clock_millis();
+    let measurement = app
+        .measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
+    deliver(&app).await;
+    assert!(notifications(&app, &world.staff_a).await.is_empty());
+    // The physician reviews; the patient is told, the reviewer is not.
+    app.review(&world.staff_a, &measurement).await;
+    deliver(&app).await;
+    let own = notifications(&app, &world.patient).await;
+    assert_eq!(kinds(&own), ["measurement.analysed", "measurement.reviewed"]);
+    assert!(notifications(&app, &world.staff_a).await.is_empty());
+    // The physician asks for the PDF: the patient hears it is ready.
+    app.post(
+        "/data/v1/measurement-reports/documents",
+        &world.staff_a.token,
+        json!({"measurementId": measurement, "language": "en"}),
+    )
+    .await
+    .assert_ok();
+    deliver(&app).await;
+    let own = notifications(&app, &world.patient).await;
+    assert_eq!(
+        kinds(&own),
+        [
+            "measurement.analysed",
+            "measurement.report_ready",
+            "measurement.reviewed"
+        ]
+    );
+    let subjects: Vec<String> = mail
+        .to(&world.patient)
+        .iter()
+        .map(|m| m.parsed().subject().unwrap().to_owned())
+        .collect();
+    assert_eq!(subjects.len(), 3, "{subjects:?}");
+    assert!(subjects.contains(&"Tacho: a new report is ready".to_owned()));
+}
+
+#[tokio::test]
+async fn preferences_mute_a_channel_and_a_digest_gathers_a_day_into_one_email() {
+    let (app, mail) = notifying_app().await;
+    let world = World::new(&app).await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    // E-mail off for results, and a daily digest for the rest.
+    let saved = patient
+        .post(
+            "/portal/notifications/settings",
+            "/portal/notifications/settings",
+            &[
+                ("on", "measurement.analysed:inbox"),
+                ("on", "measurement.reviewed:inbox"),
+                ("on", "measurement.reviewed:email"),
+                ("daily_digest", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{}", saved.body);
+    assert!(saved.body.contains("notification settings are saved"));
+    let at = app.clock_millis();
+    let first = app
+        .measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
+    let second = app
+        .measure_at(&world.patient, at + 1000, 72.0, "normal", &[])
+        .await;
+    app.review(&world.staff_a, &first).await;
+    app.review(&world.staff_a, &second).await;
+    deliver(&app).await;
+    assert_eq!(
+        notifications(&app, &world.patient).await.len(),
+        4,
+        "the inbox has everything"
+    );
+    assert!(mail.to(&world.patient).is_empty(), "no single e-mails");
+    // The next morning, one digest with the two reviews (results were muted for e-mail).
+    app.clock.advance(Duration::hours(32));
+    deliver(&app).await;
+    let digests = mail.to(&world.patient);
+    assert_eq!(digests.len(), 1);
+    let parsed = digests[0].parsed();
+    assert_eq!(parsed.subject(), Some("Tacho: 2 updates are ready"));
+    let text = parsed.body_text(0).unwrap();
+    assert_eq!(
+        text.matches("Measurement reviewed by your physician").count(),
+        2,
+        "{text}"
+    );
+    // A digest is sent once.
+    app.clock.advance(Duration::days(1));
+    deliver(&app).await;
+    assert_eq!(mail.to(&world.patient).len(), 1);
+}
+
+#[tokio::test]
+async fn a_failing_relay_is_retried_with_backoff_and_the_last_failure_is_shown_to_admins() {
+    let (app, mail) = notifying_app().await;
+    let world = World::new(&app).await;
+    *mail.refuse.lock().unwrap() = 2;
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    let first = deliver(&app).await;
+    assert!(first.failed >= 1, "{first:?}");
+    assert!(mail.to(&world.patient).is_empty());
+    // Not before its time: the first retry waits a minute.
+    assert_eq!(deliver(&app).await.failed, 0);
+    app.clock.advance(Duration::seconds(61));
+    deliver(&app).await;
+    app.clock.advance(Duration::minutes(6));
+    deliver(&app).await;
+    assert_eq!(mail.to(&world.patient).len(), 1, "delivered on the third attempt");
+
+    // A relay that never takes it: after the sixth attempt the job is failed, on the jobs page.
+    *mail.refuse.lock().unwrap() = usize::MAX;
+    app.review(&world.staff_a, &{
+        let list = notifications(&app, &world.patient).await;
+        list[0]["measurement_id"].as_str().unwrap().to_owned()
+    })
+    .await;
+    for wait in [0, 61, 301, 1801, 7201, 21601, 60] {
+        app.clock.advance(Duration::seconds(wait));
+        deliver(&app).await;
+    }
+    let mut admin = logged_in(&app, &world.admin).await;
+    let page = admin.get("/portal/admin/jobs?status=failed").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<td>email</td>"), "{}", page.body);
+    assert!(page.body.contains("SMTP"), "the relay's refusal is shown");
+}
+
+#[tokio::test]
+async fn without_an_smtp_url_only_the_inbox_is_used() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    let summary = deliver(&app).await;
+    assert_eq!(summary.notified, 1, "one fan-out and no e-mail: {summary:?}");
+    assert_eq!(notifications(&app, &world.patient).await.len(), 1);
+}
+
+async fn register(app: &TestApp, admin: &TestUser, url: &str, group: &str, events: Value) -> Value {
+    let reply = app
+        .post(
+            "/webhooks/v1",
+            &admin.token,
+            json!({"url": url, "events": events, "group_id": group}),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{:?}", reply.body);
+    reply.body
+}
+
+fn verify(hook: &Hook, secret: &str) {
+    standardwebhooks::Webhook::new(secret)
+        .unwrap()
+        .verify(hook.body.as_bytes(), &hook.headers)
+        .expect("the signature verifies with the reference library");
+}
+
+#[tokio::test]
+async fn webhooks_are_signed_retried_in_order_and_logged() {
+    let (app, _) = notifying_app().await;
+    let world = World::new(&app).await;
+    let (url, receiver) = webhook_receiver();
+    receiver.answers.lock().unwrap().extend([500, 503]);
+    let endpoint = register(
+        &app,
+        &world.admin,
+        &url,
+        &world.group_a,
+        json!(["measurement.analysed", "result.urgent"]),
+    )
+    .await;
+    let secret = endpoint["secret"].as_str().unwrap();
+    assert!(secret.starts_with("whsec_"));
+    let id = endpoint["id"].as_str().unwrap();
+    // The secret is shown once.
+    let listed = app.get("/webhooks/v1", &world.admin.token).await;
+    assert!(listed.assert_ok()[0].get("secret").is_none());
+
+    let at = app.clock_millis();
+    let measurement = app
+        .measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
+    deliver(&app).await;
+    assert_eq!(receiver.hooks().len(), 1, "first attempt answered 500");
+    app.clock.advance(Duration::seconds(4));
+    deliver(&app).await;
+    assert_eq!(receiver.hooks().len(), 1, "the retry waits 5 s");
+    app.clock.advance(Duration::seconds(2));
+    deliver(&app).await;
+    assert_eq!(receiver.hooks().len(), 2, "second attempt answered 503");
+    app.clock.advance(Duration::seconds(301));
+    deliver(&app).await;
+    let hooks = receiver.hooks();
+    assert_eq!(hooks.len(), 3, "third attempt delivered");
+    for hook in &hooks {
+        verify(hook, secret);
+        let body: Value = serde_json::from_str(&hook.body).unwrap();
+        assert_eq!(body["type"], "measurement.analysed");
+        assert_eq!(body["data"]["measurement_id"], measurement.as_str());
+        assert_eq!(body["data"]["group_id"], world.group_a.as_str());
+        assert_eq!(
+            body["data"]["links"]["api"],
+            format!("http://tacho.clinic.test/data/v1/measurements/documents/{measurement}")
+        );
+        assert!(body["data"].get("heartrate").is_none());
+    }
+    let ids: Vec<&str> = hooks
+        .iter()
+        .map(|h| h.headers["webhook-id"].to_str().unwrap())
+        .collect();
+    assert!(ids.iter().all(|i| *i == ids[0]), "one event id on every retry");
+    // A signature under another secret does not verify.
+    let forged = standardwebhooks::Webhook::new("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+        .unwrap()
+        .verify(hooks[0].body.as_bytes(), &hooks[0].headers);
+    assert!(forged.is_err());
+
+    let log = app
+        .get(&format!("/webhooks/v1/{id}"), &world.admin.token)
+        .await;
+    let deliveries = log.assert_ok()["deliveries"].as_array().unwrap().clone();
+    let seen: Vec<(i64, &str, i64)> = deliveries
+        .iter()
+        .rev()
+        .map(|d| {
+            (
+                d["attempt"].as_i64().unwrap(),
+                d["outcome"].as_str().unwrap(),
+                d["status_code"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [(1, "failed", 500), (2, "failed", 503), (3, "delivered", 200)]
+    );
+    // The portal shows the same log.
+    let mut admin = logged_in(&app, &world.admin).await;
+    let page = admin.get(&format!("/portal/admin/webhooks/{id}")).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.body.matches("class=\"failed\"").count(), 2, "{}", page.body);
+    assert_eq!(page.body.matches("class=\"delivered\"").count(), 1);
+}
+
+#[tokio::test]
+async fn webhook_registration_is_for_administrators_and_refuses_unsafe_addresses() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let body = |url: &str| json!({"url": url, "events": ["measurement.analysed"], "group_id": world.group_a});
+    app.post("/webhooks/v1", &world.staff_a.token, body("https://clinic.test/h"))
+        .await
+        .assert_error(403, 10);
+    for url in [
+        "http://clinic.test/hooks",
+        "http://127.0.0.1:9/hooks",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[fd00:ec2::254]/",
+        "ftp://clinic.test/",
+        "not a url",
+    ] {
+        let reply = app.post("/webhooks/v1", &world.admin.token, body(url)).await;
+        reply.assert_error(400, 15);
+    }
+    let unknown = app
+        .post(
+            "/webhooks/v1",
+            &world.admin.token,
+            json!({"url": "https://clinic.test/h", "events": ["measurement.deleted"], "group_id": world.group_a}),
+        )
+        .await;
+    unknown.assert_error(400, 15);
+    assert!(unknown.body["message"].as_str().unwrap().contains("measurement.deleted"));
+    let no_group = app
+        .post(
+            "/webhooks/v1",
+            &world.admin.token,
+            json!({"url": "https://clinic.test/h", "events": ["measurement.analysed"], "group_id": "5f0c3f6b2a1e4d3c2b1a0f9e"}),
+        )
+        .await;
+    no_group.assert_error(404, 16);
+    let made = register(
+        &app,
+        &world.admin,
+        "https://clinic.test/h",
+        &world.group_a,
+        json!(["result.urgent"]),
+    )
+    .await;
+    let id = made["id"].as_str().unwrap();
+    app.get(&format!("/webhooks/v1/{id}"), &world.staff_a.token)
+        .await
+        .assert_error(403, 10);
+    app.delete(&format!("/webhooks/v1/{id}"), &world.admin.token, None)
+        .await;
+    app.get(&format!("/webhooks/v1/{id}"), &world.admin.token)
+        .await
+        .assert_error(404, 16);
+}
+
+#[tokio::test]
+async fn an_endpoint_that_keeps_failing_is_disabled_and_the_administrators_are_told() {
+    let (app, mail) = notifying_app().await;
+    let mut world = World::new(&app).await;
+    let (url, receiver) = webhook_receiver();
+    receiver.answers.lock().unwrap().extend([500; 20]);
+    let endpoint = register(
+        &app,
+        &world.admin,
+        &url,
+        &world.group_a,
+        json!(["measurement.analysed"]),
+    )
+    .await;
+    let id = endpoint["id"].as_str().unwrap().to_owned();
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    deliver(&app).await;
+    for wait in [5, 300, 1_800, 7_200, 18_000, 36_000] {
+        app.clock.advance(Duration::seconds(wait + 1));
+        deliver(&app).await;
+    }
+    assert_eq!(receiver.hooks().len(), 7, "the whole schedule was tried");
+    world.admin.token = app.login(&world.admin.email).await;
+    let now = app
+        .get(&format!("/webhooks/v1/{id}"), &world.admin.token)
+        .await;
+    let now = now.assert_ok();
+    assert_eq!(now["enabled"], false);
+    assert!(now["disabled_reason"].as_str().unwrap().contains("500"));
+    let told = notifications(&app, &world.admin).await;
+    assert_eq!(kinds(&told), ["webhook.disabled"]);
+    assert_eq!(told[0]["report_id"], id.as_str());
+    assert_eq!(mail.to(&world.admin).len(), 1);
+    // Disabled, it receives nothing more; enabled again, it does.
+    app.measure_at(&world.patient, app.clock_millis(), 71.0, "normal", &[])
+        .await;
+    deliver(&app).await;
+    assert_eq!(receiver.hooks().len(), 7);
+    app.put(
+        &format!("/webhooks/v1/{id}"),
+        &world.admin.token,
+        json!({"enabled": true}),
+    )
+    .await
+    .assert_ok();
+    receiver.answers.lock().unwrap().clear();
+    app.measure_at(&world.patient, app.clock_millis(), 72.0, "normal", &[])
+        .await;
+    deliver(&app).await;
+    assert_eq!(receiver.hooks().len(), 8);
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_delivery_loses_nothing() {
+    let (app, _) = notifying_app().await;
+    let world = World::new(&app).await;
+    let (url, receiver) = webhook_receiver();
+    let endpoint = register(
+        &app,
+        &world.admin,
+        &url,
+        &world.group_a,
+        json!(["measurement.analysed"]),
+    )
+    .await;
+    let secret = endpoint["secret"].as_str().unwrap().to_owned();
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    *receiver.gate.lock().unwrap() = Some(gate.clone());
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    // A worker takes the delivery and is killed while the receiver holds the request.
+    let doomed = scheduler(&app);
+    let worker = tokio::spawn(async move { doomed.work(|_| {}).await });
+    for _ in 0..200 {
+        if !receiver.hooks().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(receiver.hooks().len(), 1, "the delivery is in flight");
+    worker.abort();
+    assert!(worker.await.unwrap_err().is_cancelled());
+    *receiver.gate.lock().unwrap() = None;
+    gate.add_permits(10);
+    // Its lease runs out; another worker delivers the same event again.
+    assert_eq!(deliver(&app).await.notified, 0, "still leased to the dead worker");
+    app.clock.advance(Duration::seconds(301));
+    deliver(&app).await;
+    let hooks = receiver.hooks();
+    assert_eq!(hooks.len(), 2);
+    assert_eq!(
+        hooks[0].headers["webhook-id"], hooks[1].headers["webhook-id"],
+        "the receiver can drop the second copy by its id"
+    );
+    verify(&hooks[1], &secret);
+    // The inbox entry was written once.
+    assert_eq!(notifications(&app, &world.patient).await.len(), 1);
+}
+
+#[tokio::test]
+async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.put(
+        &format!("/users/v1/{}", world.staff_a.id),
+        &world.staff_a.token,
+        json!({"language": "AR"}),
+    )
+    .await
+    .assert_ok();
+    let at = app.clock_millis();
+    let measurement = app
+        .measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    deliver(&app).await;
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let bell = staff.get("/portal/notifications/bell").await;
+    assert_eq!(bell.status, 200);
+    assert!(bell.body.contains("<span class=\"count\" aria-hidden=\"true\">2</span>"), "{}", bell.body);
+    assert!(bell.body.contains("hx-trigger=\"every 20s"));
+    let inbox = staff.get("/portal/notifications").await;
+    assert!(inbox.body.contains("<html lang=\"ar\" dir=\"rtl\">"));
+    assert!(inbox.body.contains(&format!("/portal/measurements/{measurement}")));
+    assert!(inbox.body.contains("patient Tester"), "the patient is named");
+    assert!(inbox.body.contains("hx-trigger=\"every 20s\""), "the list polls");
+    // A new event appears in the polled fragment without a reload.
+    app.measure_at(&world.patient, at + 1000, 91.0, "irregular", &[])
+        .await;
+    deliver(&app).await;
+    staff.headers.push(("HX-Request", "true".into()));
+    let fragment = staff.get("/portal/notifications").await;
+    assert!(!fragment.body.contains("<html"), "a fragment");
+    assert_eq!(fragment.body.matches("class=\"notification unread").count(), 4);
+    // Mark one read (htmx: the row comes back, and the bell is told).
+    let entry = notifications(&app, &world.staff_a).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let marked = staff
+        .post(
+            "/portal/notifications",
+            &format!("/portal/notifications/{entry}/read"),
+            &[],
+        )
+        .await;
+    assert_eq!(marked.status, 200, "{}", marked.body);
+    assert_eq!(marked.headers["hx-trigger"], "notifications-changed");
+    assert!(!marked.body.contains("unread"));
+    // Another reader's entry is not found.
+    let mut patient = logged_in(&app, &world.patient).await;
+    let refused = patient
+        .post(
+            "/portal/notifications",
+            &format!("/portal/notifications/{entry}/read"),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, 404);
+    staff.headers.clear();
+    let all = staff
+        .post("/portal/notifications", "/portal/notifications/read-all", &[])
+        .await;
+    assert_eq!(all.status, 303);
+    let bell = staff.get("/portal/notifications/bell").await;
+    assert!(!bell.body.contains("class=\"count\""));
+}
+
+#[tokio::test]
+async fn only_administrators_manage_notifications_in_the_portal() {
+    let app = spawn_app_with(|s| s.webhook_allow_loopback = true).await;
+    let world = World::new(&app).await;
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    assert_eq!(staff.get("/portal/admin/notifications").await.status, 403);
+    let refused = staff
+        .post(
+            "/portal/notifications",
+            &format!("/portal/admin/groups/{}/notifications", world.group_a),
+            &[("event", "result.urgent")],
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+    let mut admin = logged_in(&app, &world.admin).await;
+    let page = admin.get("/portal/admin/notifications").await;
+    assert_eq!(page.status, 200);
+    let made = admin
+        .post(
+            "/portal/admin/notifications",
+            "/portal/admin/webhooks",
+            &[
+                ("url", "http://127.0.0.1:9/hooks"),
+                ("group_id", world.group_a.as_str()),
+                ("event", "result.urgent"),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert!(made.body.contains("id=\"webhook-secret\">whsec_"), "{}", made.body);
+    let refused = admin
+        .post(
+            "/portal/admin/notifications",
+            "/portal/admin/webhooks",
+            &[
+                ("url", "https://169.254.169.254/"),
+                ("group_id", world.group_a.as_str()),
+                ("event", "result.urgent"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 400);
+    assert!(refused.body.contains("link-local"), "{}", refused.body);
+}
