@@ -62,16 +62,24 @@ pub struct RunSummary {
     pub made: u64,
     /// Jobs with nothing to make: the report existed, or the user was deactivated.
     pub skipped: u64,
-    /// Jobs that failed this time (retried later, or failed for good after the last attempt).
+    /// Report jobs that failed this time (retried later, or failed for good after the last
+    /// attempt).
     pub failed: u64,
     /// Notification jobs done: fan-outs, e-mails, digests and webhook deliveries.
     pub notified: u64,
+    /// Notification jobs that failed this time (retried on their own schedule).
+    pub notify_failed: u64,
 }
 
 impl RunSummary {
     /// Jobs finished one way or another.
     pub fn handled(&self) -> u64 {
-        self.made + self.skipped + self.failed + self.notified
+        self.made + self.skipped + self.failed + self.notified + self.notify_failed
+    }
+
+    /// Report jobs finished one way or another.
+    pub fn reports(&self) -> u64 {
+        self.made + self.skipped + self.failed
     }
 }
 
@@ -80,6 +88,7 @@ enum Outcome {
     Skipped,
     Notified,
     Failed,
+    NotifyFailed,
 }
 
 /// Enqueues due periodic reports and makes them.
@@ -209,8 +218,9 @@ impl Scheduler {
                     Outcome::Skipped => summary.skipped += 1,
                     Outcome::Notified => summary.notified += 1,
                     Outcome::Failed => summary.failed += 1,
+                    Outcome::NotifyFailed => summary.notify_failed += 1,
                 }
-                if !matches!(outcome, Outcome::Failed) {
+                if !matches!(outcome, Outcome::Failed | Outcome::NotifyFailed) {
                     done.push(id);
                 }
                 progress(&summary);
@@ -221,9 +231,9 @@ impl Scheduler {
         }
     }
 
-    /// How many jobs are waiting to be worked (for progress totals).
-    pub async fn waiting(&self) -> Result<u64, StoreError> {
-        self.store.claimable_jobs().await
+    /// How many report jobs are waiting to be worked (for progress totals).
+    pub async fn waiting_reports(&self) -> Result<u64, StoreError> {
+        self.store.claimable_jobs(PERIODIC_REPORT).await
     }
 
     /// Runs a job; done jobs are marked by the caller, a batch at a time.
@@ -257,7 +267,11 @@ impl Scheduler {
                         tracing::warn!(job = %job.id, error = %err, "could not record a failed job")
                     }
                 }
-                Outcome::Failed
+                if notification {
+                    Outcome::NotifyFailed
+                } else {
+                    Outcome::Failed
+                }
             }
         }
     }

@@ -3,20 +3,32 @@
 # has a 30-day prescription that started 31 days ago (four weeks, a month and its end are due)
 # and a measurement twice a day. Prints the run's own summary and its wall time and peak memory
 # (GNU time). SQLite by default; set TACHO_DATABASE_URL to a fresh PostgreSQL database instead.
+# Every report is an event for its patient (inbox) and for the ward's physician (inbox).
+# NOTIFY=deliver also sends each patient's e-mail to an SMTP server on loopback and each
+# event to a webhook endpoint on loopback (benches/load/sinks.py), the physician choosing a
+# daily digest; the deliveries are worked by the same run.
+# TACHO_BIN runs another build (e.g. one from before notifications, to compare).
 # Usage: benches/load/run_due.sh [PATIENTS]   (needs python3 and /usr/bin/time)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 patients="${1:-1667}"
-cargo build --release -q
+notify="${NOTIFY:-}"
+if [ -z "${TACHO_BIN:-}" ]; then cargo build --release -q; fi
+bin="${TACHO_BIN:-target/release/tacho}"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 export TACHO_DATA_DIR="$work" TACHO_LOG=warn
-target/release/tacho migrate >/dev/null
+"$bin" migrate >/dev/null
+if [ "$notify" = deliver ]; then
+  python3 benches/load/sinks.py 12525 18186 "$work/hooks.log" &
+  sinks=$!
+  export TACHO_SMTP_URL=smtp://127.0.0.1:12525 TACHO_WEBHOOK_ALLOW_LOOPBACK=1
+fi
 
 echo "== seeding $patients patients, $((patients * 60)) measurements"
-python3 - "$patients" "$work/seed.sql" <<'PY'
+python3 - "$patients" "$work/seed.sql" "$notify" <<'PY'
 import json, os, sys, time
-patients, out = int(sys.argv[1]), sys.argv[2]
+patients, out, notify = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 now = int(time.time() * 1000)
 day = 86_400_000
 start = now - 31 * day
@@ -26,13 +38,31 @@ def oid():
 group = oid()
 rows = [f"INSERT INTO groups (id, name, description, creation_timestamp, update_timestamp) VALUES ('{group}', 'Ward', NULL, {start}, {start});"]
 indicators = ["normal", "normal", "irregular", "tachycardia"]
-for p in range(patients):
-    user = oid()
-    rows.append(
+def user_row(user, email, first, last):
+    return (
         "INSERT INTO users (id, email, password_hash, first_name, last_name, phone_number, language, time_zone, "
         "activation, roles, profile_image, failed_count, last_failed_timestamp, creation_timestamp, update_timestamp) "
-        f"VALUES ('{user}', 'p{p}@bench.test', 'x', 'Patient', '{p}', NULL, 'EN', 'Europe/Brussels', true, '[]', NULL, 0, NULL, {start}, {start});"
+        f"VALUES ('{user}', '{email}', 'x', '{first}', '{last}', NULL, 'EN', 'Europe/Brussels', true, '[]', NULL, 0, NULL, {start}, {start});"
     )
+physician = oid()
+rows.append(user_row(physician, "dr@bench.test", "Doctor", "Ward"))
+rows.append(
+    "INSERT INTO staff_enlistments (id, user_id, group_id, roles, creation_timestamp, update_timestamp) "
+    f"VALUES ('{oid()}', '{physician}', '{group}', '[]', {start}, {start});"
+)
+if notify == "deliver":
+    rows.append(
+        "INSERT INTO notification_preferences (user_id, muted, daily_digest, attach_pdf, update_timestamp) "
+        f"VALUES ('{physician}', '', true, false, {start});"
+    )
+    rows.append(
+        "INSERT INTO webhook_endpoints (id, group_id, url, events, enabled, disabled_reason, creator_id, "
+        "creation_timestamp, update_timestamp) VALUES "
+        f"('{oid()}', '{group}', 'http://127.0.0.1:18186/hooks', 'periodic_report.created', true, NULL, '{physician}', {start}, {start});"
+    )
+for p in range(patients):
+    user = oid()
+    rows.append(user_row(user, f"p{p}@bench.test", "Patient", str(p)))
     rows.append(
         "INSERT INTO patient_enlistments (id, user_id, group_id, creation_timestamp, expiry_timestamp, scheduled_until) "
         f"VALUES ('{oid()}', '{user}', '{group}', {start}, {start + 30 * day}, NULL);"
@@ -60,7 +90,13 @@ else
   sqlite3 "$work/tacho.db" < "$work/seed.sql"
 fi
 
-echo "== tacho reports run-due"
-/usr/bin/time -f 'wall %e s, user %U s, system %S s, peak RSS %M KB' target/release/tacho reports run-due
+echo "== tacho reports run-due${notify:+ (NOTIFY=$notify)}"
+/usr/bin/time -f 'wall %e s, user %U s, system %S s, peak RSS %M KB' "$bin" reports run-due
 echo "== again (nothing due)"
-/usr/bin/time -f 'wall %e s, peak RSS %M KB' target/release/tacho reports run-due
+/usr/bin/time -f 'wall %e s, peak RSS %M KB' "$bin" reports run-due
+if [ "$notify" = deliver ]; then
+  kill "$sinks"
+  wait "$sinks" 2>/dev/null || true
+  read -r mails hooks <"$work/hooks.log.counts"
+  echo "== delivered: $mails e-mails, $hooks webhooks"
+fi

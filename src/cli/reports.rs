@@ -48,23 +48,27 @@ pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
         "run-due",
         "reports",
         "reports to make",
-        scheduler.waiting().await?,
+        scheduler.waiting_reports().await?,
     );
+    // The bar follows the reports; the notifications they cause are worked in the same run.
     let summary = scheduler
         .work(|s| {
             let counts = format!(
                 "{} made, {} skipped, {} failed",
                 s.made, s.skipped, s.failed
             );
-            progress.update(s.handled(), &counts)
+            progress.update(s.reports(), &counts)
         })
         .await?;
     progress.finish();
     println!(
-        "{} reports made, {} skipped, {} failed in {:.1} s ({periods} new periods enqueued)",
+        "{} reports made, {} skipped, {} failed; {} notification jobs done, {} failed; in \
+         {:.1} s ({periods} new periods enqueued)",
         summary.made,
         summary.skipped,
         summary.failed,
+        summary.notified,
+        summary.notify_failed,
         started.elapsed().as_secs_f64()
     );
     if summary.failed > 0 {

@@ -77,11 +77,13 @@ impl Store {
         Ok(())
     }
 
-    /// How many jobs a worker could claim now: queued and due, or running with an expired lease.
-    pub async fn claimable_jobs(&self) -> StoreResult<u64> {
+    /// How many jobs of `kind` a worker could claim now: queued and due, or running with an
+    /// expired lease.
+    pub async fn claimable_jobs(&self, kind: &str) -> StoreResult<u64> {
         use sea_orm::{Condition, PaginatorTrait};
         let now = self.now();
         Ok(job::Entity::find()
+            .filter(job::Column::Kind.eq(kind))
             .filter(Expr::col(job::Column::Attempts).lt(Expr::col(job::Column::MaxAttempts)))
             .filter(
                 Condition::any()
