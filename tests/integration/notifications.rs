@@ -25,7 +25,10 @@ fn scheduler(app: &TestApp) -> Scheduler {
 
 /// Works the queue until nothing is left to claim now.
 async fn deliver(app: &TestApp) -> RunSummary {
-    scheduler(app).work(|_| {}).await.expect("the queue is worked")
+    scheduler(app)
+        .work(|_| {})
+        .await
+        .expect("the queue is worked")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -174,8 +177,7 @@ async fn receive(
         let _ = gate.acquire().await;
     }
     let status = receiver.answers.lock().unwrap().pop_front().unwrap_or(200);
-    actix_web::HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
-        .finish()
+    actix_web::HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap()).finish()
 }
 
 /// Starts an HTTP receiver on a free loopback port; returns its URL.
@@ -271,7 +273,10 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
         parsed.subject(),
         Some("Tacho: er is een nieuwe meetuitslag")
     );
-    assert_eq!(parsed.header_raw("Content-Language").map(str::trim), Some("nl"));
+    assert_eq!(
+        parsed.header_raw("Content-Language").map(str::trim),
+        Some("nl")
+    );
     let event_id = own[0]["event_id"].as_str().unwrap();
     assert_eq!(
         parsed.header_raw("X-Tacho-Event-Id").map(str::trim),
@@ -292,8 +297,14 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
     assert!(text.starts_with("Beste patient,"), "{text}");
     // Nothing of the result, the rhythm or the rate leaves the portal.
     for secret in ["atrial", "fibrill", "boezem", "urgent", "bpm", "tester"] {
-        assert!(!text.to_lowercase().contains(secret), "`{secret}` in {text}");
-        assert!(!html.to_lowercase().contains(secret), "`{secret}` in {html}");
+        assert!(
+            !text.to_lowercase().contains(secret),
+            "`{secret}` in {text}"
+        );
+        assert!(
+            !html.to_lowercase().contains(secret),
+            "`{secret}` in {html}"
+        );
     }
     assert_eq!(parsed.attachment_count(), 0);
     let to_staff = mail.to(&world.staff_a);
@@ -344,7 +355,11 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
         .await;
     assert_eq!(unread.assert_ok()["data"].as_array().unwrap().len(), 2);
     let all = app
-        .post("/notifications/v1/mark_all_read", &world.staff_a.token, json!({}))
+        .post(
+            "/notifications/v1/mark_all_read",
+            &world.staff_a.token,
+            json!({}),
+        )
         .await;
     assert_eq!(all.assert_ok()["affected_records"], 2);
 }
@@ -374,7 +389,10 @@ async fn a_review_and_a_report_reach_the_patient_and_the_group_chooses_what_its_
     app.review(&world.staff_a, &measurement).await;
     deliver(&app).await;
     let own = notifications(&app, &world.patient).await;
-    assert_eq!(kinds(&own), ["measurement.analysed", "measurement.reviewed"]);
+    assert_eq!(
+        kinds(&own),
+        ["measurement.analysed", "measurement.reviewed"]
+    );
     assert!(notifications(&app, &world.staff_a).await.is_empty());
     // The physician asks for the PDF: the patient hears it is ready.
     app.post(
@@ -448,7 +466,8 @@ async fn preferences_mute_a_channel_and_a_digest_gathers_a_day_into_one_email() 
     assert_eq!(parsed.subject(), Some("Tacho: 2 updates are ready"));
     let text = parsed.body_text(0).unwrap();
     assert_eq!(
-        text.matches("Measurement reviewed by your physician").count(),
+        text.matches("Measurement reviewed by your physician")
+            .count(),
         2,
         "{text}"
     );
@@ -464,7 +483,8 @@ async fn a_failing_relay_is_retried_with_backoff_and_the_last_failure_is_shown_t
     let world = World::new(&app).await;
     *mail.refuse.lock().unwrap() = 2;
     let at = app.clock_millis();
-    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    app.measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
     let first = deliver(&app).await;
     assert!(first.notify_failed >= 1, "{first:?}");
     assert!(mail.to(&world.patient).is_empty());
@@ -474,7 +494,11 @@ async fn a_failing_relay_is_retried_with_backoff_and_the_last_failure_is_shown_t
     deliver(&app).await;
     app.clock.advance(Duration::minutes(6));
     deliver(&app).await;
-    assert_eq!(mail.to(&world.patient).len(), 1, "delivered on the third attempt");
+    assert_eq!(
+        mail.to(&world.patient).len(),
+        1,
+        "delivered on the third attempt"
+    );
 
     // A relay that never takes it: after the sixth attempt the job is failed, on the jobs page.
     *mail.refuse.lock().unwrap() = usize::MAX;
@@ -499,9 +523,13 @@ async fn without_an_smtp_url_only_the_inbox_is_used() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let at = app.clock_millis();
-    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    app.measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
     let summary = deliver(&app).await;
-    assert_eq!(summary.notified, 1, "one fan-out and no e-mail: {summary:?}");
+    assert_eq!(
+        summary.notified, 1,
+        "one fan-out and no e-mail: {summary:?}"
+    );
     assert_eq!(notifications(&app, &world.patient).await.len(), 1);
 }
 
@@ -577,7 +605,10 @@ async fn webhooks_are_signed_retried_in_order_and_logged() {
         .iter()
         .map(|h| h.headers["webhook-id"].to_str().unwrap())
         .collect();
-    assert!(ids.iter().all(|i| *i == ids[0]), "one event id on every retry");
+    assert!(
+        ids.iter().all(|i| *i == ids[0]),
+        "one event id on every retry"
+    );
     // A signature under another secret does not verify.
     let forged = standardwebhooks::Webhook::new("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
         .unwrap()
@@ -601,13 +632,22 @@ async fn webhooks_are_signed_retried_in_order_and_logged() {
         .collect();
     assert_eq!(
         seen,
-        [(1, "failed", 500), (2, "failed", 503), (3, "delivered", 200)]
+        [
+            (1, "failed", 500),
+            (2, "failed", 503),
+            (3, "delivered", 200)
+        ]
     );
     // The portal shows the same log.
     let mut admin = logged_in(&app, &world.admin).await;
     let page = admin.get(&format!("/portal/admin/webhooks/{id}")).await;
     assert_eq!(page.status, 200);
-    assert_eq!(page.body.matches("class=\"failed\"").count(), 2, "{}", page.body);
+    assert_eq!(
+        page.body.matches("class=\"failed\"").count(),
+        2,
+        "{}",
+        page.body
+    );
     assert_eq!(page.body.matches("class=\"delivered\"").count(), 1);
 }
 
@@ -616,9 +656,13 @@ async fn webhook_registration_is_for_administrators_and_refuses_unsafe_addresses
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let body = |url: &str| json!({"url": url, "events": ["measurement.analysed"], "group_id": world.group_a});
-    app.post("/webhooks/v1", &world.staff_a.token, body("https://clinic.test/h"))
-        .await
-        .assert_error(403, 10);
+    app.post(
+        "/webhooks/v1",
+        &world.staff_a.token,
+        body("https://clinic.test/h"),
+    )
+    .await
+    .assert_error(403, 10);
     for url in [
         "http://clinic.test/hooks",
         "http://127.0.0.1:9/hooks",
@@ -627,7 +671,9 @@ async fn webhook_registration_is_for_administrators_and_refuses_unsafe_addresses
         "ftp://clinic.test/",
         "not a url",
     ] {
-        let reply = app.post("/webhooks/v1", &world.admin.token, body(url)).await;
+        let reply = app
+            .post("/webhooks/v1", &world.admin.token, body(url))
+            .await;
         reply.assert_error(400, 15);
     }
     let unknown = app
@@ -638,7 +684,12 @@ async fn webhook_registration_is_for_administrators_and_refuses_unsafe_addresses
         )
         .await;
     unknown.assert_error(400, 15);
-    assert!(unknown.body["message"].as_str().unwrap().contains("measurement.deleted"));
+    assert!(
+        unknown.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("measurement.deleted")
+    );
     let no_group = app
         .post(
             "/webhooks/v1",
@@ -682,7 +733,8 @@ async fn an_endpoint_that_keeps_failing_is_disabled_and_the_administrators_are_t
     .await;
     let id = endpoint["id"].as_str().unwrap().to_owned();
     let at = app.clock_millis();
-    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    app.measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
     deliver(&app).await;
     for wait in [5, 300, 1_800, 7_200, 18_000, 36_000] {
         app.clock.advance(Duration::seconds(wait + 1));
@@ -736,7 +788,8 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
     *receiver.gate.lock().unwrap() = Some(gate.clone());
     let at = app.clock_millis();
-    app.measure_at(&world.patient, at, 70.0, "normal", &[]).await;
+    app.measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
     // A worker takes the delivery and is killed while the receiver holds the request.
     let doomed = scheduler(&app);
     let worker = tokio::spawn(async move { doomed.work(|_| {}).await });
@@ -752,7 +805,11 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
     *receiver.gate.lock().unwrap() = None;
     gate.add_permits(10);
     // Its lease runs out; another worker delivers the same event again.
-    assert_eq!(deliver(&app).await.notified, 0, "still leased to the dead worker");
+    assert_eq!(
+        deliver(&app).await.notified,
+        0,
+        "still leased to the dead worker"
+    );
     app.clock.advance(Duration::seconds(301));
     deliver(&app).await;
     let hooks = receiver.hooks();
@@ -785,13 +842,28 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     let mut staff = logged_in(&app, &world.staff_a).await;
     let bell = staff.get("/portal/notifications/bell").await;
     assert_eq!(bell.status, 200);
-    assert!(bell.body.contains("<span class=\"count\" aria-hidden=\"true\">2</span>"), "{}", bell.body);
+    assert!(
+        bell.body
+            .contains("<span class=\"count\" aria-hidden=\"true\">2</span>"),
+        "{}",
+        bell.body
+    );
     assert!(bell.body.contains("hx-trigger=\"every 20s"));
     let inbox = staff.get("/portal/notifications").await;
     assert!(inbox.body.contains("<html lang=\"ar\" dir=\"rtl\">"));
-    assert!(inbox.body.contains(&format!("/portal/measurements/{measurement}")));
-    assert!(inbox.body.contains("patient Tester"), "the patient is named");
-    assert!(inbox.body.contains("hx-trigger=\"every 20s\""), "the list polls");
+    assert!(
+        inbox
+            .body
+            .contains(&format!("/portal/measurements/{measurement}"))
+    );
+    assert!(
+        inbox.body.contains("patient Tester"),
+        "the patient is named"
+    );
+    assert!(
+        inbox.body.contains("hx-trigger=\"every 20s\""),
+        "the list polls"
+    );
     // A new event appears in the polled fragment without a reload.
     app.measure_at(&world.patient, at + 1000, 91.0, "irregular", &[])
         .await;
@@ -799,7 +871,10 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     staff.headers.push(("HX-Request", "true".into()));
     let fragment = staff.get("/portal/notifications").await;
     assert!(!fragment.body.contains("<html"), "a fragment");
-    assert_eq!(fragment.body.matches("class=\"notification unread").count(), 4);
+    assert_eq!(
+        fragment.body.matches("class=\"notification unread").count(),
+        4
+    );
     // Mark one read (htmx: the row comes back, and the bell is told).
     let entry = notifications(&app, &world.staff_a).await[0]["id"]
         .as_str()
@@ -827,7 +902,11 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     assert_eq!(refused.status, 404);
     staff.headers.clear();
     let all = staff
-        .post("/portal/notifications", "/portal/notifications/read-all", &[])
+        .post(
+            "/portal/notifications",
+            "/portal/notifications/read-all",
+            &[],
+        )
         .await;
     assert_eq!(all.status, 303);
     let bell = staff.get("/portal/notifications/bell").await;
@@ -863,7 +942,11 @@ async fn only_administrators_manage_notifications_in_the_portal() {
         )
         .await;
     assert_eq!(made.status, 200, "{}", made.body);
-    assert!(made.body.contains("id=\"webhook-secret\">whsec_"), "{}", made.body);
+    assert!(
+        made.body.contains("id=\"webhook-secret\">whsec_"),
+        "{}",
+        made.body
+    );
     let refused = admin
         .post(
             "/portal/admin/notifications",
