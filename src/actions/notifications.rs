@@ -104,6 +104,9 @@ impl Actions {
             WebhookUrl::parse(&request.url, webhooks.allows_loopback()).map_err(|reason| {
                 ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
             })?;
+        webhooks.check_resolution(&url).await.map_err(|reason| {
+            ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
+        })?;
         if request.events.is_empty() {
             return Err(ActionError::invalid(
                 "events must name at least one event",

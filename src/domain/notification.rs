@@ -369,6 +369,9 @@ mod tests {
             "https://100.100.100.200/x",
             "https://0.0.0.0/x",
             "https://[::ffff:169.254.169.254]/x",
+            // The same address written as one number, in decimal and in hexadecimal.
+            "https://2852039166/x",
+            "https://0xA9FEA9FE/x",
         ] {
             assert!(refused(url, true).contains("link-local"), "{url}");
         }

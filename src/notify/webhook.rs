@@ -25,6 +25,8 @@ use crate::store::entities::{event, webhook_endpoint};
 
 /// How long a receiver has to answer.
 const TIMEOUT: Duration = Duration::from_secs(15);
+/// The longest a registration waits for its host name to resolve.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What one attempt came to.
 #[derive(Debug, Clone)]
@@ -150,6 +152,26 @@ impl WebhookSender {
     /// Whether `http://` loopback addresses are allowed.
     pub fn allows_loopback(&self) -> bool {
         self.allow_loopback
+    }
+
+    /// Refuses `url` when its host name resolves to an address no delivery may go to. A
+    /// name that does not resolve (yet) is let through: every delivery resolves it again
+    /// and checks what it finds.
+    pub async fn check_resolution(&self, url: &WebhookUrl) -> Result<(), String> {
+        let Ok(parsed) = url::Url::parse(url.as_str()) else {
+            return Ok(());
+        };
+        let Some(url::Host::Domain(host)) = parsed.host() else {
+            return Ok(());
+        };
+        let lookup = tokio::net::lookup_host((host, 0));
+        let Ok(Ok(addresses)) = tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await else {
+            return Ok(());
+        };
+        for address in addresses {
+            address_allowed(address.ip(), self.allow_loopback)?;
+        }
+        Ok(())
     }
 
     /// The secret of endpoint `id`.

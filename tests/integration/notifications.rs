@@ -676,6 +676,31 @@ async fn webhook_registration_is_for_administrators_and_refuses_unsafe_addresses
             .await;
         reply.assert_error(400, 15);
     }
+    // A host name is resolved at registration: one that names this machine is refused. The
+    // machine's own name resolves to loopback in the hosts file of many machines.
+    use std::net::ToSocketAddrs;
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let name = name.trim();
+    let addresses: Vec<_> = (name, 443)
+        .to_socket_addrs()
+        .map(|a| a.collect())
+        .unwrap_or_default();
+    if !name.is_empty() && !addresses.is_empty() && addresses.iter().all(|a| a.ip().is_loopback()) {
+        let reply = app
+            .post(
+                "/webhooks/v1",
+                &world.admin.token,
+                body(&format!("https://{name}/h")),
+            )
+            .await;
+        reply.assert_error(400, 15);
+        let message = reply.body["message"].as_str().unwrap();
+        assert!(message.contains("this machine"), "{message}");
+    } else {
+        eprintln!(
+            "{name:?} does not resolve to loopback here: the resolution check is not exercised"
+        );
+    }
     let unknown = app
         .post(
             "/webhooks/v1",

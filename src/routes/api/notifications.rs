@@ -72,7 +72,7 @@ pub struct MarkedBody {
 
 /// The caller's notifications, newest first unless the query sorts otherwise.
 #[utoipa::path(tag = "notifications", security(("bearer" = [])),
-    params(("rql" = Option<String>, Query, description = "RQL over id, kind, patient_id, measurement_id, report_id, read_timestamp, creation_timestamp")),
+    params(("rql" = Option<String>, Query, description = "RQL over id, kind, patient_id, measurement_id, report_id, read, read_timestamp, creation_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 #[get("/notifications/v1")]
 pub async fn list(
