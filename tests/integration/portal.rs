@@ -568,6 +568,8 @@ async fn every_page_renders_in_every_language() {
                 "/portal/measurements".into(),
                 format!("/portal/measurements/{measurement}"),
                 "/portal/reports".into(),
+                "/portal/notifications".into(),
+                "/portal/notifications/settings".into(),
             ],
         ),
         (
@@ -585,6 +587,7 @@ async fn every_page_renders_in_every_language() {
                 "/portal/admin/groups".into(),
                 "/portal/admin/jobs".into(),
                 "/portal/admin/audit".into(),
+                "/portal/admin/notifications".into(),
             ],
         ),
     ];
