@@ -267,7 +267,7 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
     assert_eq!(to_patient.len(), 1, "{to_patient:?}");
     let message = &to_patient[0];
     assert_eq!(message.from, "noreply@clinic.test");
-    assert_eq!(message.to, [world.patient.email.clone()]);
+    assert_eq!(message.to, std::slice::from_ref(&world.patient.email));
     let parsed = message.parsed();
     assert_eq!(
         parsed.subject(),
