@@ -296,7 +296,9 @@ struct Environment {
         default_value = "Tacho <noreply@localhost>"
     )]
     mail_from: String,
-    #[arg(long, env = "TACHO_WEBHOOK_ALLOW_LOOPBACK", default_value = "0", value_parser = switch)]
+    // `Set`: a `bool` is otherwise a flag that takes no value, and `=1` would be refused.
+    #[arg(long, env = "TACHO_WEBHOOK_ALLOW_LOOPBACK", default_value = "0",
+        action = clap::ArgAction::Set, value_parser = switch)]
     webhook_allow_loopback: bool,
 }
 
@@ -396,6 +398,33 @@ mod tests {
         assert_eq!(s.job_lease, Duration::from_secs(300));
         assert_eq!(s.render_deadline, Duration::from_secs(10));
         assert_eq!(s.max_measurement_bytes, 10 * 1024 * 1024);
+        assert_eq!(s.smtp_url, None);
+        assert!(!s.webhook_allow_loopback);
+    }
+
+    #[test]
+    fn notification_settings_are_read() {
+        let s = Settings::from_lookup(|k| match k {
+            "TACHO_SMTP_URL" => Some("smtp://127.0.0.1:2525".into()),
+            "TACHO_MAIL_FROM" => Some("Clinic <tacho@clinic.example>".into()),
+            "TACHO_WEBHOOK_ALLOW_LOOPBACK" => Some("1".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.smtp_url.as_deref(), Some("smtp://127.0.0.1:2525"));
+        assert_eq!(s.mail_from, "Clinic <tacho@clinic.example>");
+        assert!(s.webhook_allow_loopback);
+        let off = |v: &str| {
+            Settings::from_lookup(|k| (k == "TACHO_WEBHOOK_ALLOW_LOOPBACK").then(|| v.into()))
+        };
+        assert!(!off("0").unwrap().webhook_allow_loopback);
+        assert!(off("yes please").is_err());
+        let blank = Settings::from_lookup(|k| (k == "TACHO_SMTP_URL").then(|| " ".into()));
+        assert_eq!(
+            blank.unwrap().smtp_url,
+            None,
+            "a blank URL turns e-mail off"
+        );
     }
 
     #[test]
