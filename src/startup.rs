@@ -109,16 +109,7 @@ impl Application {
         let sessions = PortalSessions::connect(&settings, &store).await?;
         let cookie_key = session::cookie_key(&store).await?;
         let file_tokens = crate::auth::file_token::FileTokens::new(
-            &hex::decode(
-                store
-                    .shared_secret("file-token-key", || {
-                        let mut bytes = [0u8; 32];
-                        rand::fill(&mut bytes);
-                        hex::encode(bytes)
-                    })
-                    .await?,
-            )
-            .context("the stored file token key is not hex")?,
+            &store.shared_key("file-token-key", 32).await?,
         );
         let scheduler = settings.scheduler_tick.map(|tick| {
             let options = SchedulerOptions {

@@ -100,14 +100,7 @@ impl Notifier {
                 })
             })
             .transpose()?;
-        let key = store
-            .shared_secret("webhook-key", || {
-                let mut bytes = [0u8; 32];
-                rand::fill(&mut bytes);
-                hex::encode(bytes)
-            })
-            .await?;
-        let key = hex::decode(key).context("the stored webhook key is not hex")?;
+        let key = store.shared_key("webhook-key", 32).await?;
         let webhooks = WebhookSender::new(&key, settings.webhook_allow_loopback)?;
         Ok(Notifier::new(
             store,
@@ -364,17 +357,23 @@ impl Notifier {
 
     /// Where the portal shows what `event` is about.
     fn link(&self, event: &event::Model) -> String {
-        let path = match (event.kind, event.measurement_id, event.report_id) {
-            (EventKind::PeriodicReportCreated, _, Some(report)) => {
-                format!("/portal/reports/{report}/pdf")
-            }
-            (EventKind::WebhookDisabled, _, Some(endpoint)) => {
-                format!("/portal/admin/webhooks/{endpoint}")
-            }
-            (_, Some(measurement), _) => format!("/portal/measurements/{measurement}"),
-            _ => "/portal/notifications".to_owned(),
-        };
+        let path = portal_path(event.kind, event.measurement_id, event.report_id);
         format!("{}{path}", self.base_url)
+    }
+}
+
+/// The portal page of what an event of `kind` is about: a periodic report's PDF, a webhook
+/// endpoint, a measurement, or else the inbox.
+pub fn portal_path(kind: EventKind, measurement: Option<Id>, report: Option<Id>) -> String {
+    match (kind, measurement, report) {
+        (EventKind::PeriodicReportCreated, _, Some(report)) => {
+            format!("/portal/reports/{report}/pdf")
+        }
+        (EventKind::WebhookDisabled, _, Some(endpoint)) => {
+            format!("/portal/admin/webhooks/{endpoint}")
+        }
+        (_, Some(measurement), _) => format!("/portal/measurements/{measurement}"),
+        _ => "/portal/notifications".to_owned(),
     }
 }
 

@@ -90,6 +90,21 @@ impl Store {
             .rows_affected)
     }
 
+    /// The shared random key `name` of `len` bytes (stored as hex), made by whichever
+    /// instance asks first: the keys of session cookies, file tokens and webhook secrets.
+    pub async fn shared_key(&self, name: &str, len: usize) -> StoreResult<Vec<u8>> {
+        let text = self
+            .shared_secret(name, || {
+                let mut bytes = vec![0u8; len];
+                rand::fill(bytes.as_mut_slice());
+                hex::encode(bytes)
+            })
+            .await?;
+        hex::decode(&text).map_err(|_| {
+            sea_orm::DbErr::Custom(format!("the stored key `{name}` is not hexadecimal")).into()
+        })
+    }
+
     /// The shared secret `name`, made from `make` by whichever instance asks first.
     pub async fn shared_secret(
         &self,

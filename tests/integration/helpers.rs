@@ -518,6 +518,17 @@ pub fn pdf_fonts(pdf: &[u8]) -> String {
 }
 
 impl TestApp {
+    /// Sets `user`'s language (an upper-case code, as on the wire).
+    pub async fn set_language(&self, user: &TestUser, code: &str) {
+        self.put(
+            &format!("/users/v1/{}", user.id),
+            &user.token,
+            json!({"language": code}),
+        )
+        .await
+        .assert_ok();
+    }
+
     /// Posts a measurement payload as `user`.
     pub async fn measure(&self, user: &TestUser, payload: Value) -> tacho_client::Measurement {
         user.client

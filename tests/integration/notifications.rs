@@ -235,13 +235,7 @@ fn kinds(items: &[Value]) -> Vec<&str> {
 async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() {
     let (app, mail) = notifying_app().await;
     let world = World::new(&app).await;
-    app.put(
-        &format!("/users/v1/{}", world.patient.id),
-        &world.patient.token,
-        json!({"language": "NL"}),
-    )
-    .await
-    .assert_ok();
+    app.set_language(&world.patient, "NL").await;
     let at = app.clock_millis();
     let measurement = app
         .measure_at(&world.patient, at, 90.0, "irregular", &[])
@@ -852,13 +846,7 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
 async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
-    app.put(
-        &format!("/users/v1/{}", world.staff_a.id),
-        &world.staff_a.token,
-        json!({"language": "AR"}),
-    )
-    .await
-    .assert_ok();
+    app.set_language(&world.staff_a, "AR").await;
     let at = app.clock_millis();
     let measurement = app
         .measure_at(&world.patient, at, 90.0, "irregular", &[])

@@ -61,16 +61,7 @@ struct Bell {
 
 /// Where the portal shows what an entry is about.
 fn link_of(n: &notification::Model) -> String {
-    match (n.kind, n.measurement_id, n.report_id) {
-        (EventKind::PeriodicReportCreated, _, Some(report)) => {
-            format!("/portal/reports/{report}/pdf")
-        }
-        (EventKind::WebhookDisabled, _, Some(endpoint)) => {
-            format!("/portal/admin/webhooks/{endpoint}")
-        }
-        (_, Some(measurement), _) => format!("/portal/measurements/{measurement}"),
-        _ => "/portal/notifications".to_owned(),
-    }
+    crate::notify::portal_path(n.kind, n.measurement_id, n.report_id)
 }
 
 async fn rows(member: &Member) -> Result<(Vec<EntryRow>, u64), WebError> {

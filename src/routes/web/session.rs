@@ -134,14 +134,7 @@ async fn index_session(
 
 /// The key that signs session cookies: shared by every instance through the database.
 pub async fn cookie_key(store: &Store) -> anyhow::Result<Key> {
-    let secret = store
-        .shared_secret("session-cookie-key", || {
-            let mut bytes = [0u8; 64];
-            rand::fill(&mut bytes);
-            hex::encode(bytes)
-        })
-        .await?;
-    let bytes = hex::decode(secret).context("the stored session cookie key is not hex")?;
+    let bytes = store.shared_key("session-cookie-key", 64).await?;
     Key::try_from(bytes.as_slice()).context("the stored session cookie key is too short")
 }
 
