@@ -10,6 +10,7 @@ use std::time::Duration;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use tacho::demo;
+use tacho::scheduler::{Scheduler, SchedulerOptions};
 
 use crate::helpers::{TestApp, spawn_app};
 
@@ -192,6 +193,8 @@ async fn each_role_walks_its_journey_in_chromium() {
     demo::seed(&app.state.store, app.state.auth.hasher())
         .await
         .expect("demo world");
+    // The demo's own events reach their inboxes before anyone looks.
+    work_queue(&app).await;
     let driver = start_driver().await;
     let client = browser(&driver).await;
 
@@ -199,6 +202,46 @@ async fn each_role_walks_its_journey_in_chromium() {
     login(&client, &app, "anna@tacho.test").await;
     assert_eq!(path_of(&client).await, "/portal/measurements");
     shot(&client, "01-patient-measurements").await;
+
+    // A new result reaches the open page without a reload: the bell asks every 20 seconds.
+    let unread = "const c = document.querySelector('#bell .count');
+                  return c === null ? 0 : Number(c.textContent);";
+    let before = client.execute(unread, vec![]).await.unwrap();
+    client
+        .execute("window.notReloaded = true;", vec![])
+        .await
+        .unwrap();
+    let token = app
+        .password_grant("anna@tacho.test", demo::DEMO_PASSWORD)
+        .await
+        .assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let fixture: Value = serde_json::from_str(include_str!("../fixtures/sinus_72.json")).unwrap();
+    app.post("/data/v1/measurements/documents", &token, fixture)
+        .await
+        .assert_ok();
+    work_queue(&app).await;
+    let mut after = before.clone();
+    for _ in 0..300 {
+        after = client.execute(unread, vec![]).await.unwrap();
+        if after != before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        after.as_i64().unwrap(),
+        before.as_i64().unwrap() + 1,
+        "the bell counts the new result"
+    );
+    let same_page = client.execute("return window.notReloaded === true;", vec![]);
+    assert_eq!(same_page.await.unwrap(), json!(true), "without a reload");
+    shot(&client, "01b-patient-bell").await;
+    click(&client, "bell").await;
+    wait_for_path(&client, "/portal/notifications").await;
+    shot(&client, "01c-patient-inbox").await;
     client.goto(&app.url("/portal/profile")).await.unwrap();
     replace_text(&client, "weight", "900").await;
     click(&client, "save-profile").await;
@@ -436,6 +479,18 @@ async fn each_role_walks_its_journey_in_chromium() {
     scroll_to(&client, "tachogram").await;
     shot(&client, "15-patient-measurement-charts-arabic").await;
     client.close().await.unwrap();
+}
+
+/// Works the job queue (notifications) until nothing is left to claim now.
+async fn work_queue(app: &TestApp) {
+    Scheduler::new(
+        app.state.store.clone(),
+        app.state.notifier.clone(),
+        SchedulerOptions::default(),
+    )
+    .work(|_| {})
+    .await
+    .expect("the queue is worked");
 }
 
 /// Scrolls the element `id` into view before a screenshot.

@@ -974,3 +974,28 @@ async fn only_administrators_manage_notifications_in_the_portal() {
     assert_eq!(refused.status, 400);
     assert!(refused.body.contains("link-local"), "{}", refused.body);
 }
+
+#[tokio::test]
+async fn the_server_delivers_as_soon_as_an_event_commits() {
+    // The scheduler runs inside the server, as in `tacho serve`; its tick is a minute away,
+    // so an entry within seconds can only come from the commit waking the worker.
+    let app = spawn_app_with(|s| s.scheduler_tick = Some(std::time::Duration::from_secs(60))).await;
+    let world = World::new(&app).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        seen = notifications(&app, &world.patient).await;
+        if !seen.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(kinds(&seen), ["measurement.analysed"]);
+    assert_eq!(
+        kinds(&notifications(&app, &world.staff_a).await),
+        ["measurement.analysed"]
+    );
+}
