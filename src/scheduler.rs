@@ -17,7 +17,7 @@ use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::notify::Notifier;
 use crate::store::entities::job;
-use crate::store::{NewJob, NewReport, Store, StoreError};
+use crate::store::{NOTIFY_JOB, NewJob, NewReport, Store, StoreError};
 
 /// The job kind of a scheduled periodic report.
 pub const PERIODIC_REPORT: &str = "periodic_report";
@@ -205,13 +205,31 @@ impl Scheduler {
             if claimed.is_empty() {
                 return Ok(summary);
             }
+            let mut done = Vec::new();
+            // Fan-outs are database writes only: the batch's go in one transaction. When that
+            // fails they stay in `claimed` and run one by one below.
+            let fan_outs: Vec<&job::Model> =
+                claimed.iter().filter(|j| j.kind == NOTIFY_JOB).collect();
+            let claimed =
+                if fan_outs.len() > 1 && self.notifier.fan_out_batch(&fan_outs).await.is_ok() {
+                    for job in &fan_outs {
+                        done.push(job.id);
+                        summary.notified += 1;
+                        progress(&summary);
+                    }
+                    claimed
+                        .into_iter()
+                        .filter(|j| j.kind != NOTIFY_JOB)
+                        .collect()
+                } else {
+                    claimed
+                };
             let mut outcomes = futures_util::stream::iter(claimed)
                 .map(|job| async move {
                     let outcome = self.run_job(&job).await;
                     (job.id, outcome)
                 })
                 .buffer_unordered(self.options.concurrency.max(1));
-            let mut done = Vec::new();
             while let Some((id, outcome)) = outcomes.next().await {
                 match outcome {
                     Outcome::Made => summary.made += 1,

@@ -29,7 +29,9 @@ use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind};
 use crate::storage::FileStorage;
 use crate::store::entities::{event, job};
-use crate::store::{DeliveryRecord, NOTIFY_JOB, NewEvent, NewJob, Store, StoreError, Viewer};
+use crate::store::{
+    DeliveryRecord, FanOut, NOTIFY_JOB, NewEvent, NewJob, Store, StoreError, Viewer,
+};
 
 /// The job kind of one e-mail.
 pub const EMAIL_JOB: &str = "email";
@@ -191,20 +193,58 @@ impl Notifier {
         Ok(())
     }
 
-    /// Inbox entries for the event's readers, and a job per e-mail and webhook delivery.
+    /// Fans out the events of several `notify` jobs in one transaction: a run of many
+    /// reports commits once per batch, with a dozen queries per batch. An error leaves every
+    /// job to be run on its own.
+    pub async fn fan_out_batch(&self, jobs: &[&job::Model]) -> anyhow::Result<()> {
+        let ids = jobs
+            .iter()
+            .map(|job| {
+                serde_json::from_str::<Delivery>(&job.payload)
+                    .map(|d| d.event_id)
+                    .context("the job's payload is not a delivery")
+            })
+            .collect::<anyhow::Result<Vec<Id>>>()?;
+        let store = self.store.begin().await?;
+        self.fan_out_in(&store, &ids).await?;
+        store.commit().await?;
+        Ok(())
+    }
+
+    /// Inbox entries for the event's readers, and a job per e-mail and webhook delivery;
+    /// false when the event is gone.
     async fn fan_out(&self, event_id: &Id) -> anyhow::Result<bool> {
-        let event = match self.store.event(event_id).await {
-            Ok(event) => event,
-            Err(StoreError::NotFound) => return Ok(false),
-            Err(err) => return Err(err.into()),
-        };
-        let groups = self.store.event_groups(&event).await?;
-        let readers = self.store.event_readers(&event, &groups).await?;
-        let endpoints = self.store.event_endpoints(event.kind, &groups).await?;
-        let now = self.store.clock().now_millis();
+        let store = self.store.begin().await?;
+        let planned = self
+            .fan_out_in(&store, std::slice::from_ref(event_id))
+            .await?;
+        store.commit().await?;
+        Ok(planned > 0)
+    }
+
+    /// Plans and writes the fan-out of `ids` in `store`'s transaction; returns how many
+    /// events were found.
+    async fn fan_out_in(&self, store: &Store, ids: &[Id]) -> anyhow::Result<usize> {
+        let now = store.clock().now_millis();
+        let planned: Vec<(FanOut, Vec<NewJob>)> = store
+            .plan_fan_outs(ids)
+            .await?
+            .into_iter()
+            .map(|p| {
+                let jobs = self.delivery_jobs(&p, now);
+                (p, jobs)
+            })
+            .collect();
+        store.fan_out(&planned).await?;
+        Ok(planned.len())
+    }
+
+    /// The e-mail (or digest) and webhook jobs of one planned event.
+    fn delivery_jobs(&self, planned: &FanOut, now: i64) -> Vec<NewJob> {
+        let event = &planned.event;
         let mut jobs = Vec::new();
         if self.mailer.is_some() {
-            for reader in &readers {
+            for reader in &planned.readers {
                 if !reader.preferences.wants(event.kind, Channel::Email) {
                     continue;
                 }
@@ -229,7 +269,7 @@ impl Notifier {
                 });
             }
         }
-        for endpoint in &endpoints {
+        for endpoint in &planned.endpoints {
             jobs.push(NewJob {
                 kind: WEBHOOK_JOB.to_owned(),
                 dedupe_key: format!("webhook:{}:{}", event.id, endpoint.id),
@@ -238,8 +278,7 @@ impl Notifier {
                 max_attempts: WEBHOOK_RETRIES_MS.len() as i32 + 1,
             });
         }
-        self.store.fan_out(&event, &readers, jobs).await?;
-        Ok(true)
+        jobs
     }
 
     /// One event's e-mail to one reader.

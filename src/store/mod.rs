@@ -44,7 +44,7 @@ pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{
     ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
 };
-pub use notifications::{NOTIFY_JOB, NewEvent, Reader};
+pub use notifications::{FanOut, NOTIFY_JOB, NewEvent, Reader};
 pub use portal::{EnlistmentSummary, PatientListing, PatientSummary};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;

@@ -75,6 +75,14 @@ pub(crate) async fn write_event<C: ConnectionTrait>(
     Ok(id)
 }
 
+/// An event ready to fan out: who reads it and which webhook endpoints it goes to.
+#[derive(Debug, Clone)]
+pub struct FanOut {
+    pub event: event::Model,
+    pub readers: Vec<Reader>,
+    pub endpoints: Vec<webhook_endpoint::Model>,
+}
+
 /// A reader of an event and what it chose to receive.
 #[derive(Debug, Clone)]
 pub struct Reader {
@@ -99,112 +107,211 @@ impl Store {
             .ok_or(StoreError::NotFound)
     }
 
-    /// The groups whose staff see what `event` is about, by the rules of `visibility`: the
-    /// groups of a measurement, or those whose enlistment of the patient overlaps a periodic
-    /// report's period.
-    pub async fn event_groups(&self, event: &event::Model) -> StoreResult<Vec<Id>> {
-        let groups = match (event.kind, event.measurement_id, event.report_id) {
-            (EventKind::WebhookDisabled, _, _) => Vec::new(),
-            (EventKind::PeriodicReportCreated, _, Some(report_id)) => {
-                let Some(report) = report::Entity::find_by_id(report_id).one(&self.db).await?
-                else {
-                    return Ok(Vec::new());
-                };
-                patient_enlistment::Entity::find()
-                    .select_only()
-                    .column(patient_enlistment::Column::GroupId)
-                    .filter(patient_enlistment::Column::UserId.eq(report.user_id))
-                    .filter(
-                        patient_enlistment::Column::CreationTimestamp
-                            .lte(report.period_end_timestamp),
-                    )
-                    .filter(
-                        patient_enlistment::Column::ExpiryTimestamp
-                            .gt(report.period_start_timestamp),
-                    )
-                    .into_tuple::<Id>()
-                    .all(&self.db)
-                    .await?
-            }
-            (_, Some(measurement_id), _) => {
-                measurement_group::Entity::find()
-                    .select_only()
-                    .column(measurement_group::Column::GroupId)
-                    .filter(measurement_group::Column::MeasurementId.eq(measurement_id))
-                    .into_tuple::<Id>()
-                    .all(&self.db)
-                    .await?
-            }
-            _ => Vec::new(),
-        };
-        let unique: BTreeSet<Id> = groups.into_iter().collect();
-        Ok(unique.into_iter().collect())
-    }
-
-    /// Who receives `event`: its patient (unless the kind is for staff only), the staff of
-    /// `groups` whose settings let the kind through, and for `webhook.disabled` every
-    /// administrator; never the actor, never a deactivated account.
-    pub async fn event_readers(
-        &self,
-        event: &event::Model,
-        groups: &[Id],
-    ) -> StoreResult<Vec<Reader>> {
-        let mut ids = BTreeSet::new();
-        if event.kind.reaches_patient() {
-            ids.insert(event.patient_id);
+    /// Plans the fan-out of the events `ids` (those that no longer exist are left out): each
+    /// one's readers and webhook endpoints. A batch costs the same dozen queries however many
+    /// events it holds, which is what keeps a run of thousands of reports cheap.
+    ///
+    /// Readers: the patient (unless the kind is for staff only); the staff of the event's
+    /// groups (the groups of a measurement, or those whose enlistment of the patient overlaps
+    /// a periodic report's period, as in `visibility`) whose settings let the kind through;
+    /// every administrator for `webhook.disabled`. Never the actor, never a deactivated
+    /// account.
+    pub async fn plan_fan_outs(&self, ids: &[Id]) -> StoreResult<Vec<FanOut>> {
+        let events = event::Entity::find()
+            .filter(event::Column::Id.is_in(ids.iter().copied()))
+            .all(&self.db)
+            .await?;
+        if events.is_empty() {
+            return Ok(Vec::new());
         }
-        if !groups.is_empty() {
-            let settings: HashMap<Id, KindSet> = group_notification_setting::Entity::find()
-                .filter(group_notification_setting::Column::GroupId.is_in(groups.iter().copied()))
+        let groups = self.groups_of_events(&events).await?;
+        let all_groups: Vec<Id> = groups
+            .values()
+            .flatten()
+            .copied()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut settings: HashMap<Id, KindSet> = HashMap::new();
+        let mut staff: HashMap<Id, Vec<Id>> = HashMap::new();
+        let mut endpoints = Vec::new();
+        if !all_groups.is_empty() {
+            settings = group_notification_setting::Entity::find()
+                .filter(group_notification_setting::Column::GroupId.is_in(all_groups.clone()))
                 .all(&self.db)
                 .await?
                 .into_iter()
                 .map(|s| (s.group_id, KindSet::from_stored(&s.staff_events)))
                 .collect();
-            let open: Vec<Id> = groups
-                .iter()
-                .filter(|g| {
-                    settings
-                        .get(g)
-                        .is_none_or(|kinds| kinds.contains(event.kind))
-                })
-                .copied()
-                .collect();
-            if !open.is_empty() {
-                let staff: Vec<Id> = staff_enlistment::Entity::find()
-                    .select_only()
-                    .column(staff_enlistment::Column::UserId)
-                    .filter(staff_enlistment::Column::GroupId.is_in(open))
-                    .into_tuple()
-                    .all(&self.db)
-                    .await?;
-                ids.extend(staff);
+            let places: Vec<(Id, Id)> = staff_enlistment::Entity::find()
+                .select_only()
+                .column(staff_enlistment::Column::GroupId)
+                .column(staff_enlistment::Column::UserId)
+                .filter(staff_enlistment::Column::GroupId.is_in(all_groups.clone()))
+                .into_tuple()
+                .all(&self.db)
+                .await?;
+            for (group, user) in places {
+                staff.entry(group).or_default().push(user);
             }
+            endpoints = webhook_endpoint::Entity::find()
+                .filter(webhook_endpoint::Column::GroupId.is_in(all_groups))
+                .filter(webhook_endpoint::Column::Enabled.eq(true))
+                .all(&self.db)
+                .await?;
         }
-        if event.kind == EventKind::WebhookDisabled {
-            ids.extend(self.administrator_ids().await?);
-        }
-        if let Some(actor) = event.actor_id {
-            ids.remove(&actor);
-        }
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let users = user::Entity::find()
-            .filter(user::Column::Id.is_in(ids.iter().copied()))
-            .filter(user::Column::Activation.eq(true))
-            .all(&self.db)
-            .await?;
-        let mut preferences = self
-            .preferences_of(&ids.into_iter().collect::<Vec<_>>())
-            .await?;
-        Ok(users
+        let admins = if events.iter().any(|e| e.kind == EventKind::WebhookDisabled) {
+            self.administrator_ids().await?
+        } else {
+            Vec::new()
+        };
+        let no_groups = BTreeSet::new();
+        let reader_ids: Vec<BTreeSet<Id>> = events
+            .iter()
+            .map(|event| {
+                let mut ids = BTreeSet::new();
+                if event.kind.reaches_patient() {
+                    ids.insert(event.patient_id);
+                }
+                for group in groups.get(&event.id).unwrap_or(&no_groups) {
+                    let open = settings
+                        .get(group)
+                        .is_none_or(|kinds| kinds.contains(event.kind));
+                    if open {
+                        ids.extend(staff.get(group).into_iter().flatten().copied());
+                    }
+                }
+                if event.kind == EventKind::WebhookDisabled {
+                    ids.extend(admins.iter().copied());
+                }
+                if let Some(actor) = event.actor_id {
+                    ids.remove(&actor);
+                }
+                ids
+            })
+            .collect();
+        let everyone: Vec<Id> = reader_ids
+            .iter()
+            .flatten()
+            .copied()
+            .collect::<BTreeSet<_>>()
             .into_iter()
-            .map(|user| Reader {
-                preferences: preferences.remove(&user.id).unwrap_or_default(),
-                user,
+            .collect();
+        let mut users: HashMap<Id, user::Model> = HashMap::new();
+        for chunk in everyone.chunks(500) {
+            let found = user::Entity::find()
+                .filter(user::Column::Id.is_in(chunk.iter().copied()))
+                .filter(user::Column::Activation.eq(true))
+                .all(&self.db)
+                .await?;
+            users.extend(found.into_iter().map(|u| (u.id, u)));
+        }
+        let preferences = self.preferences_of(&everyone).await?;
+        Ok(events
+            .into_iter()
+            .zip(reader_ids)
+            .map(|(event, ids)| {
+                let event_groups = groups.get(&event.id).unwrap_or(&no_groups);
+                FanOut {
+                    readers: ids
+                        .iter()
+                        .filter_map(|id| users.get(id))
+                        .map(|user| Reader {
+                            preferences: preferences.get(&user.id).cloned().unwrap_or_default(),
+                            user: user.clone(),
+                        })
+                        .collect(),
+                    endpoints: endpoints
+                        .iter()
+                        .filter(|e| {
+                            event_groups.contains(&e.group_id)
+                                && KindSet::from_stored(&e.events).contains(event.kind)
+                        })
+                        .cloned()
+                        .collect(),
+                    event,
+                }
             })
             .collect())
+    }
+
+    /// The groups whose staff see what each event is about, by event id.
+    async fn groups_of_events(
+        &self,
+        events: &[event::Model],
+    ) -> StoreResult<HashMap<Id, BTreeSet<Id>>> {
+        let mut groups: HashMap<Id, BTreeSet<Id>> = HashMap::new();
+        let mut by_report: Vec<(Id, Id)> = Vec::new();
+        let mut by_measurement: Vec<(Id, Id)> = Vec::new();
+        for e in events {
+            match (e.kind, e.measurement_id, e.report_id) {
+                (EventKind::WebhookDisabled, _, _) => {}
+                (EventKind::PeriodicReportCreated, _, Some(report)) => {
+                    by_report.push((e.id, report))
+                }
+                (_, Some(measurement), _) => by_measurement.push((e.id, measurement)),
+                _ => {}
+            }
+        }
+        if !by_measurement.is_empty() {
+            let rows: Vec<(Id, Id)> = measurement_group::Entity::find()
+                .select_only()
+                .column(measurement_group::Column::MeasurementId)
+                .column(measurement_group::Column::GroupId)
+                .filter(
+                    measurement_group::Column::MeasurementId
+                        .is_in(by_measurement.iter().map(|(_, m)| *m)),
+                )
+                .into_tuple()
+                .all(&self.db)
+                .await?;
+            for (event, measurement) in &by_measurement {
+                let of_it = rows.iter().filter(|(m, _)| m == measurement);
+                groups
+                    .entry(*event)
+                    .or_default()
+                    .extend(of_it.map(|(_, g)| *g));
+            }
+        }
+        if !by_report.is_empty() {
+            let reports: HashMap<Id, (Id, i64, i64)> = report::Entity::find()
+                .select_only()
+                .column(report::Column::Id)
+                .column(report::Column::UserId)
+                .column(report::Column::PeriodStartTimestamp)
+                .column(report::Column::PeriodEndTimestamp)
+                .filter(report::Column::Id.is_in(by_report.iter().map(|(_, r)| *r)))
+                .into_tuple::<(Id, Id, i64, i64)>()
+                .all(&self.db)
+                .await?
+                .into_iter()
+                .map(|(id, user, start, end)| (id, (user, start, end)))
+                .collect();
+            let patients: BTreeSet<Id> = reports.values().map(|(user, _, _)| *user).collect();
+            let enlistments: Vec<(Id, Id, i64, i64)> = patient_enlistment::Entity::find()
+                .select_only()
+                .column(patient_enlistment::Column::UserId)
+                .column(patient_enlistment::Column::GroupId)
+                .column(patient_enlistment::Column::CreationTimestamp)
+                .column(patient_enlistment::Column::ExpiryTimestamp)
+                .filter(patient_enlistment::Column::UserId.is_in(patients))
+                .into_tuple()
+                .all(&self.db)
+                .await?;
+            for (event, report) in &by_report {
+                let Some((patient, start, end)) = reports.get(report) else {
+                    continue;
+                };
+                let overlapping = enlistments.iter().filter(|(user, _, from, until)| {
+                    user == patient && *from <= *end && *until > *start
+                });
+                groups
+                    .entry(*event)
+                    .or_default()
+                    .extend(overlapping.map(|(_, g, _, _)| *g));
+            }
+        }
+        Ok(groups)
     }
 
     /// The ids of every administrator.
@@ -219,69 +326,48 @@ impl Store {
             .await?)
     }
 
-    /// The enabled webhook endpoints of `groups` subscribed to `kind`.
-    pub async fn event_endpoints(
-        &self,
-        kind: EventKind,
-        groups: &[Id],
-    ) -> StoreResult<Vec<webhook_endpoint::Model>> {
-        if groups.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(webhook_endpoint::Entity::find()
-            .filter(webhook_endpoint::Column::GroupId.is_in(groups.iter().copied()))
-            .filter(webhook_endpoint::Column::Enabled.eq(true))
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .filter(|e| KindSet::from_stored(&e.events).contains(kind))
-            .collect())
-    }
-
-    /// Delivers `event` to its readers' inboxes (one entry per reader, whatever the channel,
-    /// so a digest can find it) and enqueues `jobs`, in one transaction.
-    pub async fn fan_out(
-        &self,
-        event: &event::Model,
-        readers: &[Reader],
-        jobs: Vec<NewJob>,
-    ) -> StoreResult<()> {
-        let store = self.begin().await?;
-        let now = store.now();
-        let rows: Vec<notification::ActiveModel> = readers
+    /// Delivers planned events to their readers' inboxes (one entry per reader, whatever the
+    /// channel, so a digest can find it) and enqueues their delivery jobs, in this store's
+    /// transaction.
+    pub async fn fan_out(&self, planned: &[(FanOut, Vec<NewJob>)]) -> StoreResult<()> {
+        let rows: Vec<notification::ActiveModel> = planned
             .iter()
-            .map(|r| notification::ActiveModel {
-                id: Set(Id::generate()),
-                user_id: Set(r.user.id),
-                event_id: Set(event.id),
-                kind: Set(event.kind),
-                patient_id: Set(event.patient_id),
-                measurement_id: Set(event.measurement_id),
-                report_id: Set(event.report_id),
-                detail: Set(event.detail.clone()),
-                in_inbox: Set(r.preferences.wants(event.kind, Channel::Inbox)),
-                digest: Set(
-                    r.preferences.daily_digest && r.preferences.wants(event.kind, Channel::Email)
-                ),
-                read: Set(false),
-                read_at: Set(None),
-                creation_timestamp: Set(event.creation_timestamp),
+            .flat_map(|(p, _)| {
+                let event = &p.event;
+                p.readers.iter().map(move |r| notification::ActiveModel {
+                    id: Set(Id::generate()),
+                    user_id: Set(r.user.id),
+                    event_id: Set(event.id),
+                    kind: Set(event.kind),
+                    patient_id: Set(event.patient_id),
+                    measurement_id: Set(event.measurement_id),
+                    report_id: Set(event.report_id),
+                    detail: Set(event.detail.clone()),
+                    in_inbox: Set(r.preferences.wants(event.kind, Channel::Inbox)),
+                    digest: Set(r.preferences.daily_digest
+                        && r.preferences.wants(event.kind, Channel::Email)),
+                    read: Set(false),
+                    read_at: Set(None),
+                    creation_timestamp: Set(event.creation_timestamp),
+                })
             })
             .collect();
-        if !rows.is_empty() {
-            notification::Entity::insert_many(rows)
+        // 13 values a row keeps every statement far below SQLite's parameter limit.
+        for chunk in rows.chunks(500) {
+            notification::Entity::insert_many(chunk.to_vec())
                 .on_conflict_do_nothing_on([
                     notification::Column::UserId,
                     notification::Column::EventId,
                 ])
-                .exec(&store.db)
+                .exec(&self.db)
                 .await?;
         }
+        let jobs: Vec<NewJob> = planned.iter().flat_map(|(_, j)| j.clone()).collect();
         if !jobs.is_empty() {
-            super::jobs::insert_jobs(&store.db, now, &jobs).await?;
-            store.events_written();
+            super::jobs::insert_jobs(&self.db, self.now(), &jobs).await?;
+            self.events_written();
         }
-        store.commit().await
+        Ok(())
     }
 
     /// The preferences of `users`; those who never chose have none in the map.
