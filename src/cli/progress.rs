@@ -18,6 +18,8 @@ enum Shown {
         total: u64,
         started: Instant,
         last: Instant,
+        /// The count of the last line printed.
+        shown_done: Option<u64>,
     },
 }
 
@@ -43,6 +45,7 @@ impl Progress {
                 total,
                 started: now,
                 last: now,
+                shown_done: None,
             }
         };
         Progress { command, shown }
@@ -65,9 +68,15 @@ impl Progress {
                 total,
                 started,
                 last,
+                shown_done,
             } => {
-                if last.elapsed() >= Duration::from_secs(2) || done == *total {
+                // Every two seconds, and once when all are done: updates about other work
+                // (notifications) after the last item repeat nothing.
+                let changed = *shown_done != Some(done);
+                let finished = done == *total;
+                if changed && (last.elapsed() >= Duration::from_secs(2) || finished) {
                     *last = Instant::now();
+                    *shown_done = Some(done);
                     let total = (*total).max(done);
                     eprintln!(
                         "{command}: {done}/{total} ({}%) after {:.1} s: {counts}",
