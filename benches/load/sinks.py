@@ -67,8 +67,11 @@ class Hook(BaseHTTPRequestHandler):
 
 
 def finish(*_):
-    with open(log_path + ".counts", "w") as f:
-        f.write(f"{counts['mail']} {counts['webhook']}\n")
+    try:
+        with open(log_path + ".counts", "w") as f:
+            f.write(f"{counts['mail']} {counts['webhook']}\n")
+    except OSError:
+        pass  # the benchmark is gone already and wants no counts
     sys.exit(0)
 
 
