@@ -21,7 +21,9 @@ impl Db {
     /// A transaction on the pool, or a savepoint inside the open transaction.
     pub(crate) async fn begin(&self) -> Result<DatabaseTransaction, DbErr> {
         match self {
-            Db::Pool(pool) => pool.begin().await,
+            // Store functions that open their own transaction read before they write; on
+            // SQLite a deferred one would fail outright when another writer commits between.
+            Db::Pool(pool) => Db::begin_action(pool).await,
             Db::Transaction(txn) => txn.begin().await,
         }
     }
