@@ -210,20 +210,28 @@ impl Scheduler {
             // fails they stay in `claimed` and run one by one below.
             let fan_outs: Vec<&job::Model> =
                 claimed.iter().filter(|j| j.kind == NOTIFY_JOB).collect();
-            let claimed =
-                if fan_outs.len() > 1 && self.notifier.fan_out_batch(&fan_outs).await.is_ok() {
-                    for job in &fan_outs {
-                        done.push(job.id);
-                        summary.notified += 1;
-                        progress(&summary);
+            let batched = fan_outs.len() > 1
+                && match self.notifier.fan_out_batch(&fan_outs).await {
+                    Ok(()) => true,
+                    Err(err) => {
+                        let error = format!("{err:#}");
+                        tracing::warn!(jobs = fan_outs.len(), error = %error, "a batch of fan-outs failed; each runs on its own");
+                        false
                     }
-                    claimed
-                        .into_iter()
-                        .filter(|j| j.kind != NOTIFY_JOB)
-                        .collect()
-                } else {
-                    claimed
                 };
+            let claimed = if batched {
+                for job in &fan_outs {
+                    done.push(job.id);
+                    summary.notified += 1;
+                    progress(&summary);
+                }
+                claimed
+                    .into_iter()
+                    .filter(|j| j.kind != NOTIFY_JOB)
+                    .collect()
+            } else {
+                claimed
+            };
             let mut outcomes = futures_util::stream::iter(claimed)
                 .map(|job| async move {
                     let outcome = self.run_job(&job).await;

@@ -95,6 +95,14 @@ pub fn body(
     .to_string()
 }
 
+/// Refuses a host whose addresses include one no webhook may reach: at registration and at
+/// every delivery alike.
+fn refuse_any(addresses: &[SocketAddr], allow_loopback: bool) -> Result<(), String> {
+    addresses
+        .iter()
+        .try_for_each(|address| address_allowed(address.ip(), allow_loopback))
+}
+
 /// Resolves names for the webhook client, refusing any address a webhook must not reach.
 struct CheckedResolver {
     allow_loopback: bool,
@@ -107,10 +115,7 @@ impl reqwest::dns::Resolve for CheckedResolver {
             let host = name.as_str().to_owned();
             let addresses: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            for address in &addresses {
-                address_allowed(address.ip(), allow_loopback)
-                    .map_err(|reason| format!("{host} {reason}"))?;
-            }
+            refuse_any(&addresses, allow_loopback).map_err(|reason| format!("{host} {reason}"))?;
             let addrs: reqwest::dns::Addrs = Box::new(addresses.into_iter());
             Ok(addrs)
         })
@@ -168,10 +173,7 @@ impl WebhookSender {
         let Ok(Ok(addresses)) = tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await else {
             return Ok(());
         };
-        for address in addresses {
-            address_allowed(address.ip(), self.allow_loopback)?;
-        }
-        Ok(())
+        refuse_any(&addresses.collect::<Vec<_>>(), self.allow_loopback)
     }
 
     /// The secret of endpoint `id`.

@@ -75,6 +75,14 @@ pub(crate) async fn write_event<C: ConnectionTrait>(
     Ok(id)
 }
 
+/// `ids` once each, in order.
+fn unique(ids: impl IntoIterator<Item = Id>) -> Vec<Id> {
+    ids.into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
 /// An event ready to fan out: who reads it and which webhook endpoints it goes to.
 #[derive(Debug, Clone)]
 pub struct FanOut {
@@ -125,13 +133,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let groups = self.groups_of_events(&events).await?;
-        let all_groups: Vec<Id> = groups
-            .values()
-            .flatten()
-            .copied()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let all_groups = unique(groups.values().flatten().copied());
         let mut settings: HashMap<Id, KindSet> = HashMap::new();
         let mut staff: HashMap<Id, Vec<Id>> = HashMap::new();
         let mut endpoints = Vec::new();
@@ -190,13 +192,7 @@ impl Store {
                 ids
             })
             .collect();
-        let everyone: Vec<Id> = reader_ids
-            .iter()
-            .flatten()
-            .copied()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let everyone = unique(reader_ids.iter().flatten().copied());
         let mut users: HashMap<Id, user::Model> = HashMap::new();
         for chunk in everyone.chunks(500) {
             let found = user::Entity::find()
