@@ -326,6 +326,90 @@ async fn periodic_reports_follow_the_matrix() {
     }
 }
 
+#[tokio::test]
+async fn notifications_and_webhooks_follow_the_matrix() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
+    app.work_queue().await;
+    let own = app.get("/notifications/v1", &world.patient.token).await;
+    let entry = own.assert_ok()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An address literal: registration resolves no name.
+    let endpoint = json!({"url": "https://203.0.113.5/hooks", "events": ["measurement.analysed"],
+        "group_id": world.group_a});
+    let made = app
+        .post("/webhooks/v1", &world.admin.token, endpoint.clone())
+        .await;
+    assert_eq!(made.status.as_u16(), 201, "{}", made.body);
+    let hook = made.body["id"].as_str().unwrap().to_owned();
+    let cases = vec![
+        Case {
+            name: "GET own notifications",
+            method: Method::GET,
+            path: "/notifications/v1".into(),
+            body: None,
+            expect: [200, 200, 200, 200, 200],
+        },
+        Case {
+            name: "PUT the patient's notification",
+            method: Method::PUT,
+            path: format!("/notifications/v1/{entry}"),
+            body: Some(json!({"read": true})),
+            expect: [200, 404, 404, 404, 404],
+        },
+        Case {
+            name: "POST mark all read",
+            method: Method::POST,
+            path: "/notifications/v1/mark_all_read".into(),
+            body: Some(json!({})),
+            expect: [200, 200, 200, 200, 200],
+        },
+        Case {
+            name: "POST webhook",
+            method: Method::POST,
+            path: "/webhooks/v1".into(),
+            body: Some(endpoint),
+            expect: [403, 403, 403, 403, 201],
+        },
+        Case {
+            name: "GET webhooks",
+            method: Method::GET,
+            path: "/webhooks/v1".into(),
+            body: None,
+            expect: [403, 403, 403, 403, 200],
+        },
+        Case {
+            name: "GET webhook",
+            method: Method::GET,
+            path: format!("/webhooks/v1/{hook}"),
+            body: None,
+            expect: [403, 403, 403, 403, 200],
+        },
+        Case {
+            name: "PUT webhook",
+            method: Method::PUT,
+            path: format!("/webhooks/v1/{hook}"),
+            body: Some(json!({"enabled": false})),
+            expect: [403, 403, 403, 403, 200],
+        },
+        Case {
+            name: "DELETE webhook",
+            method: Method::DELETE,
+            path: format!("/webhooks/v1/{hook}"),
+            body: None,
+            expect: [403, 403, 403, 403, 204],
+        },
+    ];
+    for case in &cases {
+        run(&app, &world, case).await;
+    }
+}
+
 /// Every caller signs in again (a jump of the clock expires the tokens).
 async fn sign_in_again(app: &TestApp, world: &mut World) {
     for user in [

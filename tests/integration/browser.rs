@@ -10,7 +10,6 @@ use std::time::Duration;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use tacho::demo;
-use tacho::scheduler::{Scheduler, SchedulerOptions};
 
 use crate::helpers::{TestApp, spawn_app};
 
@@ -194,7 +193,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .await
         .expect("demo world");
     // The demo's own events reach their inboxes before anyone looks.
-    work_queue(&app).await;
+    app.work_queue().await;
     let driver = start_driver().await;
     let client = browser(&driver).await;
 
@@ -222,7 +221,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     app.post("/data/v1/measurements/documents", &token, fixture)
         .await
         .assert_ok();
-    work_queue(&app).await;
+    app.work_queue().await;
     let mut after = before.clone();
     for _ in 0..300 {
         after = client.execute(unread, vec![]).await.unwrap();
@@ -479,18 +478,6 @@ async fn each_role_walks_its_journey_in_chromium() {
     scroll_to(&client, "tachogram").await;
     shot(&client, "15-patient-measurement-charts-arabic").await;
     client.close().await.unwrap();
-}
-
-/// Works the job queue (notifications) until nothing is left to claim now.
-async fn work_queue(app: &TestApp) {
-    Scheduler::new(
-        app.state.store.clone(),
-        app.state.notifier.clone(),
-        SchedulerOptions::default(),
-    )
-    .work(|_| {})
-    .await
-    .expect("the queue is worked");
 }
 
 /// Scrolls the element `id` into view before a screenshot.

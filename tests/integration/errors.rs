@@ -283,6 +283,7 @@ async fn hostile_input_never_yields_a_5xx() {
             "/data/v1/measurements/documents",
             "/data/v1/measurement-reports/documents",
             "/reports/v1",
+            "/notifications/v1",
         ] {
             let url = format!("{}{resource}?{query}", app.address);
             let reply = crate::helpers::read(

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tacho::auth::password::PasswordHasher;
 use tacho::config::Settings;
 use tacho::domain::clock::ManualClock;
+use tacho::scheduler::{RunSummary, Scheduler, SchedulerOptions};
 use tacho::startup::{AppState, Application, BuildOptions};
 use tacho::store::NewUser;
 
@@ -518,6 +519,23 @@ pub fn pdf_fonts(pdf: &[u8]) -> String {
 }
 
 impl TestApp {
+    /// A scheduler of this server's job queue, on the test's clock, as `tacho serve` runs it.
+    pub fn scheduler(&self) -> Scheduler {
+        Scheduler::new(
+            self.state.store.clone(),
+            self.state.notifier.clone(),
+            SchedulerOptions::default(),
+        )
+    }
+
+    /// Works the job queue (reports and notifications) until nothing is left to claim now.
+    pub async fn work_queue(&self) -> RunSummary {
+        self.scheduler()
+            .work(|_| {})
+            .await
+            .expect("the queue is worked")
+    }
+
     /// Sets `user`'s language (an upper-case code, as on the wire).
     pub async fn set_language(&self, user: &TestUser, code: &str) {
         self.put(

@@ -10,26 +10,10 @@ use std::sync::{Arc, Mutex};
 use chrono::Duration;
 use mail_parser::MessageParser;
 use serde_json::{Value, json};
-use tacho::scheduler::{RunSummary, Scheduler, SchedulerOptions};
+use tacho::scheduler::RunSummary;
 
 use crate::helpers::{TestApp, TestUser, World, spawn_app, spawn_app_with};
 use crate::portal::logged_in;
-
-fn scheduler(app: &TestApp) -> Scheduler {
-    Scheduler::new(
-        app.state.store.clone(),
-        app.state.notifier.clone(),
-        SchedulerOptions::default(),
-    )
-}
-
-/// Works the queue until nothing is left to claim now.
-async fn deliver(app: &TestApp) -> RunSummary {
-    scheduler(app)
-        .work(|_| {})
-        .await
-        .expect("the queue is worked")
-}
 
 // ---------------------------------------------------------------------------------------
 // A real SMTP server on loopback.
@@ -240,7 +224,7 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
     let measurement = app
         .measure_at(&world.patient, at, 90.0, "irregular", &[])
         .await;
-    let summary = deliver(&app).await;
+    let summary = app.work_queue().await;
     assert_eq!((summary.failed, summary.notify_failed), (0, 0));
 
     // The patient: the analysed result, not the staff's urgent flag.
@@ -317,7 +301,7 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
     assert!(mail.to(&world.staff_b).is_empty());
 
     // Delivering again sends nothing twice.
-    assert_eq!(deliver(&app).await, RunSummary::default());
+    assert_eq!(app.work_queue().await, RunSummary::default());
     assert_eq!(mail.received.lock().unwrap().len(), 3);
 
     // Read marks: one's own only.
@@ -377,11 +361,11 @@ async fn a_review_and_a_report_reach_the_patient_and_the_group_chooses_what_its_
     let measurement = app
         .measure_at(&world.patient, at, 70.0, "normal", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     assert!(notifications(&app, &world.staff_a).await.is_empty());
     // The physician reviews; the patient is told, the reviewer is not.
     app.review(&world.staff_a, &measurement).await;
-    deliver(&app).await;
+    app.work_queue().await;
     let own = notifications(&app, &world.patient).await;
     assert_eq!(
         kinds(&own),
@@ -396,7 +380,7 @@ async fn a_review_and_a_report_reach_the_patient_and_the_group_chooses_what_its_
     )
     .await
     .assert_ok();
-    deliver(&app).await;
+    app.work_queue().await;
     let own = notifications(&app, &world.patient).await;
     assert_eq!(
         kinds(&own),
@@ -444,7 +428,7 @@ async fn preferences_mute_a_channel_and_a_digest_gathers_a_day_into_one_email() 
         .await;
     app.review(&world.staff_a, &first).await;
     app.review(&world.staff_a, &second).await;
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(
         notifications(&app, &world.patient).await.len(),
         4,
@@ -453,7 +437,7 @@ async fn preferences_mute_a_channel_and_a_digest_gathers_a_day_into_one_email() 
     assert!(mail.to(&world.patient).is_empty(), "no single e-mails");
     // The next morning, one digest with the two reviews (results were muted for e-mail).
     app.clock.advance(Duration::hours(32));
-    deliver(&app).await;
+    app.work_queue().await;
     let digests = mail.to(&world.patient);
     assert_eq!(digests.len(), 1);
     let parsed = digests[0].parsed();
@@ -467,7 +451,7 @@ async fn preferences_mute_a_channel_and_a_digest_gathers_a_day_into_one_email() 
     );
     // A digest is sent once.
     app.clock.advance(Duration::days(1));
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(mail.to(&world.patient).len(), 1);
 }
 
@@ -479,15 +463,15 @@ async fn a_failing_relay_is_retried_with_backoff_and_the_last_failure_is_shown_t
     let at = app.clock_millis();
     app.measure_at(&world.patient, at, 70.0, "normal", &[])
         .await;
-    let first = deliver(&app).await;
+    let first = app.work_queue().await;
     assert!(first.notify_failed >= 1, "{first:?}");
     assert!(mail.to(&world.patient).is_empty());
     // Not before its time: the first retry waits a minute.
-    assert_eq!(deliver(&app).await.handled(), 0);
+    assert_eq!(app.work_queue().await.handled(), 0);
     app.clock.advance(Duration::seconds(61));
-    deliver(&app).await;
+    app.work_queue().await;
     app.clock.advance(Duration::minutes(6));
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(
         mail.to(&world.patient).len(),
         1,
@@ -503,7 +487,7 @@ async fn a_failing_relay_is_retried_with_backoff_and_the_last_failure_is_shown_t
     .await;
     for wait in [0, 61, 301, 1801, 7201, 21601, 60] {
         app.clock.advance(Duration::seconds(wait));
-        deliver(&app).await;
+        app.work_queue().await;
     }
     let mut admin = logged_in(&app, &world.admin).await;
     let page = admin.get("/portal/admin/jobs?status=failed").await;
@@ -519,7 +503,7 @@ async fn without_an_smtp_url_only_the_inbox_is_used() {
     let at = app.clock_millis();
     app.measure_at(&world.patient, at, 70.0, "normal", &[])
         .await;
-    let summary = deliver(&app).await;
+    let summary = app.work_queue().await;
     assert_eq!(
         summary.notified, 1,
         "one fan-out and no e-mail: {summary:?}"
@@ -571,16 +555,16 @@ async fn webhooks_are_signed_retried_in_order_and_logged() {
     let measurement = app
         .measure_at(&world.patient, at, 70.0, "normal", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(receiver.hooks().len(), 1, "first attempt answered 500");
     app.clock.advance(Duration::seconds(4));
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(receiver.hooks().len(), 1, "the retry waits 5 s");
     app.clock.advance(Duration::seconds(2));
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(receiver.hooks().len(), 2, "second attempt answered 503");
     app.clock.advance(Duration::seconds(301));
-    deliver(&app).await;
+    app.work_queue().await;
     let hooks = receiver.hooks();
     assert_eq!(hooks.len(), 3, "third attempt delivered");
     for hook in &hooks {
@@ -754,10 +738,10 @@ async fn an_endpoint_that_keeps_failing_is_disabled_and_the_administrators_are_t
     let at = app.clock_millis();
     app.measure_at(&world.patient, at, 70.0, "normal", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     for wait in [5, 300, 1_800, 7_200, 18_000, 36_000] {
         app.clock.advance(Duration::seconds(wait + 1));
-        deliver(&app).await;
+        app.work_queue().await;
     }
     assert_eq!(receiver.hooks().len(), 7, "the whole schedule was tried");
     world.admin.token = app.login(&world.admin.email).await;
@@ -774,7 +758,7 @@ async fn an_endpoint_that_keeps_failing_is_disabled_and_the_administrators_are_t
     // Disabled, it receives nothing more; enabled again, it does.
     app.measure_at(&world.patient, app.clock_millis(), 71.0, "normal", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(receiver.hooks().len(), 7);
     app.put(
         &format!("/webhooks/v1/{id}"),
@@ -786,7 +770,7 @@ async fn an_endpoint_that_keeps_failing_is_disabled_and_the_administrators_are_t
     receiver.answers.lock().unwrap().clear();
     app.measure_at(&world.patient, app.clock_millis(), 72.0, "normal", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     assert_eq!(receiver.hooks().len(), 8);
 }
 
@@ -810,7 +794,7 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
     app.measure_at(&world.patient, at, 70.0, "normal", &[])
         .await;
     // A worker takes the delivery and is killed while the receiver holds the request.
-    let doomed = scheduler(&app);
+    let doomed = app.scheduler();
     let worker = tokio::spawn(async move { doomed.work(|_| {}).await });
     for _ in 0..200 {
         if !receiver.hooks().is_empty() {
@@ -825,12 +809,12 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
     gate.add_permits(10);
     // Its lease runs out; another worker delivers the same event again.
     assert_eq!(
-        deliver(&app).await.notified,
+        app.work_queue().await.notified,
         0,
         "still leased to the dead worker"
     );
     app.clock.advance(Duration::seconds(301));
-    deliver(&app).await;
+    app.work_queue().await;
     let hooks = receiver.hooks();
     assert_eq!(hooks.len(), 2);
     assert_eq!(
@@ -851,7 +835,7 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     let measurement = app
         .measure_at(&world.patient, at, 90.0, "irregular", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     let mut staff = logged_in(&app, &world.staff_a).await;
     let bell = staff.get("/portal/notifications/bell").await;
     assert_eq!(bell.status, 200);
@@ -880,7 +864,7 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     // A new event appears in the polled fragment without a reload.
     app.measure_at(&world.patient, at + 1000, 91.0, "irregular", &[])
         .await;
-    deliver(&app).await;
+    app.work_queue().await;
     staff.headers.push(("HX-Request", "true".into()));
     let fragment = staff.get("/portal/notifications").await;
     assert!(!fragment.body.contains("<html"), "a fragment");

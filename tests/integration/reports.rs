@@ -5,22 +5,14 @@ use std::collections::{BTreeMap, HashSet};
 
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::{Value, json};
-use tacho::scheduler::{RunSummary, Scheduler, SchedulerOptions};
+use tacho::scheduler::RunSummary;
 
 use crate::helpers::{TestApp, TestUser, World, pdf_pages, pdf_text, save_artifact, spawn_app};
 
 const DAY: i64 = 86_400_000;
 
-fn scheduler(app: &TestApp) -> Scheduler {
-    Scheduler::new(
-        app.state.store.clone(),
-        app.state.notifier.clone(),
-        SchedulerOptions::default(),
-    )
-}
-
 async fn run_due(app: &TestApp) -> RunSummary {
-    scheduler(app)
+    app.scheduler()
         .run_due(|_| {})
         .await
         .expect("scheduler runs")
@@ -326,7 +318,7 @@ async fn a_worker_that_dies_loses_nothing() {
     let (_world, _) = world_started(&app, 31).await;
     app.clock.set(Utc::now());
     let store = &app.state.store;
-    let survivor = scheduler(&app);
+    let survivor = app.scheduler();
     assert_eq!(survivor.enqueue_due().await.unwrap(), 18);
     // A process claims a batch and is killed before it finishes any of it.
     let claimed = store.claim_jobs("killed-worker", 7, 60_000).await.unwrap();

@@ -95,7 +95,7 @@ pub async fn list(
 /// Marks one of the caller's notifications read or unread; another user's is 404.
 #[utoipa::path(tag = "notifications", security(("bearer" = [])), request_body = NotificationUpdate,
     params(("id" = String, Path, description = "notification id")),
-    responses((status = 200, body = NotificationBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = NotificationBody), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 #[put("/notifications/v1/{id}")]
 pub async fn update(
     state: Data<AppState>,

@@ -149,7 +149,7 @@ pub async fn list(state: Data<AppState>, caller: Caller) -> Result<HttpResponse,
 /// One endpoint and its newest deliveries.
 #[utoipa::path(tag = "webhooks", security(("bearer" = [])),
     params(("id" = String, Path, description = "endpoint id")),
-    responses((status = 200, body = WebhookWithLog), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = WebhookWithLog), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 #[get("/webhooks/v1/{id}")]
 pub async fn get(
     state: Data<AppState>,
@@ -169,7 +169,8 @@ pub async fn get(
 /// Enables (after the service disabled it) or disables an endpoint.
 #[utoipa::path(tag = "webhooks", security(("bearer" = [])), request_body = UpdateWebhookBody,
     params(("id" = String, Path, description = "endpoint id")),
-    responses((status = 200, body = WebhookBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = WebhookBody), (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 #[put("/webhooks/v1/{id}")]
 pub async fn update(
     state: Data<AppState>,
@@ -187,7 +188,7 @@ pub async fn update(
 /// Deletes an endpoint and its delivery log.
 #[utoipa::path(tag = "webhooks", security(("bearer" = [])),
     params(("id" = String, Path, description = "endpoint id")),
-    responses((status = 204), (status = 404, body = ErrorBody)))]
+    responses((status = 204), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 #[delete("/webhooks/v1/{id}")]
 pub async fn remove(
     state: Data<AppState>,
