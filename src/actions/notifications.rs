@@ -27,7 +27,12 @@ impl Actions {
         viewer: &Viewer,
         spec: &ListSpec,
     ) -> ActionResult<(Vec<notification::Model>, Option<u64>)> {
-        Ok(self.store.inbox(&viewer.user_id, spec).await?)
+        Ok(self.store.inbox(viewer, spec).await?)
+    }
+
+    /// How many entries of `viewer`'s inbox are unread.
+    pub async fn unread_count(&self, viewer: &Viewer) -> ActionResult<u64> {
+        Ok(self.store.unread_count(viewer).await?)
     }
 
     /// Marks one of `viewer`'s entries read or unread; another reader's is not found.

@@ -18,11 +18,11 @@ use sea_orm::{
 };
 
 use super::entities::{
-    event, group_notification_setting, job, measurement_group, notification,
-    notification_preference, patient_enlistment, report, staff_enlistment, user, webhook_endpoint,
+    event, group_notification_setting, measurement_group, notification, notification_preference,
+    patient_enlistment, report, staff_enlistment, user, webhook_endpoint,
 };
 use super::query::ListSpec;
-use super::{NewJob, Store, StoreError, StoreResult};
+use super::{NewJob, Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
 
@@ -448,40 +448,29 @@ impl Store {
         Ok(())
     }
 
-    /// A page of `user`'s inbox.
+    /// `viewer`'s inbox: its own entries about patients it may still see (a physician who
+    /// left a group no longer reads of that group's patients).
+    fn inbox_of(&self, viewer: &Viewer) -> sea_orm::Select<notification::Entity> {
+        notification::Entity::find()
+            .filter(notification::Column::UserId.eq(viewer.user_id))
+            .filter(notification::Column::InInbox.eq(true))
+            .filter(viewer.users("notifications", "patient_id", self.now()))
+    }
+
+    /// A page of `viewer`'s inbox.
     pub async fn inbox(
         &self,
-        user: &Id,
+        viewer: &Viewer,
         spec: &ListSpec,
     ) -> StoreResult<(Vec<notification::Model>, Option<u64>)> {
-        let select = notification::Entity::find()
-            .filter(notification::Column::UserId.eq(*user))
-            .filter(notification::Column::InInbox.eq(true));
-        self.page(select, spec).await
+        self.page(self.inbox_of(viewer), spec).await
     }
 
-    /// The newest `limit` entries of `user`'s inbox.
-    pub async fn latest_notifications(
-        &self,
-        user: &Id,
-        limit: u64,
-    ) -> StoreResult<Vec<notification::Model>> {
-        Ok(notification::Entity::find()
-            .filter(notification::Column::UserId.eq(*user))
-            .filter(notification::Column::InInbox.eq(true))
-            .order_by_desc(notification::Column::CreationTimestamp)
-            .order_by_desc(notification::Column::Id)
-            .limit(limit)
-            .all(&self.db)
-            .await?)
-    }
-
-    /// How many entries of `user`'s inbox are unread.
-    pub async fn unread_count(&self, user: &Id) -> StoreResult<u64> {
+    /// How many entries of `viewer`'s inbox are unread.
+    pub async fn unread_count(&self, viewer: &Viewer) -> StoreResult<u64> {
         use sea_orm::PaginatorTrait;
-        Ok(notification::Entity::find()
-            .filter(notification::Column::UserId.eq(*user))
-            .filter(notification::Column::InInbox.eq(true))
+        Ok(self
+            .inbox_of(viewer)
             .filter(notification::Column::Read.eq(false))
             .count(&self.db)
             .await?)
@@ -556,17 +545,5 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(())
-    }
-
-    /// The failed jobs of `kinds`, newest first (the administrators' view of deliveries that
-    /// gave up).
-    pub async fn failed_jobs_of(&self, kinds: &[&str], limit: u64) -> StoreResult<Vec<job::Model>> {
-        Ok(job::Entity::find()
-            .filter(job::Column::Kind.is_in(kinds.iter().copied()))
-            .filter(job::Column::Status.eq(job::JobStatus::Failed))
-            .order_by_desc(job::Column::UpdateTimestamp)
-            .limit(limit)
-            .all(&self.db)
-            .await?)
     }
 }

@@ -983,3 +983,36 @@ async fn the_server_delivers_as_soon_as_an_event_commits() {
         ["measurement.analysed"]
     );
 }
+
+#[tokio::test]
+async fn a_physician_who_leaves_the_group_no_longer_reads_of_its_patients() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let at = app.clock_millis();
+    app.measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    app.work_queue().await;
+    assert_eq!(notifications(&app, &world.staff_a).await.len(), 2);
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let bell = staff.get("/portal/notifications/bell").await;
+    assert!(bell.body.contains(">2</span>"), "{}", bell.body);
+
+    app.request(
+        reqwest::Method::DELETE,
+        &format!(
+            "/users/v1/{}/staff_enlistments/{}",
+            world.staff_a.id, world.group_a
+        ),
+        Some(&world.admin.token),
+        None,
+    )
+    .await
+    .assert_ok();
+    assert!(notifications(&app, &world.staff_a).await.is_empty());
+    let bell = staff.get("/portal/notifications/bell").await;
+    assert!(!bell.body.contains("class=\"count\""), "{}", bell.body);
+    let inbox = staff.get("/portal/notifications").await;
+    assert!(!inbox.body.contains("notification-"), "{}", inbox.body);
+    // The patient still reads its own.
+    assert_eq!(notifications(&app, &world.patient).await.len(), 1);
+}

@@ -71,7 +71,7 @@ async fn rows(member: &Member) -> Result<(Vec<EntryRow>, u64), WebError> {
     let spec = super::view::list_spec(&NOTIFICATIONS, &query)?;
     let viewer = member.viewer();
     let (entries, _) = member.state.actions.inbox(&viewer, &spec).await?;
-    let unread = member.state.store.unread_count(member.id()).await?;
+    let unread = member.state.actions.unread_count(&member.viewer()).await?;
     let patients: Vec<Id> = entries.iter().map(|n| n.patient_id).collect();
     let names = member.state.store.user_names(&patients).await?;
     let rows = entries
@@ -105,7 +105,7 @@ pub async fn inbox(member: Member) -> Result<HttpResponse, WebError> {
 
 /// The bell: a link to the inbox with the unread count, refreshed by htmx.
 pub async fn bell(member: Member) -> Result<HttpResponse, WebError> {
-    let unread = member.state.store.unread_count(member.id()).await?;
+    let unread = member.state.actions.unread_count(&member.viewer()).await?;
     html(&Bell {
         c: Chrome::new(&member, "notifications", "notifications-title"),
         unread,
