@@ -99,6 +99,10 @@ pub struct Settings {
     /// `TACHO_WEBHOOK_ALLOW_LOOPBACK`: `1` admits `http://` webhook addresses on this machine
     /// (tests, local receivers); default `0`.
     pub webhook_allow_loopback: bool,
+    /// `TACHO_METRICS_ADDR`: where `GET /metrics` answers in the Prometheus text format
+    /// (`127.0.0.1:9464`); unset (the default) serves no metrics. An address of its own, so
+    /// that the public listener never serves them.
+    pub metrics_addr: Option<String>,
 }
 
 /// One entry of `TACHO_ADDR`.
@@ -300,6 +304,8 @@ struct Environment {
     #[arg(long, env = "TACHO_WEBHOOK_ALLOW_LOOPBACK", default_value = "0",
         action = clap::ArgAction::Set, value_parser = switch)]
     webhook_allow_loopback: bool,
+    #[arg(long, env = "TACHO_METRICS_ADDR")]
+    metrics_addr: Option<String>,
 }
 
 /// `1` or `0` (also `true`/`false`).
@@ -378,6 +384,7 @@ impl Environment {
             smtp_url: self.smtp_url.filter(|url| !url.trim().is_empty()),
             mail_from: self.mail_from,
             webhook_allow_loopback: self.webhook_allow_loopback,
+            metrics_addr: self.metrics_addr.filter(|addr| !addr.trim().is_empty()),
         })
     }
 }

@@ -71,7 +71,9 @@ impl FileCache {
 
     /// The file with this id, if it is in memory. The caller still checks the secret.
     pub fn get(&self, id: &Id) -> Option<Arc<CachedFile>> {
-        self.entries.as_ref()?.get(id)
+        let found = self.entries.as_ref()?.get(id);
+        crate::telemetry::metrics::file_cache(found.is_some());
+        found
     }
 
     /// Keeps a file that was just read from the database and the storage, unless it is too

@@ -6,6 +6,8 @@
 //! the next tick. Several processes may tick at once; a process that dies leaves its claims to
 //! expire and be taken again.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono_tz::Tz;
@@ -18,6 +20,7 @@ use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::notify::Notifier;
 use crate::store::entities::job;
 use crate::store::{NOTIFY_JOB, NewJob, NewReport, Store, StoreError};
+use crate::telemetry::metrics;
 
 /// The job kind of a scheduled periodic report.
 pub const PERIODIC_REPORT: &str = "periodic_report";
@@ -98,6 +101,42 @@ pub struct Scheduler {
     notifier: Notifier,
     worker: String,
     options: SchedulerOptions,
+    /// Given when the process is stopping: no new batch is claimed.
+    stop: StopSignal,
+}
+
+/// Asks a running scheduler to stop: it finishes the batch it holds and claims no other.
+#[derive(Clone, Default)]
+pub struct StopSignal {
+    given: Arc<AtomicBool>,
+    wake: Arc<tokio::sync::Notify>,
+}
+
+impl StopSignal {
+    /// Gives the signal.
+    pub fn give(&self) {
+        self.given.store(true, Ordering::Release);
+        self.wake.notify_waiters();
+    }
+
+    /// Whether the signal was given.
+    pub fn is_given(&self) -> bool {
+        self.given.load(Ordering::Acquire)
+    }
+
+    /// Waits until the signal is given.
+    pub async fn given(&self) {
+        loop {
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            // Registered before the check, so a signal given in between is not missed.
+            woken.as_mut().enable();
+            if self.is_given() {
+                return;
+            }
+            woken.await;
+        }
+    }
 }
 
 /// The unique key of a scheduled report: user, prescription start, trigger and the period's
@@ -125,6 +164,7 @@ impl Scheduler {
             notifier,
             worker,
             options,
+            stop: StopSignal::default(),
         }
     }
 
@@ -198,12 +238,18 @@ impl Scheduler {
         let mut summary = RunSummary::default();
         let lease_ms = self.options.lease.as_millis() as i64;
         loop {
+            if self.stop.is_given() {
+                return Ok(summary);
+            }
             let claimed = self
                 .store
                 .claim_jobs(&self.worker, self.options.batch, lease_ms)
                 .await?;
             if claimed.is_empty() {
                 return Ok(summary);
+            }
+            for job in &claimed {
+                metrics::job_attempt(&job.kind);
             }
             let mut done = Vec::new();
             // Fan-outs are database writes only: the batch's go in one transaction. When that
@@ -278,6 +324,7 @@ impl Scheduler {
                 let error = format!("{err:#}");
                 let retry_at = self.store.clock().now_millis() + Notifier::retry_delay(job);
                 tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
+                metrics::job_failure(&job.kind, job.attempts >= job.max_attempts);
                 match self
                     .store
                     .fail_job(&job.id, &self.worker, &error, retry_at)
@@ -329,14 +376,21 @@ impl Scheduler {
         Ok(made.is_some())
     }
 
-    /// Ticks every `every` until the process stops: each tick enqueues what is due and works
+    /// The signal that stops this scheduler (see [`Scheduler::run_forever`]).
+    pub fn stop_signal(&self) -> StopSignal {
+        self.stop.clone()
+    }
+
+    /// Ticks every `every` until its stop signal is given: each tick enqueues what is due and works
     /// the queue, and work queued by this process (an event's deliveries) is worked at once.
-    /// Errors are logged and the next tick tries again.
+    /// Errors are logged and the next tick tries again. Asked to stop, it finishes the batch
+    /// it holds and claims no other.
     pub async fn run_forever(self, every: Duration) {
         let mut interval = tokio::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let summary = tokio::select! {
+                _ = self.stop.given() => return,
                 _ = interval.tick() => self.run_due(|_| {}).await,
                 _ = self.store.queued_work() => self.work(|_| {}).await,
             };

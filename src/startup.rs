@@ -26,6 +26,14 @@ use crate::scheduler::{Scheduler, SchedulerOptions};
 
 use crate::store::Store;
 
+/// How long a stopping server lets running requests finish.
+const SHUTDOWN_REQUESTS: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// How long a stopping server lets the scheduler finish the jobs it claimed before it returns
+/// their leases; with [`SHUTDOWN_REQUESTS`], inside the 30 s a supervisor usually waits after
+/// SIGTERM.
+const SHUTDOWN_JOBS: std::time::Duration = std::time::Duration::from_secs(8);
+
 /// What every request handler can reach.
 pub struct AppState {
     pub store: Store,
@@ -73,6 +81,8 @@ pub struct Application {
     state: web::Data<AppState>,
     /// The periodic-report scheduler and its tick, unless turned off.
     scheduler: Option<(Scheduler, std::time::Duration)>,
+    /// The metrics listener and its port, when `TACHO_METRICS_ADDR` is set.
+    metrics: Option<(Server, u16)>,
 }
 
 impl Application {
@@ -91,6 +101,18 @@ impl Application {
         let listeners = bind(&settings.listen_addrs()?)
             .with_context(|| format!("cannot listen on {}", settings.addr))?;
         let port = listeners[0].local_addr()?.port();
+        let metrics = match &settings.metrics_addr {
+            Some(addr) => {
+                let listener = TcpListener::bind(addr.as_str())
+                    .with_context(|| format!("cannot listen for metrics on {addr}"))?;
+                let port = listener.local_addr()?.port();
+                Some((
+                    crate::telemetry::metrics::serve(listener, store.clone())?,
+                    port,
+                ))
+            }
+            None => None,
+        };
         let auth = Authenticator::new(
             store.clone(),
             PasswordHasher::default(),
@@ -149,6 +171,7 @@ impl Application {
             server,
             state,
             scheduler,
+            metrics,
         })
     }
 
@@ -156,6 +179,11 @@ impl Application {
     /// with the addresses after it).
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The port of the metrics listener, when there is one.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(_, port)| *port)
     }
 
     /// The shared state (tests seed data through its store).
@@ -170,13 +198,39 @@ impl Application {
 
     /// Serves (and ticks the scheduler) until the process is asked to stop.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let ticking = self
-            .scheduler
-            .map(|(scheduler, every)| tokio::spawn(scheduler.run_forever(every)));
+        let ticking = self.scheduler.map(|(scheduler, every)| {
+            let (stop, worker) = (scheduler.stop_signal(), scheduler.worker().to_owned());
+            (tokio::spawn(scheduler.run_forever(every)), stop, worker)
+        });
+        let metrics = self.metrics.map(|(server, _)| {
+            let handle = server.handle();
+            (tokio::spawn(server), handle)
+        });
+        // On SIGTERM or SIGINT the server stops accepting and lets running requests (renders
+        // included) finish, for up to `SHUTDOWN_REQUESTS`.
         let served = self.server.await;
-        if let Some(task) = ticking {
-            task.abort();
+        if let Some((mut task, stop, worker)) = ticking {
+            stop.give();
+            if tokio::time::timeout(SHUTDOWN_JOBS, &mut task)
+                .await
+                .is_err()
+            {
+                task.abort();
+                match self.state.store.release_jobs(&worker).await {
+                    Ok(released) => tracing::warn!(
+                        released,
+                        "stopped with jobs still running; their leases were returned"
+                    ),
+                    Err(err) => {
+                        tracing::warn!(error = %err, "could not return the leases of running jobs; they run again when the leases end")
+                    }
+                }
+            }
         }
+        if let Some((_, handle)) = metrics {
+            handle.stop(false).await;
+        }
+        tracing::info!("stopped");
         served
     }
 }
@@ -264,7 +318,8 @@ fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Res
                 routes::configure(cfg, measurement_limit, sessions)
             })
     })
-    .workers(workers);
+    .workers(workers)
+    .shutdown_timeout(SHUTDOWN_REQUESTS.as_secs());
     let server = listeners
         .into_iter()
         .try_fold(server, |server, listener| server.listen(listener))?

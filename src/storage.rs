@@ -25,6 +25,8 @@ pub trait FileStorage: Send + Sync {
     fn put<'a>(&'a self, key: &'a str, content: Vec<u8>) -> BoxFuture<'a, anyhow::Result<()>>;
     /// The contents under `key`, if any.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<Option<Vec<u8>>>>;
+    /// Whether files can be written and read now (the readiness probe).
+    fn check(&self) -> BoxFuture<'_, anyhow::Result<()>>;
 }
 
 /// Files in a directory, two levels deep by key prefix.
@@ -58,10 +60,14 @@ impl FileStorage for LocalStorage {
             }
             let dir = path.parent().expect("keyed paths have a parent");
             tokio::fs::create_dir_all(dir).await?;
-            // Written under a temporary name and renamed: readers never see a partial file.
+            // Written under a temporary name and renamed: readers never see a partial file,
+            // and a write that fails (a full disk) leaves nothing behind.
             let temporary = dir.join(format!(".{key}.{}.tmp", uuid::Uuid::new_v4().simple()));
-            tokio::fs::write(&temporary, &content).await?;
-            if let Err(err) = tokio::fs::rename(&temporary, &path).await {
+            let written = match tokio::fs::write(&temporary, &content).await {
+                Ok(()) => tokio::fs::rename(&temporary, &path).await,
+                Err(err) => Err(err),
+            };
+            if let Err(err) = written {
                 let _ = tokio::fs::remove_file(&temporary).await;
                 return Err(err.into());
             }
@@ -79,6 +85,20 @@ impl FileStorage for LocalStorage {
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
                 Err(err) => Err(err.into()),
             }
+        })
+    }
+
+    fn check(&self) -> BoxFuture<'_, anyhow::Result<()>> {
+        Box::pin(async move {
+            tokio::fs::create_dir_all(&self.root).await?;
+            let probe = self
+                .root
+                .join(format!(".ready.{}.tmp", uuid::Uuid::new_v4().simple()));
+            tokio::fs::write(&probe, b"ready").await?;
+            let read = tokio::fs::read(&probe).await;
+            let _ = tokio::fs::remove_file(&probe).await;
+            anyhow::ensure!(read? == b"ready", "the probe file read back differently");
+            Ok(())
         })
     }
 }
@@ -102,6 +122,11 @@ impl FileStorage for DatabaseStorage {
 
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<Option<Vec<u8>>>> {
         Box::pin(async move { Ok(self.store.blob(key).await?) })
+    }
+
+    fn check(&self) -> BoxFuture<'_, anyhow::Result<()>> {
+        // The files are the database's rows: the probe of the database covers them.
+        Box::pin(async { Ok(()) })
     }
 }
 

@@ -22,6 +22,7 @@ error-csrf = Das Formular wurde abgelehnt, weil es nicht von dieser Website kam.
 error-too-many = Zu viele Versuche von Ihrer Adresse. Warten Sie eine Minute und versuchen Sie es erneut.
 error-render-deadline = Die Erstellung des Berichts hat zu lange gedauert. Bitte versuchen Sie es später erneut.
 error-internal = Der Dienst ist ausgefallen. Bitte versuchen Sie es später erneut.
+error-unavailable = Der Dienst ist vorübergehend nicht erreichbar; nichts wurde geändert. Versuchen Sie es in einigen Sekunden erneut.
 error-email-used = Diese E-Mail-Adresse wird bereits verwendet.
 error-no-results = Diese Messung hat noch keine Ergebnisse, daher gibt es keinen Bericht.
 error-changed-meanwhile = Jemand hat dies inzwischen geändert. Laden Sie die Seite neu und versuchen Sie es erneut.

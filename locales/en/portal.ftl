@@ -22,6 +22,7 @@ error-csrf = The form was refused because it did not come from this site. Reload
 error-too-many = Too many attempts from your address. Wait a minute and try again.
 error-render-deadline = The report took too long to prepare. Please try again later.
 error-internal = The service failed. Please try again later.
+error-unavailable = The service is briefly unavailable; nothing was changed. Try again in a few seconds.
 error-email-used = This e-mail address is already in use.
 error-no-results = This measurement has no results yet, so there is no report.
 error-changed-meanwhile = Someone changed this meanwhile. Reload the page and try again.

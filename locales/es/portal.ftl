@@ -22,6 +22,7 @@ error-csrf = El formulario se rechazó porque no procedía de este sitio. Recarg
 error-too-many = Demasiados intentos desde su dirección. Espere un minuto y vuelva a intentarlo.
 error-render-deadline = La preparación del informe ha tardado demasiado. Vuelva a intentarlo más tarde.
 error-internal = El servicio ha fallado. Inténtelo más tarde.
+error-unavailable = El servicio no está disponible por un momento; no se ha cambiado nada. Inténtelo de nuevo en unos segundos.
 error-email-used = Esta dirección de correo ya está en uso.
 error-no-results = Esta medición aún no tiene resultados, así que no hay informe.
 error-changed-meanwhile = Alguien ha cambiado esto mientras tanto. Recargue la página e inténtelo de nuevo.

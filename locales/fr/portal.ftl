@@ -22,6 +22,7 @@ error-csrf = Le formulaire a été refusé car il ne provenait pas de ce site. R
 error-too-many = Trop de tentatives depuis votre adresse. Attendez une minute puis réessayez.
 error-render-deadline = La préparation du rapport a pris trop de temps. Veuillez réessayer plus tard.
 error-internal = Le service a échoué. Veuillez réessayer plus tard.
+error-unavailable = Le service est momentanément indisponible ; rien n’a été modifié. Réessayez dans quelques secondes.
 error-email-used = Cette adresse e-mail est déjà utilisée.
 error-no-results = Cette mesure n’a pas encore de résultats, il n’y a donc pas de rapport.
 error-changed-meanwhile = Quelqu’un a modifié ceci entre-temps. Rechargez la page et réessayez.

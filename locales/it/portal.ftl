@@ -22,6 +22,7 @@ error-csrf = Il modulo è stato rifiutato perché non proveniva da questo sito. 
 error-too-many = Troppi tentativi dal tuo indirizzo. Attendi un minuto e riprova.
 error-render-deadline = La preparazione del rapporto ha richiesto troppo tempo. Riprova più tardi.
 error-internal = Il servizio non ha funzionato. Riprova più tardi.
+error-unavailable = Il servizio è momentaneamente non disponibile; non è stato modificato nulla. Riprova tra qualche secondo.
 error-email-used = Questo indirizzo e-mail è già in uso.
 error-no-results = Questa misurazione non ha ancora risultati, quindi non c’è un referto.
 error-changed-meanwhile = Qualcuno l’ha modificato nel frattempo. Ricarichi la pagina e riprovi.

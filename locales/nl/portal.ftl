@@ -22,6 +22,7 @@ error-csrf = Het formulier werd geweigerd omdat het niet van deze site kwam. Laa
 error-too-many = Te veel pogingen vanaf uw adres. Wacht een minuut en probeer het opnieuw.
 error-render-deadline = Het maken van het rapport duurde te lang. Probeer het later opnieuw.
 error-internal = De dienst faalde. Probeer het later opnieuw.
+error-unavailable = De dienst is even niet bereikbaar; er is niets gewijzigd. Probeer het over enkele seconden opnieuw.
 error-email-used = Dit e-mailadres is al in gebruik.
 error-no-results = Deze meting heeft nog geen resultaten, dus er is geen rapport.
 error-changed-meanwhile = Iemand heeft dit intussen gewijzigd. Laad de pagina opnieuw en probeer het nog eens.

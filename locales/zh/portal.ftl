@@ -22,6 +22,7 @@ error-csrf = 表单被拒绝，因为它并非来自本网站。请重新加载�
 error-too-many = 您的地址尝试次数过多。请等待一分钟后再试。
 error-render-deadline = 报告生成时间过长。请稍后再试。
 error-internal = 服务出现故障。请稍后再试。
+error-unavailable = 服务暂时不可用，未做任何更改。请几秒钟后重试。
 error-email-used = 此电子邮件地址已被使用。
 error-no-results = 此测量尚无结果，因此没有报告。
 error-changed-meanwhile = 有人在此期间更改了此内容。请重新加载页面后再试。

@@ -171,7 +171,15 @@ impl Actions {
         use crate::auth::LoginError;
         let audit =
             async |record: AuditEntry| self.store.audit(record).await.map_err(LoginError::from);
-        match self.auth.verify_login(email, password, network).await {
+        let verified = self.auth.verify_login(email, password, network).await;
+        crate::telemetry::metrics::login(match &verified {
+            Ok(_) => "success",
+            Err(LoginError::InvalidCredentials | LoginError::Deactivated) => "failure",
+            Err(LoginError::FreezeStarted { .. }) => "lockout",
+            Err(LoginError::Frozen { .. } | LoginError::Blocked) => "locked",
+            Err(_) => "error",
+        });
+        match verified {
             Ok(user) => {
                 let itself = Viewer::of(&user);
                 audit(

@@ -15,6 +15,17 @@ pub enum Source {
     RrIntervals,
 }
 
+impl Source {
+    /// The name the wire and the metrics use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Camera => "camera",
+            Source::Ppg => "ppg",
+            Source::RrIntervals => "rr_intervals",
+        }
+    }
+}
+
 /// Why a recording could not be analysed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

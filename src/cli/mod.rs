@@ -219,7 +219,7 @@ async fn serve(settings: Settings, demo: bool, migrate: bool) -> anyhow::Result<
         let logins = demo::seed(&state.store, state.auth.hasher()).await?;
         println!("{}", demo::describe(&logins, &base_url));
     }
-    tracing::info!(port = app.port(), base_url, "tacho is listening");
+    tracing::info!(port = app.port(), metrics_port = ?app.metrics_port(), base_url, "tacho is listening");
     app.run_until_stopped().await?;
     Ok(())
 }

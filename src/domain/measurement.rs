@@ -146,6 +146,17 @@ pub fn analysis_fields(analysis: &Analysis) -> Map<String, Value> {
 /// the fault is fixed), as failed with `bad_signal_quality`, instead of the upload being lost
 /// to an internal error.
 pub fn analyse(data: &Map<String, Value>) -> Analysis {
+    let started = std::time::Instant::now();
+    let analysis = analyse_guarded(data);
+    crate::telemetry::metrics::analysis(
+        analysis.source.as_str(),
+        !analysis.failed(),
+        started.elapsed(),
+    );
+    analysis
+}
+
+fn analyse_guarded(data: &Map<String, Value>) -> Analysis {
     // The panic itself is reported by the process' panic hook, with its location.
     std::panic::catch_unwind(|| analyse_payload(data)).unwrap_or_else(|_| {
         let camera = data.contains_key("time") || data.contains_key("quadrants");

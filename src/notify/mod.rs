@@ -125,6 +125,19 @@ impl Notifier {
 
     /// Runs one job; false when there was nothing to do.
     pub async fn run(&self, job: &job::Model) -> anyhow::Result<bool> {
+        let result = self.run_job(job).await;
+        if let Some(channel) = channel_of(&job.kind) {
+            let outcome = match &result {
+                Ok(true) => "sent",
+                Ok(false) => "skipped",
+                Err(_) => "failed",
+            };
+            crate::telemetry::metrics::delivery(channel, outcome);
+        }
+        result
+    }
+
+    async fn run_job(&self, job: &job::Model) -> anyhow::Result<bool> {
         let delivery: Delivery =
             serde_json::from_str(&job.payload).context("the job's payload is not a delivery")?;
         match job.kind.as_str() {
@@ -161,6 +174,9 @@ impl Notifier {
     /// After the last attempt of `job` failed: a webhook endpoint that could not be reached
     /// for the whole retry schedule is disabled, and the administrators are told.
     pub async fn gave_up(&self, job: &job::Model, error: &str) -> anyhow::Result<()> {
+        if let Some(channel) = channel_of(&job.kind) {
+            crate::telemetry::metrics::delivery(channel, "gave_up");
+        }
         if job.kind != WEBHOOK_JOB {
             return Ok(());
         }
@@ -398,6 +414,16 @@ impl Notifier {
     fn link(&self, event: &event::Model) -> String {
         let path = portal_path(event.kind, event.measurement_id, event.report_id);
         format!("{}{path}", self.base_url)
+    }
+}
+
+/// The delivery channel a job kind is, for the metrics; none for the fan-out.
+fn channel_of(kind: &str) -> Option<&'static str> {
+    match kind {
+        EMAIL_JOB => Some("email"),
+        DIGEST_JOB => Some("digest"),
+        WEBHOOK_JOB => Some("webhook"),
+        _ => None,
     }
 }
 

@@ -61,6 +61,14 @@ impl Template {
         }
     }
 
+    /// The template's short name, for metrics and logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Template::Measurement => "measurement",
+            Template::Periodic => "periodic",
+        }
+    }
+
     fn text(self) -> &'static str {
         match self {
             Template::Measurement => include_str!("../../templates/pdf/measurement.typ"),

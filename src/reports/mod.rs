@@ -37,6 +37,7 @@ use crate::pdf::{Engine, RenderMeta, Template};
 use crate::storage::FileStorage;
 use crate::store::entities::{file, measurement_report, report, user};
 use crate::store::{MeasurementRecord, NewFile, NewMeasurementReport, Store, StoreError};
+use crate::telemetry::metrics;
 
 /// Why a report could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -220,6 +221,7 @@ impl Reports {
         meta: RenderMeta,
     ) -> Result<file::Model, ReportError> {
         if let Some(file) = self.store.file_by_cache_key(key).await? {
+            metrics::render_cache(template.name(), true);
             return Ok(file);
         }
         let flight = {
@@ -229,8 +231,10 @@ impl Reports {
         let result = flight
             .get_or_try_init(|| async {
                 if let Some(file) = self.store.file_by_cache_key(key).await? {
+                    metrics::render_cache(template.name(), true);
                     return Ok(file);
                 }
+                metrics::render_cache(template.name(), false);
                 let bytes = self.render(reader_id, template, data, meta).await?;
                 self.storage.put(key, bytes.clone()).await?;
                 let file = self
@@ -270,6 +274,7 @@ impl Reports {
         let turn = self.turns.take(reader_id).await;
         let _permit = self.permits.acquire().await.map_err(anyhow::Error::from)?;
         let engine = self.engine.clone();
+        let language = meta.language.clone();
         let started = Instant::now();
         let task = tokio::task::spawn_blocking(move || {
             let _turn = turn;
@@ -281,6 +286,7 @@ impl Reports {
                 .map_err(anyhow::Error::from)?,
             Err(_) => {
                 self.abandoned.fetch_add(1, Ordering::Relaxed);
+                metrics::render_abandoned(template.name());
                 tracing::warn!(
                     deadline_ms = self.deadline.as_secs_f64() * 1000.0,
                     "abandoned a PDF render that ran past the deadline"
@@ -289,6 +295,7 @@ impl Reports {
             }
         };
         self.renders.fetch_add(1, Ordering::Relaxed);
+        metrics::render(template.name(), &language, started.elapsed());
         tracing::info!(
             elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
             bytes = bytes.len(),
@@ -305,6 +312,11 @@ impl Reports {
     /// How many accounts are rendering or waiting for their turn.
     pub fn readers_rendering(&self) -> usize {
         self.turns.len()
+    }
+
+    /// Where the rendered files are kept.
+    pub fn storage(&self) -> &Arc<dyn FileStorage> {
+        &self.storage
     }
 
     /// How many PDFs this process has rendered.

@@ -49,6 +49,7 @@ pub async fn log_requests(
             if let Ok(value) = HeaderValue::from_str(&id) {
                 res.headers_mut().insert(REQUEST_ID, value);
             }
+            crate::telemetry::metrics::http_request(&route, &method, status, started.elapsed());
             if status >= 500 {
                 tracing::error!(route, status, elapsed_ms, "request");
             } else {
@@ -57,6 +58,12 @@ pub async fn log_requests(
             Ok(res)
         }
         Err(err) => {
+            crate::telemetry::metrics::http_request(
+                "(failed)",
+                &method,
+                err.as_response_error().status_code().as_u16(),
+                started.elapsed(),
+            );
             tracing::error!(elapsed_ms, error = %err, "request failed");
             Err(err)
         }

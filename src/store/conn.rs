@@ -4,6 +4,9 @@
 //! opens a transaction of its own gets a savepoint inside the action's.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::availability::PoolWatch;
 
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult,
@@ -13,8 +16,25 @@ use sea_orm::{
 /// The pool, or an open transaction shared by the clones of one action's store.
 #[derive(Clone)]
 pub(crate) enum Db {
-    Pool(DatabaseConnection),
+    /// The pool, and what is known of its database's availability (see `availability`).
+    Pool(DatabaseConnection, Arc<PoolWatch>),
     Transaction(Arc<DatabaseTransaction>),
+}
+
+/// Counts a statement on the pool while it lives.
+struct OnPool<'a>(&'a AtomicUsize);
+
+impl<'a> OnPool<'a> {
+    fn enter(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        OnPool(count)
+    }
+}
+
+impl Drop for OnPool<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Db {
@@ -23,7 +43,12 @@ impl Db {
         match self {
             // Store functions that open their own transaction read before they write; on
             // SQLite a deferred one would fail outright when another writer commits between.
-            Db::Pool(pool) => Db::begin_action(pool).await,
+            Db::Pool(pool, watch) => {
+                watch.check()?;
+                let begun = Db::begin_action(pool).await;
+                watch.observe(pool, &begun);
+                begun
+            }
             Db::Transaction(txn) => txn.begin().await,
         }
     }
@@ -49,35 +74,59 @@ impl Db {
 impl ConnectionTrait for Db {
     fn get_database_backend(&self) -> DbBackend {
         match self {
-            Db::Pool(pool) => pool.get_database_backend(),
+            Db::Pool(pool, _) => pool.get_database_backend(),
             Db::Transaction(txn) => txn.get_database_backend(),
         }
     }
 
     async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
         match self {
-            Db::Pool(pool) => pool.execute_raw(stmt).await,
+            Db::Pool(pool, watch) => {
+                watch.check()?;
+                let _counted = OnPool::enter(&watch.on_pool);
+                let result = pool.execute_raw(stmt).await;
+                watch.observe(pool, &result);
+                result
+            }
             Db::Transaction(txn) => txn.execute_raw(stmt).await,
         }
     }
 
     async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
         match self {
-            Db::Pool(pool) => pool.execute_unprepared(sql).await,
+            Db::Pool(pool, watch) => {
+                watch.check()?;
+                let _counted = OnPool::enter(&watch.on_pool);
+                let result = pool.execute_unprepared(sql).await;
+                watch.observe(pool, &result);
+                result
+            }
             Db::Transaction(txn) => txn.execute_unprepared(sql).await,
         }
     }
 
     async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
         match self {
-            Db::Pool(pool) => pool.query_one_raw(stmt).await,
+            Db::Pool(pool, watch) => {
+                watch.check()?;
+                let _counted = OnPool::enter(&watch.on_pool);
+                let result = pool.query_one_raw(stmt).await;
+                watch.observe(pool, &result);
+                result
+            }
             Db::Transaction(txn) => txn.query_one_raw(stmt).await,
         }
     }
 
     async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
         match self {
-            Db::Pool(pool) => pool.query_all_raw(stmt).await,
+            Db::Pool(pool, watch) => {
+                watch.check()?;
+                let _counted = OnPool::enter(&watch.on_pool);
+                let result = pool.query_all_raw(stmt).await;
+                watch.observe(pool, &result);
+                result
+            }
             Db::Transaction(txn) => txn.query_all_raw(stmt).await,
         }
     }

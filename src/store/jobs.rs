@@ -69,6 +69,20 @@ pub(crate) async fn insert_jobs<C: ConnectionTrait>(
     Ok(())
 }
 
+/// The queue's state for one kind of job (see [`Store::queue_status`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueStatus {
+    pub kind: String,
+    /// Due and not yet claimed.
+    pub waiting: u64,
+    /// Claimed under a lease.
+    pub running: u64,
+    /// Failed on their last attempt.
+    pub failed: u64,
+    /// How long the oldest waiting job has been due; 0 when none waits.
+    pub oldest_waiting_secs: f64,
+}
+
 impl Store {
     /// Enqueues many jobs at once; those whose key exists already are skipped.
     pub async fn enqueue_jobs(&self, jobs: Vec<NewJob>) -> StoreResult<()> {
@@ -199,6 +213,80 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected == 1)
+    }
+
+    /// The queue by kind: jobs due and waiting (and how long the oldest has waited), running
+    /// and failed for good. Jobs queued for later (retries, digests) are not yet waiting.
+    pub async fn queue_status(&self) -> StoreResult<Vec<QueueStatus>> {
+        use sea_orm::QuerySelect;
+        let now = self.now();
+        let rows: Vec<(String, JobStatus, i64, Option<i64>)> = job::Entity::find()
+            .select_only()
+            .column(job::Column::Kind)
+            .column(job::Column::Status)
+            .column_as(Expr::col(job::Column::Id).count(), "count")
+            .column_as(job::Column::RunAfter.min(), "oldest")
+            .filter(job::Column::Status.is_in([
+                JobStatus::Queued,
+                JobStatus::Running,
+                JobStatus::Failed,
+            ]))
+            .filter(
+                sea_orm::Condition::any()
+                    .add(job::Column::Status.ne(JobStatus::Queued))
+                    .add(job::Column::RunAfter.lte(now)),
+            )
+            .group_by(job::Column::Kind)
+            .group_by(job::Column::Status)
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        let mut kinds: Vec<QueueStatus> = Vec::new();
+        for (kind, status, count, oldest) in rows {
+            let at = match kinds.iter().position(|k| k.kind == kind) {
+                Some(at) => at,
+                None => {
+                    kinds.push(QueueStatus {
+                        kind,
+                        ..QueueStatus::default()
+                    });
+                    kinds.len() - 1
+                }
+            };
+            let entry = &mut kinds[at];
+            let count = u64::try_from(count).unwrap_or(0);
+            match status {
+                JobStatus::Queued => {
+                    entry.waiting = count;
+                    entry.oldest_waiting_secs =
+                        oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0);
+                }
+                JobStatus::Running => entry.running = count,
+                JobStatus::Failed => entry.failed = count,
+                JobStatus::Done => {}
+            }
+        }
+        Ok(kinds)
+    }
+
+    /// Returns the leases of the jobs `worker` is running, so that another worker takes them
+    /// at once instead of when the leases end (a stopping process). The attempt is not
+    /// counted against the job.
+    pub async fn release_jobs(&self, worker: &str) -> StoreResult<u64> {
+        let result = job::Entity::update_many()
+            .col_expr(job::Column::Status, Expr::value(JobStatus::Queued.as_str()))
+            .col_expr(
+                job::Column::Attempts,
+                Expr::col(job::Column::Attempts).sub(1),
+            )
+            .col_expr(job::Column::LeaseUntil, Expr::value(Option::<i64>::None))
+            .col_expr(job::Column::ClaimedBy, Expr::value(Option::<String>::None))
+            .col_expr(job::Column::UpdateTimestamp, Expr::value(self.now()))
+            .filter(job::Column::ClaimedBy.eq(worker))
+            .filter(job::Column::Status.eq(JobStatus::Running))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected)
     }
 
     /// A job by id.

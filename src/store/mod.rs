@@ -4,6 +4,7 @@
 
 pub mod access;
 mod audit;
+mod availability;
 mod cache;
 mod conn;
 pub mod entities;
@@ -40,7 +41,7 @@ pub use access::{AdminTask, Denied, GroupTask};
 pub use audit::{AuditEntry, AuditFilter};
 pub use files::NewFile;
 pub use groups::NewGroup;
-pub use jobs::NewJob;
+pub use jobs::{NewJob, QueueStatus};
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{
     ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
@@ -71,6 +72,10 @@ pub enum StoreError {
     /// The object changed while the change was being made; read it again and retry.
     #[error("the object changed meanwhile; read it again and retry")]
     Changed,
+    /// The database cannot be reached now, or stayed busy past its wait: worth a retry in a
+    /// moment (answered 503 with `Retry-After`).
+    #[error("the database is unavailable: {0}")]
+    Unavailable(DbErr),
     /// The database failed.
     #[error(transparent)]
     Db(DbErr),
@@ -83,9 +88,19 @@ impl From<DbErr> for StoreError {
             Some(SqlErr::UniqueConstraintViolation(message)) if message.contains("email") => {
                 StoreError::EmailUsed
             }
+            _ if availability::transient(&err) => StoreError::Unavailable(err),
             _ => StoreError::Db(err),
         }
     }
+}
+
+/// The database pool at one instant (see [`Store::pool_status`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStatus {
+    pub in_use: usize,
+    pub idle: usize,
+    pub max: usize,
+    pub waiting: usize,
 }
 
 /// Result of store operations.
@@ -116,6 +131,8 @@ impl Store {
         options
             .sqlx_logging(false)
             .connect_timeout(Duration::from_secs(10))
+            // Past this wait for a connection a request is answered 503; once the database
+            // is known to be unreachable, at once (see `availability`).
             .acquire_timeout(Duration::from_secs(10));
         if url.starts_with("sqlite:") {
             let parent = sqlite_path(url).and_then(|p| std::path::Path::new(p).parent());
@@ -139,7 +156,7 @@ impl Store {
         let pool = Database::connect(options).await?;
         let cache = Arc::new(cache::ReadCache::new(DEFAULT_CACHE_TTL));
         Ok(Store {
-            db: conn::Db::Pool(pool.clone()),
+            db: conn::Db::Pool(pool.clone(), Arc::default()),
             pool,
             clock,
             cache,
@@ -170,9 +187,57 @@ impl Store {
         migrated
     }
 
-    /// Checks that the database answers.
-    pub async fn ping(&self) -> Result<(), DbErr> {
-        self.pool.ping().await
+    /// Checks that the database answers: at once when it was last seen unreachable (its
+    /// probe is asking meanwhile), else by a round trip of at most `within`.
+    pub async fn ping(&self, within: Duration) -> Result<(), DbErr> {
+        if let conn::Db::Pool(_, watch) = &self.db {
+            watch.check()?;
+        }
+        match tokio::time::timeout(within, self.pool.ping()).await {
+            Ok(answer) => answer,
+            Err(_) => Err(DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout)),
+        }
+    }
+
+    /// Whether an error of this store's means the database is unreachable or busy now.
+    pub fn is_transient(err: &DbErr) -> bool {
+        availability::transient(err)
+    }
+
+    /// The connection pool now: connections in use and idle, its maximum, and a lower bound
+    /// of the statements waiting for a connection (statements on the pool beyond the
+    /// connections in use; a transaction holds its connection between statements, so it can
+    /// hide a waiter).
+    pub fn pool_status(&self) -> PoolStatus {
+        let on_pool = match &self.db {
+            conn::Db::Pool(_, watch) => watch.on_pool.load(std::sync::atomic::Ordering::Relaxed),
+            conn::Db::Transaction(_) => 0,
+        };
+        let (size, idle, max) = match self.backend() {
+            DbBackend::Postgres => {
+                let pool = self.pool.get_postgres_connection_pool();
+                (
+                    pool.size(),
+                    pool.num_idle(),
+                    pool.options().get_max_connections(),
+                )
+            }
+            _ => {
+                let pool = self.pool.get_sqlite_connection_pool();
+                (
+                    pool.size(),
+                    pool.num_idle(),
+                    pool.options().get_max_connections(),
+                )
+            }
+        };
+        let in_use = (size as usize).saturating_sub(idle);
+        PoolStatus {
+            in_use,
+            idle,
+            max: max as usize,
+            waiting: on_pool.saturating_sub(in_use),
+        }
     }
 
     /// Which database this is.
@@ -205,7 +270,7 @@ impl Store {
     /// Commits the transaction of [`Store::begin`]. The clones of this store must be gone.
     pub async fn commit(self) -> StoreResult<()> {
         match self.db {
-            conn::Db::Pool(_) => Ok(()),
+            conn::Db::Pool(..) => Ok(()),
             conn::Db::Transaction(txn) => {
                 let txn = Arc::into_inner(txn).ok_or_else(|| {
                     StoreError::Db(DbErr::Custom(
@@ -231,7 +296,7 @@ impl Store {
     /// transaction, at its commit inside one (a worker woken earlier would not see the work).
     pub(crate) fn events_written(&self) {
         match self.db {
-            conn::Db::Pool(_) => self.outbox.notify_one(),
+            conn::Db::Pool(..) => self.outbox.notify_one(),
             conn::Db::Transaction(_) => self
                 .queued
                 .store(true, std::sync::atomic::Ordering::Release),

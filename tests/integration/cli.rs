@@ -235,6 +235,122 @@ async fn logs_name_routes_and_never_secrets() {
     );
 }
 
+/// SIGTERM to `tacho serve` while a PDF is being made: the report in flight is answered
+/// (200, a PDF behind its token), the process stops accepting, and it exits by itself,
+/// successfully, saying so in its log.
+#[tokio::test]
+async fn sigterm_lets_the_running_request_finish_and_exits() {
+    use std::io::{BufRead, BufReader};
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))
+        .args(["serve", "--demo"])
+        .env("TACHO_DATA_DIR", dir.path())
+        .env_remove("TACHO_DATABASE_URL")
+        .env("TACHO_ADDR", "127.0.0.1:0")
+        .env("TACHO_LOG_FORMAT", "json")
+        .env("TACHO_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tacho serve starts");
+    let stdout = child.stdout.take().unwrap();
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let port = loop {
+        let line = lines_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("server logs its port");
+        if let Some(port) = serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|v| v["port"].as_u64())
+        {
+            break port;
+        }
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let login: Value = client
+        .post(format!("{base}/auth/v2/oauth2/tokens"))
+        .json(
+            &json!({"grant_type": "password", "username": "anna@tacho.test",
+            "password": demo::DEMO_PASSWORD}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let listed: Value = client
+        .get(format!("{base}/data/v1/measurements/documents"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let measurement = listed["data"][0]["id"].as_str().unwrap().to_owned();
+    let in_flight = tokio::spawn({
+        let (client, base, token) = (client.clone(), base.clone(), token.clone());
+        async move {
+            client
+                .post(format!("{base}/data/v1/measurement-reports/documents"))
+                .bearer_auth(&token)
+                .json(&json!({"measurementId": measurement, "language": "de"}))
+                .send()
+                .await
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let answer = in_flight
+        .await
+        .unwrap()
+        .expect("the request in flight is answered");
+    assert_eq!(answer.status(), 200);
+    let report: Value = answer.json().await.unwrap();
+    assert!(report["data"]["readFileToken"].is_string(), "{report}");
+    let mut exited = None;
+    for _ in 0..300 {
+        if let Some(status) = child.try_wait().unwrap() {
+            exited = Some(status);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let Some(status) = exited else {
+        child.kill().ok();
+        panic!("tacho serve did not exit within 30 s of SIGTERM");
+    };
+    assert!(status.success(), "{status}");
+    let log: Vec<String> = lines_rx.try_iter().collect();
+    assert!(
+        log.iter().any(|l| l.contains("\"stopped\"")),
+        "the log says it stopped: {log:?}"
+    );
+    assert!(
+        client
+            .get(format!("{base}/health/live"))
+            .send()
+            .await
+            .is_err(),
+        "nothing listens any more"
+    );
+}
+
 /// Runs `tacho` with `args`, `stdin` as its input, outside any database.
 fn tacho_reading(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))

@@ -23,6 +23,8 @@ pub struct TestApp {
     pub state: actix_web::web::Data<AppState>,
     pub clock: Arc<ManualClock>,
     pub settings: Settings,
+    /// `http://127.0.0.1:<port>` of the metrics listener, when the settings ask for one.
+    pub metrics_address: Option<String>,
     handle: actix_web::dev::ServerHandle,
     _dir: tempfile::TempDir,
 }
@@ -119,6 +121,9 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let address = format!("http://127.0.0.1:{}", app.port());
     let state = app.state();
     let handle = app.handle();
+    let metrics_address = app
+        .metrics_port()
+        .map(|port| format!("http://127.0.0.1:{port}"));
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -133,6 +138,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
         state,
         clock,
         settings,
+        metrics_address,
         handle,
         _dir: dir,
     }
@@ -192,6 +198,9 @@ impl TestApp {
             .expect("second instance builds");
         let address = format!("http://127.0.0.1:{}", app.port());
         let (state, handle) = (app.state(), app.handle());
+        let metrics_address = app
+            .metrics_port()
+            .map(|port| format!("http://127.0.0.1:{port}"));
         tokio::spawn(app.run_until_stopped());
         let settings = self.settings.clone();
         TestApp {
@@ -200,6 +209,7 @@ impl TestApp {
             state,
             clock: self.clock.clone(),
             settings,
+            metrics_address,
             handle,
             _dir: dir,
         }

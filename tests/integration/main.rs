@@ -21,6 +21,7 @@ mod js_sdk;
 mod limits;
 mod measurement_reports;
 mod measurements;
+mod metrics;
 mod notifications;
 mod portal;
 mod portal_authorization;

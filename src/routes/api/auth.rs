@@ -254,6 +254,7 @@ pub async fn token(
         .peer_addr()
         .and_then(|address| state.login_throttle.check(address.ip()).err());
     if let Some(wait) = throttled {
+        crate::telemetry::metrics::login("throttled");
         let retry_after = wait.as_secs().max(1);
         return Err(OAuthError {
             status: StatusCode::TOO_MANY_REQUESTS,

@@ -66,7 +66,16 @@ pub enum ApiError {
     /// A PDF render ran past `TACHO_RENDER_DEADLINE` and was abandoned.
     #[error("{0}")]
     RenderDeadline(String),
+    /// The database cannot be reached now (or stayed busy); nothing was changed.
+    #[error(
+        "the service cannot reach its database; nothing was changed; retry in {RETRY_AFTER_UNAVAILABLE} s"
+    )]
+    Unavailable,
 }
+
+/// The `Retry-After` (seconds) of a 503 while the database cannot be reached: the breaker
+/// probes it twice a second (see `store::availability`).
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 5;
 
 /// The error envelope of every non-2xx JSON answer.
 #[derive(Debug, Serialize, ToSchema)]
@@ -105,6 +114,7 @@ impl ApiError {
             }
             ApiError::TooManyRequests { .. } => (429, "TOO_MANY_REQUESTS_EXCEPTION"),
             ApiError::RenderDeadline(_) => (503, "RENDER_TIMEOUT_EXCEPTION"),
+            ApiError::Unavailable => (503, "SERVICE_UNAVAILABLE_EXCEPTION"),
         }
     }
 }
@@ -128,7 +138,7 @@ impl ResponseError for ApiError {
                 StatusCode::PAYLOAD_TOO_LARGE
             }
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::RenderDeadline(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::RenderDeadline(_) | ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_REQUEST,
         }
     }
@@ -141,6 +151,12 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         if let ApiError::TooManyRequests { retry_after_secs } = self {
             response.insert_header((header::RETRY_AFTER, HeaderValue::from(*retry_after_secs)));
+        }
+        if let ApiError::Unavailable = self {
+            response.insert_header((
+                header::RETRY_AFTER,
+                HeaderValue::from(RETRY_AFTER_UNAVAILABLE),
+            ));
         }
         if matches!(
             self,
@@ -165,6 +181,10 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound => ApiError::NotFound,
             StoreError::Denied(denied) => denied.into(),
             StoreError::Changed => ApiError::IllegalState(err.to_string()),
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "answered 503: the database is unavailable");
+                ApiError::Unavailable
+            }
             StoreError::Db(db) => ApiError::Internal(db.into()),
         }
     }
@@ -178,7 +198,7 @@ impl From<ActionError> for ApiError {
             ActionError::Forbidden(message) => ApiError::NoPermission(message),
             ActionError::State { message, .. } => ApiError::IllegalState(message),
             ActionError::Report(err) => err.into(),
-            ActionError::Internal(err) => ApiError::Internal(err),
+            ActionError::Internal(err) => err.into(),
         }
     }
 }
@@ -215,6 +235,26 @@ impl From<ProfileError> for ApiError {
 
 impl From<anyhow::Error> for ApiError {
     fn from(err: anyhow::Error) -> Self {
+        if unavailable(&err) {
+            tracing::warn!(
+                error = format!("{err:#}"),
+                "answered 503: the database is unavailable"
+            );
+            return ApiError::Unavailable;
+        }
         ApiError::Internal(err)
     }
+}
+
+/// Whether a fault from deeper down (a job, a render, a session store) is the database being
+/// unreachable or busy.
+pub fn unavailable(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<StoreError>(),
+            Some(StoreError::Unavailable(_))
+        ) || cause
+            .downcast_ref::<sea_orm::DbErr>()
+            .is_some_and(crate::store::Store::is_transient)
+    })
 }

@@ -24,7 +24,7 @@ impl From<ReportError> for ApiError {
             ReportError::NotReady(message) => ApiError::IllegalState(message),
             ReportError::Store(err) => err.into(),
             ReportError::Deadline(_) => ApiError::RenderDeadline(err.to_string()),
-            ReportError::Internal(err) => ApiError::Internal(err),
+            ReportError::Internal(err) => err.into(),
         }
     }
 }

@@ -49,6 +49,7 @@ pub async fn login(
     if let Some(ip) = req.peer_addr().map(|a| a.ip())
         && state.login_throttle.check(ip).is_err()
     {
+        crate::telemetry::metrics::login("throttled");
         return Err(WebError::TooManyRequests);
     }
     let refused = |key: &str| -> Result<HttpResponse, WebError> {

@@ -39,6 +39,9 @@ pub enum WebError {
     /// A report took longer than the render deadline.
     #[error("report render deadline passed")]
     RenderDeadline,
+    /// The database cannot be reached now (or stayed busy); nothing was changed.
+    #[error("the database is unavailable")]
+    Unavailable,
     /// A fault of the service; logged with its cause, shown generically.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
@@ -62,6 +65,7 @@ impl WebError {
             WebError::BadRequest(key) | WebError::Conflict(key) => key,
             WebError::TooManyRequests => "error-too-many",
             WebError::RenderDeadline => "error-render-deadline",
+            WebError::Unavailable => "error-unavailable",
             WebError::Internal(_) => "error-internal",
         }
     }
@@ -76,7 +80,7 @@ impl ResponseError for WebError {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
-            WebError::RenderDeadline => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::RenderDeadline | WebError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -91,7 +95,14 @@ impl ResponseError for WebError {
                 .insert_header(("HX-Redirect", "/portal/login"))
                 .finish();
         }
-        let mut response = HttpResponse::build(self.status_code())
+        let mut builder = HttpResponse::build(self.status_code());
+        if let WebError::Unavailable = self {
+            builder.insert_header((
+                header::RETRY_AFTER,
+                crate::routes::api::error::RETRY_AFTER_UNAVAILABLE,
+            ));
+        }
+        let mut response = builder
             .content_type("text/html; charset=utf-8")
             .body(self.message_key());
         response.extensions_mut().insert(ErrorPage {
@@ -108,6 +119,10 @@ impl From<StoreError> for WebError {
             StoreError::Denied(denied) => denied.into(),
             StoreError::EmailUsed => WebError::BadRequest("error-email-used"),
             StoreError::Changed => WebError::Conflict("error-changed-meanwhile"),
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "answered 503: the database is unavailable");
+                WebError::Unavailable
+            }
             other => WebError::Internal(other.into()),
         }
     }
@@ -125,7 +140,7 @@ impl From<ReportError> for WebError {
             ReportError::NotReady(_) => WebError::BadRequest("error-no-results"),
             ReportError::Store(err) => err.into(),
             ReportError::Deadline(_) => WebError::RenderDeadline,
-            ReportError::Internal(err) => WebError::Internal(err),
+            ReportError::Internal(err) => err.into(),
         }
     }
 }
@@ -138,7 +153,7 @@ impl From<ActionError> for WebError {
             ActionError::Forbidden(_) => WebError::Forbidden(Denied::OwnReview),
             ActionError::State { key, .. } => WebError::BadRequest(key),
             ActionError::Report(err) => err.into(),
-            ActionError::Internal(err) => WebError::Internal(err),
+            ActionError::Internal(err) => err.into(),
         }
     }
 }
@@ -151,6 +166,13 @@ impl From<askama::Error> for WebError {
 
 impl From<anyhow::Error> for WebError {
     fn from(err: anyhow::Error) -> Self {
+        if crate::routes::api::error::unavailable(&err) {
+            tracing::warn!(
+                error = format!("{err:#}"),
+                "answered 503: the database is unavailable"
+            );
+            return WebError::Unavailable;
+        }
         WebError::Internal(err)
     }
 }

@@ -1,10 +1,12 @@
-//! Logging: tracing to stdout, pretty or JSON. Request logging lives in
+//! Logging and metrics. Logging: tracing to stdout, pretty or JSON. Request logging lives in
 //! `routes::request_log`; it records route patterns, never paths or query strings, so tokens,
-//! file capabilities and e-mail addresses in URLs stay out of the logs.
+//! file capabilities and e-mail addresses in URLs stay out of the logs. Metrics: [`metrics`].
 
 use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
+
+pub mod metrics;
 
 /// Installs the global subscriber. Calling it again (as tests do) is harmless.
 pub fn init(format: LogFormat, filter: &str) {
