@@ -8,6 +8,9 @@
 # event to a webhook endpoint on loopback (benches/load/sinks.py), the physician choosing a
 # daily digest; the deliveries are worked by the same run.
 # TACHO_BIN runs another build (e.g. one from before notifications, to compare).
+# KILL_AFTER=<seconds> is the fault run: the first run-due is killed with SIGKILL after that
+# long, a second one (after the 5 s lease of the killed run's jobs) finishes the work, and the
+# script checks that no report, event or inbox entry was lost or doubled (SQLite only).
 # Usage: benches/load/run_due.sh [PATIENTS]   (needs python3 and /usr/bin/time)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -90,10 +93,36 @@ else
   sqlite3 "$work/tacho.db" < "$work/seed.sql"
 fi
 
+if [ -n "${KILL_AFTER:-}" ]; then
+  export TACHO_JOB_LEASE=5
+  echo "== tacho reports run-due, killed with SIGKILL after ${KILL_AFTER} s"
+  "$bin" reports run-due >/dev/null &
+  victim=$!
+  sleep "$KILL_AFTER"
+  kill -9 "$victim" 2>/dev/null || echo "(it had finished already)"
+  wait "$victim" 2>/dev/null || true
+  echo "made before the kill: $(sqlite3 "$work/tacho.db" 'SELECT COUNT(*) FROM reports')"
+  sleep 6
+fi
 echo "== tacho reports run-due${notify:+ (NOTIFY=$notify)}"
 /usr/bin/time -f 'wall %e s, user %U s, system %S s, peak RSS %M KB' "$bin" reports run-due
 echo "== again (nothing due)"
 /usr/bin/time -f 'wall %e s, peak RSS %M KB' "$bin" reports run-due
+if [ -n "${KILL_AFTER:-}" ]; then
+  q() { sqlite3 "$work/tacho.db" "$1"; }
+  jobs=$(q "SELECT COUNT(*) FROM jobs WHERE kind = 'periodic_report'")
+  reports=$(q "SELECT COUNT(*) FROM reports")
+  events=$(q "SELECT COUNT(*) FROM events WHERE kind = 'periodic_report.created'")
+  entries=$(q "SELECT COUNT(*) FROM notifications")
+  doubled=$(q "SELECT COUNT(*) FROM (SELECT report_id FROM events GROUP BY report_id HAVING COUNT(*) > 1)")
+  open=$(q "SELECT COUNT(*) FROM jobs WHERE status <> 'done'")
+  echo "== after the kill and the second run: $jobs periods, $reports reports, $events events, $entries inbox entries, $doubled doubled events, $open jobs not done"
+  if [ "$reports" != "$jobs" ] || [ "$events" != "$reports" ] || [ "$entries" != $((2 * reports)) ] || [ "$doubled" != 0 ] || [ "$open" != 0 ]; then
+    echo "FAULT RUN FAILED: something was lost or doubled" >&2
+    exit 1
+  fi
+  echo "nothing lost, nothing doubled"
+fi
 if [ "$notify" = deliver ]; then
   kill "$sinks"
   wait "$sinks" 2>/dev/null || true
