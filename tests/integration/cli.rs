@@ -112,23 +112,29 @@ async fn the_demo_seed_is_idempotent_and_logs_in() {
     assert_eq!(patients.body["data"][1]["country"], "BE");
 }
 
-/// Runs `tacho serve` as a separate process with JSON logs, makes requests that carry
-/// secrets, and checks that none of them reaches the log.
-#[tokio::test]
-async fn logs_name_routes_and_never_secrets() {
+/// `tacho serve --demo` as a separate process with JSON logs on a fresh SQLite database in
+/// `dir`: the child, its log lines as they come, the lines read up to the one naming its
+/// port, and the port. The caller stops and waits for the child.
+#[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
+fn serve_demo(
+    dir: &std::path::Path,
+) -> (
+    std::process::Child,
+    std::sync::mpsc::Receiver<String>,
+    Vec<String>,
+    u64,
+) {
     use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
 
-    let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))
         .args(["serve", "--demo"])
-        .env("TACHO_DATA_DIR", dir.path())
+        .env("TACHO_DATA_DIR", dir)
         .env_remove("TACHO_DATABASE_URL")
         .env("TACHO_ADDR", "127.0.0.1:0")
         .env("TACHO_LOG_FORMAT", "json")
         .env("TACHO_LOG", "info")
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .expect("tacho serve starts");
     let stdout = child.stdout.take().unwrap();
@@ -141,18 +147,26 @@ async fn logs_name_routes_and_never_secrets() {
         }
     });
     let mut log = Vec::new();
-    let port = loop {
+    loop {
         let line = lines_rx
             .recv_timeout(std::time::Duration::from_secs(60))
             .expect("server logs its port");
-        let port = serde_json::from_str::<serde_json::Value>(&line)
+        let port = serde_json::from_str::<Value>(&line)
             .ok()
             .and_then(|v| v["port"].as_u64());
         log.push(line);
         if let Some(port) = port {
-            break port;
+            return (child, lines_rx, log, port);
         }
-    };
+    }
+}
+
+/// Runs `tacho serve` as a separate process with JSON logs, makes requests that carry
+/// secrets, and checks that none of them reaches the log.
+#[tokio::test]
+async fn logs_name_routes_and_never_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, lines_rx, mut log, port) = serve_demo(dir.path());
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     let password = demo::DEMO_PASSWORD;
@@ -240,40 +254,8 @@ async fn logs_name_routes_and_never_secrets() {
 /// successfully, saying so in its log.
 #[tokio::test]
 async fn sigterm_lets_the_running_request_finish_and_exits() {
-    use std::io::{BufRead, BufReader};
-
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))
-        .args(["serve", "--demo"])
-        .env("TACHO_DATA_DIR", dir.path())
-        .env_remove("TACHO_DATABASE_URL")
-        .env("TACHO_ADDR", "127.0.0.1:0")
-        .env("TACHO_LOG_FORMAT", "json")
-        .env("TACHO_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tacho serve starts");
-    let stdout = child.stdout.take().unwrap();
-    let (lines_tx, lines_rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let port = loop {
-        let line = lines_rx
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .expect("server logs its port");
-        if let Some(port) = serde_json::from_str::<Value>(&line)
-            .ok()
-            .and_then(|v| v["port"].as_u64())
-        {
-            break port;
-        }
-    };
+    let (mut child, lines_rx, _, port) = serve_demo(dir.path());
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     let login: Value = client
