@@ -71,6 +71,10 @@ pub fn serve(listener: TcpListener, store: Store) -> std::io::Result<Server> {
 
 /// `GET /metrics`.
 async fn scrape(store: web::Data<Store>) -> HttpResponse {
+    // The gauges are the process's: two listeners (tests run several servers in one process)
+    // sample and render one at a time, so each page shows its own server's queue.
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _turn = ONE_AT_A_TIME.lock().await;
     sample(&store).await;
     let handle = handle();
     handle.run_upkeep();
