@@ -6,13 +6,12 @@
 //! the next tick. Several processes may tick at once; a process that dies leaves its claims to
 //! expire and be taken again.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono_tz::Tz;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
@@ -101,42 +100,8 @@ pub struct Scheduler {
     notifier: Notifier,
     worker: String,
     options: SchedulerOptions,
-    /// Given when the process is stopping: no new batch is claimed.
-    stop: StopSignal,
-}
-
-/// Asks a running scheduler to stop: it finishes the batch it holds and claims no other.
-#[derive(Clone, Default)]
-pub struct StopSignal {
-    given: Arc<AtomicBool>,
-    wake: Arc<tokio::sync::Notify>,
-}
-
-impl StopSignal {
-    /// Gives the signal.
-    pub fn give(&self) {
-        self.given.store(true, Ordering::Release);
-        self.wake.notify_waiters();
-    }
-
-    /// Whether the signal was given.
-    pub fn is_given(&self) -> bool {
-        self.given.load(Ordering::Acquire)
-    }
-
-    /// Waits until the signal is given.
-    pub async fn given(&self) {
-        loop {
-            let woken = self.wake.notified();
-            tokio::pin!(woken);
-            // Registered before the check, so a signal given in between is not missed.
-            woken.as_mut().enable();
-            if self.is_given() {
-                return;
-            }
-            woken.await;
-        }
-    }
+    /// Cancelled when the process is stopping: no new batch is claimed.
+    stop: CancellationToken,
 }
 
 /// The unique key of a scheduled report: user, prescription start, trigger and the period's
@@ -164,7 +129,7 @@ impl Scheduler {
             notifier,
             worker,
             options,
-            stop: StopSignal::default(),
+            stop: CancellationToken::new(),
         }
     }
 
@@ -238,7 +203,7 @@ impl Scheduler {
         let mut summary = RunSummary::default();
         let lease_ms = self.options.lease.as_millis() as i64;
         loop {
-            if self.stop.is_given() {
+            if self.stop.is_cancelled() {
                 return Ok(summary);
             }
             let claimed = self
@@ -324,13 +289,14 @@ impl Scheduler {
                 let error = format!("{err:#}");
                 let retry_at = self.store.clock().now_millis() + Notifier::retry_delay(job);
                 tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
-                metrics::job_failure(&job.kind, job.attempts >= job.max_attempts);
+                let last_attempt = job.attempts >= job.max_attempts;
+                metrics::job_failure(&job.kind, last_attempt);
                 match self
                     .store
                     .fail_job(&job.id, &self.worker, &error, retry_at)
                     .await
                 {
-                    Ok(true) if job.attempts >= job.max_attempts => {
+                    Ok(true) if last_attempt => {
                         if let Err(err) = self.notifier.gave_up(job, &error).await {
                             tracing::warn!(job = %job.id, error = %err, "could not act on a job that gave up");
                         }
@@ -376,12 +342,13 @@ impl Scheduler {
         Ok(made.is_some())
     }
 
-    /// The signal that stops this scheduler (see [`Scheduler::run_forever`]).
-    pub fn stop_signal(&self) -> StopSignal {
+    /// The token that stops this scheduler when cancelled: it finishes the batch it holds
+    /// and claims no other (see [`Scheduler::run_forever`]).
+    pub fn stop_token(&self) -> CancellationToken {
         self.stop.clone()
     }
 
-    /// Ticks every `every` until its stop signal is given: each tick enqueues what is due and works
+    /// Ticks every `every` until its stop token is cancelled: each tick enqueues what is due and works
     /// the queue, and work queued by this process (an event's deliveries) is worked at once.
     /// Errors are logged and the next tick tries again. Asked to stop, it finishes the batch
     /// it holds and claims no other.
@@ -390,7 +357,7 @@ impl Scheduler {
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let summary = tokio::select! {
-                _ = self.stop.given() => return,
+                _ = self.stop.cancelled() => return,
                 _ = interval.tick() => self.run_due(|_| {}).await,
                 _ = self.store.queued_work() => self.work(|_| {}).await,
             };

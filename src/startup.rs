@@ -199,7 +199,7 @@ impl Application {
     /// Serves (and ticks the scheduler) until the process is asked to stop.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let ticking = self.scheduler.map(|(scheduler, every)| {
-            let (stop, worker) = (scheduler.stop_signal(), scheduler.worker().to_owned());
+            let (stop, worker) = (scheduler.stop_token(), scheduler.worker().to_owned());
             (tokio::spawn(scheduler.run_forever(every)), stop, worker)
         });
         let metrics = self.metrics.map(|(server, _)| {
@@ -210,7 +210,7 @@ impl Application {
         // included) finish, for up to `SHUTDOWN_REQUESTS`.
         let served = self.server.await;
         if let Some((mut task, stop, worker)) = ticking {
-            stop.give();
+            stop.cancel();
             if tokio::time::timeout(SHUTDOWN_JOBS, &mut task)
                 .await
                 .is_err()

@@ -31,6 +31,21 @@ impl PoolWatch {
         self.down.load(Ordering::Acquire)
     }
 
+    /// Runs `statement` on `pool`: refused at once while the database is down, counted on
+    /// the pool while it runs or waits for a connection, and its outcome observed.
+    pub(crate) async fn run<T>(
+        self: &Arc<Self>,
+        pool: &DatabaseConnection,
+        statement: impl Future<Output = Result<T, DbErr>>,
+    ) -> Result<T, DbErr> {
+        self.check()?;
+        self.on_pool.fetch_add(1, Ordering::Relaxed);
+        let _counted = Counted(&self.on_pool);
+        let result = statement.await;
+        self.observe(pool, &result);
+        result
+    }
+
     /// Refuses at once while the database is down.
     pub(crate) fn check(&self) -> Result<(), DbErr> {
         if self.is_down() {
@@ -75,6 +90,16 @@ impl PoolWatch {
                 }
             }
         });
+    }
+}
+
+/// Takes a statement off the pool's count when it ends, however it ends (a dropped request
+/// included).
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

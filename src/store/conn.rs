@@ -4,7 +4,6 @@
 //! opens a transaction of its own gets a savepoint inside the action's.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::availability::PoolWatch;
 
@@ -21,34 +20,13 @@ pub(crate) enum Db {
     Transaction(Arc<DatabaseTransaction>),
 }
 
-/// Counts a statement on the pool while it lives.
-struct OnPool<'a>(&'a AtomicUsize);
-
-impl<'a> OnPool<'a> {
-    fn enter(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::Relaxed);
-        OnPool(count)
-    }
-}
-
-impl Drop for OnPool<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
 impl Db {
     /// A transaction on the pool, or a savepoint inside the open transaction.
     pub(crate) async fn begin(&self) -> Result<DatabaseTransaction, DbErr> {
         match self {
             // Store functions that open their own transaction read before they write; on
             // SQLite a deferred one would fail outright when another writer commits between.
-            Db::Pool(pool, watch) => {
-                watch.check()?;
-                let begun = Db::begin_action(pool).await;
-                watch.observe(pool, &begun);
-                begun
-            }
+            Db::Pool(pool, watch) => watch.run(pool, Db::begin_action(pool)).await,
             Db::Transaction(txn) => txn.begin().await,
         }
     }
@@ -81,52 +59,28 @@ impl ConnectionTrait for Db {
 
     async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
         match self {
-            Db::Pool(pool, watch) => {
-                watch.check()?;
-                let _counted = OnPool::enter(&watch.on_pool);
-                let result = pool.execute_raw(stmt).await;
-                watch.observe(pool, &result);
-                result
-            }
+            Db::Pool(pool, watch) => watch.run(pool, pool.execute_raw(stmt)).await,
             Db::Transaction(txn) => txn.execute_raw(stmt).await,
         }
     }
 
     async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
         match self {
-            Db::Pool(pool, watch) => {
-                watch.check()?;
-                let _counted = OnPool::enter(&watch.on_pool);
-                let result = pool.execute_unprepared(sql).await;
-                watch.observe(pool, &result);
-                result
-            }
+            Db::Pool(pool, watch) => watch.run(pool, pool.execute_unprepared(sql)).await,
             Db::Transaction(txn) => txn.execute_unprepared(sql).await,
         }
     }
 
     async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
         match self {
-            Db::Pool(pool, watch) => {
-                watch.check()?;
-                let _counted = OnPool::enter(&watch.on_pool);
-                let result = pool.query_one_raw(stmt).await;
-                watch.observe(pool, &result);
-                result
-            }
+            Db::Pool(pool, watch) => watch.run(pool, pool.query_one_raw(stmt)).await,
             Db::Transaction(txn) => txn.query_one_raw(stmt).await,
         }
     }
 
     async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
         match self {
-            Db::Pool(pool, watch) => {
-                watch.check()?;
-                let _counted = OnPool::enter(&watch.on_pool);
-                let result = pool.query_all_raw(stmt).await;
-                watch.observe(pool, &result);
-                result
-            }
+            Db::Pool(pool, watch) => watch.run(pool, pool.query_all_raw(stmt)).await,
             Db::Transaction(txn) => txn.query_all_raw(stmt).await,
         }
     }
