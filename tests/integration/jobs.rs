@@ -160,3 +160,47 @@ async fn failures_are_retried_then_the_job_fails() {
         JobStatus::Failed
     );
 }
+
+#[tokio::test]
+async fn a_stopping_worker_returns_its_leases_and_claims_nothing_more() {
+    let app = spawn_app().await;
+    let now = app.clock_millis();
+    let store = &app.state.store;
+    enqueue(store, job("one", now, 3)).await;
+    enqueue(store, job("two", now, 3)).await;
+    let held = store.claim_jobs("w1", 10, 300_000).await.unwrap();
+    assert_eq!(held.len(), 2);
+    assert!(
+        store
+            .claim_jobs("w2", 10, 300_000)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    assert_eq!(store.release_jobs("w1").await.unwrap(), 2);
+    assert_eq!(
+        store.release_jobs("w1").await.unwrap(),
+        0,
+        "nothing left to return"
+    );
+    // At once, not after the five-minute lease, and the returned attempt is not counted.
+    let retaken = store.claim_jobs("w2", 10, 300_000).await.unwrap();
+    assert_eq!(retaken.len(), 2);
+    assert!(retaken.iter().all(|j| j.attempts == 1), "{retaken:?}");
+    assert!(!complete(store, &held[0].id, "w1").await, "w1 gave it up");
+    assert!(complete(store, &held[0].id, "w2").await);
+
+    // A scheduler whose stop token is cancelled claims no batch.
+    enqueue(store, job("three", now, 3)).await;
+    let scheduler = app.scheduler();
+    scheduler.stop_token().cancel();
+    let summary = scheduler.work(|_| {}).await.unwrap();
+    assert_eq!(summary.handled(), 0);
+    let left = store.claim_jobs("w3", 10, 300_000).await.unwrap();
+    assert_eq!(
+        left.len(),
+        1,
+        "the job waits for a worker that is not stopping"
+    );
+}
