@@ -29,7 +29,44 @@ pub enum FileStorageKind {
     Local,
     /// The `file_blobs` table, shared by every instance on the database.
     Database,
+    /// An S3-compatible object store, configured by the standard `AWS_*` variables (see
+    /// [`S3_VARIABLES`]), shared by every instance that names the same bucket.
+    S3,
 }
+
+impl FileStorageKind {
+    /// The name `TACHO_FILE_STORAGE` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileStorageKind::Local => "local",
+            FileStorageKind::Database => "database",
+            FileStorageKind::S3 => "s3",
+        }
+    }
+}
+
+/// The `AWS_*` variables read for [`FileStorageKind::S3`], as the AWS tools and the
+/// `object_store` crate name them: the bucket, the endpoint of an S3-compatible server, the
+/// credentials and the region. Unset ones keep `object_store`'s defaults (credentials from the
+/// instance's role, say).
+pub const S3_VARIABLES: &[&str] = &[
+    "AWS_BUCKET",
+    "AWS_BUCKET_NAME",
+    "AWS_ENDPOINT",
+    "AWS_ENDPOINT_URL",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ALLOW_HTTP",
+    "AWS_VIRTUAL_HOSTED_STYLE_REQUEST",
+    "AWS_SERVER_SIDE_ENCRYPTION",
+    "AWS_SSE_KMS_KEY_ID",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+];
 
 /// Everything the service is configured with.
 #[derive(Debug, Clone)]
@@ -58,8 +95,12 @@ pub struct Settings {
     /// `TACHO_MAX_MEASUREMENT_BYTES`: the largest measurement upload; default 10 MiB, what a
     /// recording at every bound of [`crate::domain::recording_limits`] takes.
     pub max_measurement_bytes: usize,
-    /// `TACHO_FILE_STORAGE`: where PDFs are kept, `local` (under the data dir) or `database`.
+    /// `TACHO_FILE_STORAGE`: where PDFs are kept, `local` (under the data dir), `database` or
+    /// `s3`.
     pub file_storage: FileStorageKind,
+    /// The [`S3_VARIABLES`] that are set, as (name, value): the object store of
+    /// `TACHO_FILE_STORAGE=s3` (and the target of `tacho files migrate --to s3`).
+    pub s3: S3Options,
     /// `TACHO_LOGIN_RATE`: token requests allowed per client address and minute; default 30.
     pub login_rate_per_minute: u32,
     /// `TACHO_REGISTRATION_RATE`: registrations allowed per client network (/24, /48) and
@@ -103,6 +144,19 @@ pub struct Settings {
     /// (`127.0.0.1:9464`); unset (the default) serves no metrics. An address of its own, so
     /// that the public listener never serves them.
     pub metrics_addr: Option<String>,
+}
+
+/// The [`S3_VARIABLES`] that are set, as (name, value). Its `Debug` names the variables only:
+/// the values include the secret key.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct S3Options(pub Vec<(String, String)>);
+
+impl std::fmt::Debug for S3Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
 }
 
 /// One entry of `TACHO_ADDR`.
@@ -196,7 +250,17 @@ impl Settings {
             .try_get_matches_from(args)
             .map_err(|err| refused(&err, &names))?;
         let env = Environment::from_arg_matches(&matches).map_err(|err| refused(&err, &names))?;
-        env.settings()
+        let mut settings = env.settings()?;
+        settings.s3 = S3Options(
+            S3_VARIABLES
+                .iter()
+                .filter_map(|name| {
+                    let value = lookup(name).filter(|v| !v.trim().is_empty())?;
+                    Some((name.to_string(), value.trim().to_owned()))
+                })
+                .collect(),
+        );
+        Ok(settings)
     }
 }
 
@@ -369,6 +433,7 @@ impl Environment {
             workers,
             max_measurement_bytes: self.max_measurement_bytes,
             file_storage: self.file_storage,
+            s3: S3Options::default(),
             login_rate_per_minute: self.login_rate,
             registration_rate_per_hour: self.registration_rate,
             cache_ttl: Duration::from_millis(self.cache_ttl_ms),
@@ -407,6 +472,32 @@ mod tests {
         assert_eq!(s.max_measurement_bytes, 10 * 1024 * 1024);
         assert_eq!(s.smtp_url, None);
         assert!(!s.webhook_allow_loopback);
+    }
+
+    #[test]
+    fn s3_variables_are_read_and_their_values_never_printed() {
+        let s = Settings::from_lookup(|k| match k {
+            "TACHO_FILE_STORAGE" => Some("S3".into()),
+            "AWS_BUCKET" => Some("tacho-files".into()),
+            "AWS_SECRET_ACCESS_KEY" => Some("wJalrXUtnFEMI".into()),
+            "AWS_REGION" => Some(" ".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.file_storage, FileStorageKind::S3);
+        assert_eq!(
+            s.s3.0,
+            vec![
+                ("AWS_BUCKET".to_owned(), "tacho-files".to_owned()),
+                (
+                    "AWS_SECRET_ACCESS_KEY".to_owned(),
+                    "wJalrXUtnFEMI".to_owned()
+                ),
+            ]
+        );
+        let printed = format!("{s:?}");
+        assert!(printed.contains("AWS_SECRET_ACCESS_KEY"));
+        assert!(!printed.contains("wJalrXUtnFEMI") && !printed.contains("tacho-files"));
     }
 
     #[test]

@@ -122,7 +122,7 @@ impl Application {
         .with_login_lifetime(settings.login_lifetime);
         let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
         let registration_throttle = LoginThrottle::per_hour(settings.registration_rate_per_hour);
-        let storage = crate::storage::from_settings(&settings, &store);
+        let storage = crate::storage::from_settings(&settings, &store)?;
         let notifier = Notifier::from_settings(store.clone(), &settings, storage.clone()).await?;
         let reports = Arc::new(
             Reports::new(store.clone(), storage, shared_engine())

@@ -1,7 +1,8 @@
 //! The command line: `serve`, `migrate`, `user add`, `reports run-due`, `reports create`,
-//! `measurements reanalyse`, `analyse`.
+//! `measurements reanalyse`, `files migrate`, `backup`, `analyse`.
 
 mod analyse;
+mod files;
 mod measurements;
 mod progress;
 mod reports;
@@ -59,6 +60,18 @@ enum Command {
         #[command(subcommand)]
         command: MeasurementsCommand,
     },
+    /// Stored files (PDFs).
+    Files {
+        #[command(subcommand)]
+        command: FilesCommand,
+    },
+    /// Write a consistent copy of the embedded SQLite database and its local files into a new
+    /// folder, while `tacho serve` may run; `TACHO_DATA_DIR=<folder> tacho serve` restores it.
+    Backup {
+        /// The folder to write (new or empty).
+        #[arg(long)]
+        to: std::path::PathBuf,
+    },
     /// Analyse a recording and print, as JSON, the `indicator`, `mostSevereLabel`, `af` and
     /// `analysis` an upload of it would get. Needs no database. Exit code 2 when the file
     /// cannot be read.
@@ -73,6 +86,17 @@ enum MeasurementsCommand {
         /// Only measurements taken on or after this day (YYYY-MM-DD, UTC) or epoch ms.
         #[arg(long)]
         since: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum FilesCommand {
+    /// Copy every file from `TACHO_FILE_STORAGE` to another storage, with a progress bar;
+    /// run it again after an interruption (or after switching) to copy only what is missing.
+    Migrate {
+        /// The storage to copy to: local, database or s3 (configured by the `AWS_*` variables).
+        #[arg(long, ignore_case = true)]
+        to: crate::config::FileStorageKind,
     },
 }
 
@@ -199,6 +223,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Measurements {
             command: MeasurementsCommand::Reanalyse { since },
         } => measurements::reanalyse(settings, since.as_deref()).await,
+        Command::Files {
+            command: FilesCommand::Migrate { to },
+        } => files::migrate(settings, to).await,
+        Command::Backup { to } => files::backup(settings, &to).await,
         // Answered by `main` before a runtime or settings exist.
         Command::Analyse(_) => Ok(()),
     }

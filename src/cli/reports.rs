@@ -32,7 +32,7 @@ pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
 /// (its job is retried by the next run or by `tacho serve`).
 pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
     let store = open_store(&settings).await?;
-    let storage = crate::storage::from_settings(&settings, &store);
+    let storage = crate::storage::from_settings(&settings, &store)?;
     let notifier = Notifier::from_settings(store.clone(), &settings, storage).await?;
     let scheduler = Scheduler::new(
         store,

@@ -98,4 +98,29 @@ impl Store {
             .await?
             .map(|b| b.content))
     }
+
+    /// The cache key of every recorded file, in order: what a storage must hold.
+    pub async fn file_cache_keys(&self) -> StoreResult<Vec<String>> {
+        use sea_orm::{QueryOrder, QuerySelect};
+        Ok(file::Entity::find()
+            .select_only()
+            .column(file::Column::CacheKey)
+            .distinct()
+            .order_by_asc(file::Column::CacheKey)
+            .into_tuple()
+            .all(&self.db)
+            .await?)
+    }
+
+    /// The keys of the file contents stored in the database.
+    pub async fn blob_keys(&self) -> StoreResult<Vec<String>> {
+        use sea_orm::{QueryOrder, QuerySelect};
+        Ok(file_blob::Entity::find()
+            .select_only()
+            .column(file_blob::Column::CacheKey)
+            .order_by_asc(file_blob::Column::CacheKey)
+            .into_tuple()
+            .all(&self.db)
+            .await?)
+    }
 }

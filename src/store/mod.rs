@@ -5,6 +5,7 @@
 pub mod access;
 mod audit;
 mod availability;
+mod backup;
 mod cache;
 mod conn;
 pub mod entities;

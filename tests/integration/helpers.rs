@@ -188,12 +188,19 @@ impl Reply {
 impl TestApp {
     /// A second server on the same database and clock, as a second instance of a deployment.
     pub async fn second_instance(&self) -> TestApp {
+        self.second_instance_with(|_| {}).await
+    }
+
+    /// Like [`TestApp::second_instance`], letting the test adjust its settings first.
+    pub async fn second_instance_with(&self, adjust: impl FnOnce(&mut Settings)) -> TestApp {
         let dir = tempfile::tempdir().expect("temporary directory");
         let options = BuildOptions {
             migrate: false,
             clock: self.clock.clone(),
         };
-        let app = Application::build(self.settings.clone(), options)
+        let mut settings = self.settings.clone();
+        adjust(&mut settings);
+        let app = Application::build(settings.clone(), options)
             .await
             .expect("second instance builds");
         let address = format!("http://127.0.0.1:{}", app.port());
@@ -202,7 +209,6 @@ impl TestApp {
             .metrics_port()
             .map(|port| format!("http://127.0.0.1:{port}"));
         tokio::spawn(app.run_until_stopped());
-        let settings = self.settings.clone();
         TestApp {
             address,
             client: self.client.clone(),

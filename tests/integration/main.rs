@@ -29,4 +29,5 @@ mod profiles;
 mod reports;
 mod rql;
 mod shared_links;
+mod storage;
 mod users;

@@ -1,33 +1,10 @@
-//! Where file contents live: a local directory (the default) or the database, so that several
-//! instances on one PostgreSQL can share rendered PDFs. Files are addressed by their cache key
-//! (the hash of what they show), so writing the same key twice writes the same bytes.
+//! File contents in a local directory, two levels deep by key prefix.
 
 use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
 
-use std::sync::Arc;
-
-use crate::config::{FileStorageKind, Settings};
-use crate::store::Store;
-
-/// The storage `settings` name (`TACHO_FILE_STORAGE`).
-pub fn from_settings(settings: &Settings, store: &Store) -> Arc<dyn FileStorage> {
-    match settings.file_storage {
-        FileStorageKind::Local => Arc::new(LocalStorage::new(settings.data_dir.join("files"))),
-        FileStorageKind::Database => Arc::new(DatabaseStorage::new(store.clone())),
-    }
-}
-
-/// A place to keep file contents.
-pub trait FileStorage: Send + Sync {
-    /// Stores `content` under `key`; a crash midway leaves no partial file under `key`.
-    fn put<'a>(&'a self, key: &'a str, content: Vec<u8>) -> BoxFuture<'a, anyhow::Result<()>>;
-    /// The contents under `key`, if any.
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<Option<Vec<u8>>>>;
-    /// Whether files can be written and read now (the readiness probe).
-    fn check(&self) -> BoxFuture<'_, anyhow::Result<()>>;
-}
+use super::{FileStorage, is_key};
 
 /// Files in a directory, two levels deep by key prefix.
 pub struct LocalStorage {
@@ -41,11 +18,7 @@ impl LocalStorage {
     }
 
     fn path(&self, key: &str) -> Option<PathBuf> {
-        // Keys are hex hashes; anything else cannot name a file here.
-        if key.len() < 3 || !key.chars().all(|c| c.is_ascii_hexdigit()) {
-            return None;
-        }
-        Some(self.root.join(&key[..2]).join(key))
+        is_key(key).then(|| self.root.join(&key[..2]).join(key))
     }
 }
 
@@ -88,6 +61,30 @@ impl FileStorage for LocalStorage {
         })
     }
 
+    fn keys(&self) -> BoxFuture<'_, anyhow::Result<Vec<String>>> {
+        Box::pin(async move {
+            let mut keys = Vec::new();
+            let mut prefixes = match tokio::fs::read_dir(&self.root).await {
+                Ok(prefixes) => prefixes,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(keys),
+                Err(err) => return Err(err.into()),
+            };
+            while let Some(prefix) = prefixes.next_entry().await? {
+                if !prefix.file_type().await?.is_dir() {
+                    continue;
+                }
+                let mut files = tokio::fs::read_dir(prefix.path()).await?;
+                while let Some(file) = files.next_entry().await? {
+                    // Temporary files start with a dot and are not keys.
+                    if let Some(name) = file.file_name().to_str().filter(|name| is_key(name)) {
+                        keys.push(name.to_owned());
+                    }
+                }
+            }
+            Ok(keys)
+        })
+    }
+
     fn check(&self) -> BoxFuture<'_, anyhow::Result<()>> {
         Box::pin(async move {
             tokio::fs::create_dir_all(&self.root).await?;
@@ -103,33 +100,6 @@ impl FileStorage for LocalStorage {
     }
 }
 
-/// Files in the database (`file_blobs`).
-pub struct DatabaseStorage {
-    store: Store,
-}
-
-impl DatabaseStorage {
-    /// Storage in `store`'s database.
-    pub fn new(store: Store) -> Self {
-        DatabaseStorage { store }
-    }
-}
-
-impl FileStorage for DatabaseStorage {
-    fn put<'a>(&'a self, key: &'a str, content: Vec<u8>) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async move { Ok(self.store.put_blob(key, content).await?) })
-    }
-
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<Option<Vec<u8>>>> {
-        Box::pin(async move { Ok(self.store.blob(key).await?) })
-    }
-
-    fn check(&self) -> BoxFuture<'_, anyhow::Result<()>> {
-        // The files are the database's rows: the probe of the database covers them.
-        Box::pin(async { Ok(()) })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +108,7 @@ mod tests {
     async fn local_storage_round_trips_and_refuses_odd_keys() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().to_owned());
+        assert!(storage.keys().await.unwrap().is_empty());
         let key = "ab".repeat(32);
         storage.put(&key, b"%PDF-1.7 hello".to_vec()).await.unwrap();
         assert_eq!(
@@ -150,5 +121,7 @@ mod tests {
         assert_eq!(storage.get("../x").await.unwrap(), None);
         let leftovers = std::fs::read_dir(dir.path().join("ab")).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary files remain");
+        std::fs::write(dir.path().join("ab").join(".ab.1.tmp"), b"half").unwrap();
+        assert_eq!(storage.keys().await.unwrap(), vec![key]);
     }
 }
