@@ -123,6 +123,15 @@ impl Application {
         let login_throttle = LoginThrottle::new(settings.login_rate_per_minute);
         let registration_throttle = LoginThrottle::per_hour(settings.registration_rate_per_hour);
         let storage = crate::storage::from_settings(&settings, &store)?;
+        if settings.file_storage == crate::config::FileStorageKind::Local {
+            // What a process killed mid-write left; before serving, so none is ever read.
+            let local = crate::storage::LocalStorage::new(settings.data_dir.join("files"));
+            match local.sweep_abandoned().await {
+                Ok(0) => {}
+                Ok(removed) => tracing::info!(removed, "removed the files of unfinished writes"),
+                Err(err) => tracing::warn!(error = %err, "cannot sweep the file folder"),
+            }
+        }
         let notifier = Notifier::from_settings(store.clone(), &settings, storage.clone()).await?;
         let reports = Arc::new(
             Reports::new(store.clone(), storage, shared_engine())

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
 
-use super::{FileStorage, is_key};
+use super::{FileStorage, StorageFault, is_key};
 
 /// Files in a directory, two levels deep by key prefix.
 pub struct LocalStorage {
@@ -22,6 +22,62 @@ impl LocalStorage {
     }
 }
 
+/// A temporary file whose writer is not known to be gone is left alone for this long (a write
+/// takes milliseconds); past it, it is abandoned whoever wrote it.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
+
+impl LocalStorage {
+    /// Removes the temporary files of writes that never finished: those of a process that no
+    /// longer runs (a `kill -9` mid-write), and any older than an hour. Returns how many.
+    pub async fn sweep_abandoned(&self) -> std::io::Result<usize> {
+        let mut removed = 0;
+        let mut prefixes = match tokio::fs::read_dir(&self.root).await {
+            Ok(prefixes) => prefixes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(err) => return Err(err),
+        };
+        while let Some(prefix) = prefixes.next_entry().await? {
+            if !prefix.file_type().await?.is_dir() {
+                continue;
+            }
+            let mut files = tokio::fs::read_dir(prefix.path()).await?;
+            while let Some(file) = files.next_entry().await? {
+                let name = file.file_name().to_string_lossy().into_owned();
+                let Some(writer) = temporary_writer(&name) else {
+                    continue;
+                };
+                let old = file
+                    .metadata()
+                    .await
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|modified| modified.elapsed().ok())
+                    .is_some_and(|age| age > ABANDONED_AFTER);
+                if (old || !process_runs(writer))
+                    && tokio::fs::remove_file(file.path()).await.is_ok()
+                {
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// The process id in a temporary file's name (`.<key>.<pid>-<uuid>.tmp`).
+fn temporary_writer(name: &str) -> Option<u32> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, writer) = inner.split_once('.')?;
+    writer.split_once('-')?.0.parse().ok()
+}
+
+/// Whether process `pid` runs on this machine. Where that cannot be told (no `/proc`), it is
+/// taken to run, and only the age of its files counts.
+fn process_runs(pid: u32) -> bool {
+    let proc = std::path::Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
 impl FileStorage for LocalStorage {
     fn put<'a>(&'a self, key: &'a str, content: Vec<u8>) -> BoxFuture<'a, anyhow::Result<()>> {
         Box::pin(async move {
@@ -32,17 +88,24 @@ impl FileStorage for LocalStorage {
                 return Ok(());
             }
             let dir = path.parent().expect("keyed paths have a parent");
-            tokio::fs::create_dir_all(dir).await?;
+            tokio::fs::create_dir_all(dir)
+                .await
+                .map_err(StorageFault::of_io)?;
             // Written under a temporary name and renamed: readers never see a partial file,
-            // and a write that fails (a full disk) leaves nothing behind.
-            let temporary = dir.join(format!(".{key}.{}.tmp", uuid::Uuid::new_v4().simple()));
+            // and a write that fails (a full disk) leaves nothing behind. The name carries the
+            // writer's process id, so that what a killed process left is known as such.
+            let temporary = dir.join(format!(
+                ".{key}.{}-{}.tmp",
+                std::process::id(),
+                uuid::Uuid::new_v4().simple()
+            ));
             let written = match tokio::fs::write(&temporary, &content).await {
                 Ok(()) => tokio::fs::rename(&temporary, &path).await,
                 Err(err) => Err(err),
             };
             if let Err(err) = written {
                 let _ = tokio::fs::remove_file(&temporary).await;
-                return Err(err.into());
+                return Err(StorageFault::of_io(err).into());
             }
             Ok(())
         })
@@ -56,7 +119,7 @@ impl FileStorage for LocalStorage {
             match tokio::fs::read(&path).await {
                 Ok(bytes) => Ok(Some(bytes)),
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(err) => Err(err.into()),
+                Err(err) => Err(StorageFault::of_io(err).into()),
             }
         })
     }
@@ -123,5 +186,28 @@ mod tests {
         assert_eq!(leftovers, 1, "no temporary files remain");
         std::fs::write(dir.path().join("ab").join(".ab.1.tmp"), b"half").unwrap();
         assert_eq!(storage.keys().await.unwrap(), vec![key]);
+    }
+
+    #[tokio::test]
+    async fn sweeping_removes_what_a_dead_writer_left_and_only_that() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().to_owned());
+        let key = "ef".repeat(32);
+        storage.put(&key, b"%PDF-1.7 kept".to_vec()).await.unwrap();
+        let folder = dir.path().join("ef");
+        // A child that has exited: its process id names no running process.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let abandoned = folder.join(format!(".{key}.{dead}-0a1b.tmp"));
+        let running = folder.join(format!(".{key}.{}-2c3d.tmp", std::process::id()));
+        std::fs::write(&abandoned, b"%PDF-1.7 ha").unwrap();
+        std::fs::write(&running, b"%PDF-1.7 be").unwrap();
+        assert_eq!(storage.sweep_abandoned().await.unwrap(), 1);
+        assert!(!abandoned.exists());
+        assert!(running.exists(), "a running writer's file stays");
+        assert!(folder.join(&key).exists());
+        assert_eq!(temporary_writer(".ab.12-x.tmp"), Some(12));
+        assert_eq!(temporary_writer("abab"), None);
     }
 }

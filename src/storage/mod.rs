@@ -49,6 +49,30 @@ pub trait FileStorage: Send + Sync {
     fn check(&self) -> BoxFuture<'_, anyhow::Result<()>>;
 }
 
+/// A storage that cannot take or give files now: a full disk, a folder that cannot be
+/// written, an unreachable bucket. Callers answer 503 with `Retry-After`, as for an
+/// unreachable database; nothing was stored.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageFault {
+    /// No space left (`ENOSPC`) or over quota.
+    #[error("the file storage is full")]
+    Full(#[source] std::io::Error),
+    /// Anything else that kept the storage from answering.
+    #[error("the file storage cannot be used now")]
+    Unusable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl StorageFault {
+    /// The fault of a local file operation.
+    fn of_io(err: std::io::Error) -> Self {
+        use std::io::ErrorKind;
+        match err.kind() {
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded => StorageFault::Full(err),
+            _ => StorageFault::Unusable(Box::new(err)),
+        }
+    }
+}
+
 /// Whether `key` can name a stored file: keys are hex hashes, so anything else (a path, say)
 /// is refused before it reaches a file system or a bucket.
 fn is_key(key: &str) -> bool {

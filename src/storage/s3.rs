@@ -11,7 +11,7 @@ use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::path::Path;
 use object_store::{ClientOptions, ObjectStore, PutPayload, RetryConfig};
 
-use super::{FileStorage, is_key};
+use super::{FileStorage, StorageFault, is_key};
 use crate::config::S3Options;
 
 /// Where the files are kept in the bucket.
@@ -70,7 +70,7 @@ impl FileStorage for S3Storage {
             self.objects
                 .put(&path, PutPayload::from(content))
                 .await
-                .context("cannot store the file in the bucket")?;
+                .map_err(|err| StorageFault::Unusable(Box::new(err)))?;
             Ok(())
         })
     }
@@ -80,10 +80,11 @@ impl FileStorage for S3Storage {
             let Some(path) = Self::path(key) else {
                 return Ok(None);
             };
+            let unusable = |err| StorageFault::Unusable(Box::new(err));
             match self.objects.get(&path).await {
-                Ok(found) => Ok(Some(found.bytes().await?.to_vec())),
+                Ok(found) => Ok(Some(found.bytes().await.map_err(unusable)?.to_vec())),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(err) => Err(anyhow::Error::new(err).context("cannot read the bucket")),
+                Err(err) => Err(unusable(err).into()),
             }
         })
     }

@@ -116,7 +116,7 @@ async fn the_demo_seed_is_idempotent_and_logs_in() {
 /// `dir`: the child, its log lines as they come, the lines read up to the one naming its
 /// port, and the port. The caller stops and waits for the child.
 #[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
-fn serve_demo(
+pub(crate) fn serve_demo(
     dir: &std::path::Path,
 ) -> (
     std::process::Child,

@@ -12,6 +12,7 @@ mod browser;
 mod cli;
 mod client;
 mod errors;
+mod faults;
 mod files;
 mod groups;
 mod health;

@@ -71,6 +71,11 @@ pub enum ApiError {
         "the service cannot reach its database; nothing was changed; retry in {RETRY_AFTER_UNAVAILABLE} s"
     )]
     Unavailable,
+    /// The file storage cannot take or give files now (full, unreachable); nothing was stored.
+    #[error(
+        "the service cannot store or read files now ({0}); nothing was changed; retry in {RETRY_AFTER_UNAVAILABLE} s"
+    )]
+    StorageUnavailable(String),
 }
 
 /// The `Retry-After` (seconds) of a 503 while the database cannot be reached: the breaker
@@ -114,7 +119,9 @@ impl ApiError {
             }
             ApiError::TooManyRequests { .. } => (429, "TOO_MANY_REQUESTS_EXCEPTION"),
             ApiError::RenderDeadline(_) => (503, "RENDER_TIMEOUT_EXCEPTION"),
-            ApiError::Unavailable => (503, "SERVICE_UNAVAILABLE_EXCEPTION"),
+            ApiError::Unavailable | ApiError::StorageUnavailable(_) => {
+                (503, "SERVICE_UNAVAILABLE_EXCEPTION")
+            }
         }
     }
 }
@@ -138,7 +145,9 @@ impl ResponseError for ApiError {
                 StatusCode::PAYLOAD_TOO_LARGE
             }
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::RenderDeadline(_) | ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::RenderDeadline(_)
+            | ApiError::Unavailable
+            | ApiError::StorageUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_REQUEST,
         }
     }
@@ -152,7 +161,7 @@ impl ResponseError for ApiError {
         if let ApiError::TooManyRequests { retry_after_secs } = self {
             response.insert_header((header::RETRY_AFTER, HeaderValue::from(*retry_after_secs)));
         }
-        if let ApiError::Unavailable = self {
+        if let ApiError::Unavailable | ApiError::StorageUnavailable(_) = self {
             response.insert_header((
                 header::RETRY_AFTER,
                 HeaderValue::from(RETRY_AFTER_UNAVAILABLE),
@@ -242,8 +251,21 @@ impl From<anyhow::Error> for ApiError {
             );
             return ApiError::Unavailable;
         }
+        if let Some(fault) = storage_fault(&err) {
+            tracing::warn!(
+                error = format!("{err:#}"),
+                "answered 503: the file storage cannot be used"
+            );
+            return ApiError::StorageUnavailable(fault.to_string());
+        }
         ApiError::Internal(err)
     }
+}
+
+/// The file storage's fault behind an error, if that is what it is.
+pub fn storage_fault(err: &anyhow::Error) -> Option<&crate::storage::StorageFault> {
+    err.chain()
+        .find_map(|cause| cause.downcast_ref::<crate::storage::StorageFault>())
 }
 
 /// Whether a fault from deeper down (a job, a render, a session store) is the database being

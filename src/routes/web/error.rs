@@ -173,6 +173,13 @@ impl From<anyhow::Error> for WebError {
             );
             return WebError::Unavailable;
         }
+        if crate::routes::api::error::storage_fault(&err).is_some() {
+            tracing::warn!(
+                error = format!("{err:#}"),
+                "answered 503: the file storage cannot be used"
+            );
+            return WebError::Unavailable;
+        }
         WebError::Internal(err)
     }
 }
