@@ -511,6 +511,67 @@ pub fn pdf_text(pdf: &[u8]) -> String {
     poppler("pdftotext", &[], pdf)
 }
 
+/// A word of a PDF's text layer with its box, in points from the page's top left.
+#[derive(Debug, Clone)]
+pub struct PdfWord {
+    pub page: usize,
+    pub text: String,
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+}
+
+/// Every word of a PDF with its box, as `pdftotext -bbox` gives them.
+pub fn pdf_words(pdf: &[u8]) -> Vec<PdfWord> {
+    let html = poppler("pdftotext", &["-bbox"], pdf);
+    let mut words = Vec::new();
+    for (page, body) in html.split("<page ").skip(1).enumerate() {
+        for element in body.split("<word ").skip(1) {
+            let attribute = |name: &str| -> f64 {
+                let start = element.find(&format!("{name}=\"")).expect(name) + name.len() + 2;
+                let end = start + element[start..].find('"').unwrap();
+                element[start..end].parse().unwrap()
+            };
+            let text = element
+                .split_once('>')
+                .and_then(|(_, rest)| rest.split_once("</word>"))
+                .map(|(text, _)| text.to_owned())
+                .unwrap_or_default();
+            words.push(PdfWord {
+                page,
+                text,
+                x: (attribute("xMin"), attribute("xMax")),
+                y: (attribute("yMin"), attribute("yMax")),
+            });
+        }
+    }
+    words
+}
+
+/// Asserts that no two words on one line of a PDF overlap: text that runs into its
+/// neighbour, like a header wider than its column. Words are on one line when their boxes'
+/// bottoms (the font's descent under a shared baseline) lie within a point; boxes may touch,
+/// but more than half a point of overlap across is a collision. (Boxes span the font's whole
+/// ascent and descent, so words on lines of different sizes may overlap without touching.)
+#[track_caller]
+pub fn assert_no_overlapping_words(pdf: &[u8], what: &str) {
+    const SLACK: f64 = 0.5;
+    let words = pdf_words(pdf);
+    assert!(!words.is_empty(), "{what}: no text layer");
+    for (i, a) in words.iter().enumerate() {
+        for b in &words[i + 1..] {
+            let one_line = a.page == b.page && (a.y.1 - b.y.1).abs() <= 1.0;
+            let across = a.x.1.min(b.x.1) - a.x.0.max(b.x.0);
+            assert!(
+                !one_line || across <= SLACK,
+                "{what}: `{}` and `{}` overlap on page {} by {across:.1} pt",
+                a.text,
+                b.text,
+                a.page + 1
+            );
+        }
+    }
+}
+
 /// Keeps a file a test made (a PDF, a screenshot) under `target/test-artifacts/`, for people
 /// to look at after the run.
 pub fn save_artifact(name: &str, bytes: &[u8]) {

@@ -88,6 +88,7 @@ async fn every_language_prints_its_own_words() {
     for (language, title) in TITLES {
         let (document, pdf) = app.report_pdf(&world.patient, &id, Some(language)).await;
         assert_eq!(document["data"]["language"], language);
+        crate::helpers::assert_no_overlapping_words(&pdf, &format!("measurement, {language}"));
         let text = pdf_text(&pdf);
         assert!(
             text.contains(title),

@@ -746,6 +746,8 @@ async fn every_language_renders_its_periodic_report() {
             "{language}: `{title}` missing from\n{text}"
         );
         assert!(pdf_pages(&pdf) <= 2, "{language} fits two pages");
+        // The widest labels of each language stay inside their cells.
+        crate::helpers::assert_no_overlapping_words(&pdf, &format!("periodic, {language}"));
     }
 }
 
