@@ -481,6 +481,36 @@ async fn htmx_requests_get_fragments_and_error_toasts() {
 }
 
 #[tokio::test]
+async fn an_unknown_page_speaks_the_readers_language_inside_the_usual_chrome() {
+    let app = spawn_app().await;
+    let user = app.user("lost").await;
+    app.set_language(&user, "nl").await;
+    let mut browser = logged_in(&app, &user).await;
+    let missing = browser.get("/portal/nope").await;
+    assert_eq!(missing.status, 404);
+    assert!(missing.body.contains("lang=\"nl\""), "{}", missing.body);
+    assert!(missing.body.contains("Deze pagina bestaat niet"));
+    assert!(
+        missing.body.contains("action=\"/portal/logout\""),
+        "logout is there"
+    );
+    assert!(
+        missing.body.contains("href=\"/portal/measurements\""),
+        "the menu is there"
+    );
+
+    // Before login, the browser's language decides.
+    let mut visitor = Browser::new(&app);
+    visitor
+        .headers
+        .push(("Accept-Language", "ar,en;q=0.5".to_owned()));
+    let page = visitor.get("/portal/nope").await;
+    assert_eq!(page.status, 404);
+    assert!(page.body.contains("dir=\"rtl\""), "{}", page.body);
+    assert!(!page.body.contains("action=\"/portal/logout\""));
+}
+
+#[tokio::test]
 async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

@@ -146,11 +146,18 @@ pub async fn portal_middleware(
             let body = if htmx {
                 ToastTemplate { message }.render()
             } else {
-                ErrorTemplate {
-                    c: Chrome {
+                // The whole chrome (menu, name, logout) in the visitor's own language, as on
+                // any other page, when the session says who it is; a request that never reached
+                // a handler (an unknown address) has not looked yet.
+                let visitor = <Visitor as actix_web::FromRequest>::extract(res.request())
+                    .await
+                    .ok();
+                let c = match visitor {
+                    Some(visitor) => Chrome::new(&visitor, "", "error-title"),
+                    None => Chrome {
                         lang: tr.language().code(),
                         dir: direction(tr.language()),
-                        tr,
+                        tr: tr.clone(),
                         csrf: String::new(),
                         user_name: None,
                         admin: false,
@@ -158,6 +165,10 @@ pub async fn portal_middleware(
                         section: "",
                         title_key: "error-title",
                     },
+                };
+                let message = c.tr.text(page.message_key);
+                ErrorTemplate {
+                    c,
                     status: status.as_u16(),
                     message,
                 }
