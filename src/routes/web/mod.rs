@@ -8,6 +8,8 @@ pub mod admin_notifications;
 pub mod auth;
 pub mod chrome;
 pub mod context;
+#[cfg(test)]
+mod contrast;
 pub mod error;
 pub mod measurements;
 pub mod notifications;
