@@ -559,6 +559,19 @@ async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let after = physician.get(&page).await;
     assert!(after.body.contains("out of date"), "{}", after.body);
     assert!(after.body.contains("Sinus rhythm"));
+    // The form keeps what was saved: fixing a typo is an edit.
+    assert!(
+        after
+            .body
+            .contains("name=\"label\" maxlength=\"100\" required value=\"Sinus rhythm\""),
+        "{}",
+        after.body
+    );
+    assert!(
+        after
+            .body
+            .contains("rows=\"3\">Nothing to worry about</textarea>")
+    );
     // A shared link is its own grant: the page never shows an app's token to pass on.
     assert!(!after.body.contains(&pdf_path));
     let shared = physician
