@@ -40,7 +40,6 @@ field-language = اللغة
 field-time-zone = المنطقة الزمنية
 field-roles = الأدوار
 field-activation = الحساب
-field-failed-count = محاولات الدخول الفاشلة المتتالية
 field-created = تاريخ الإنشاء
 field-updated = آخر تعديل
 field-description = الوصف

@@ -40,7 +40,6 @@ field-language = Sprache
 field-time-zone = Zeitzone
 field-roles = Rollen
 field-activation = Konto
-field-failed-count = Fehlgeschlagene Anmeldungen in Folge
 field-created = Erstellt
 field-updated = Zuletzt geändert
 field-description = Beschreibung

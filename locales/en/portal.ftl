@@ -40,7 +40,6 @@ field-language = Language
 field-time-zone = Time zone
 field-roles = Roles
 field-activation = Account
-field-failed-count = Failed logins in a row
 field-created = Created
 field-updated = Last changed
 field-description = Description

@@ -40,7 +40,6 @@ field-language = Idioma
 field-time-zone = Zona horaria
 field-roles = Funciones
 field-activation = Cuenta
-field-failed-count = Inicios de sesión fallidos seguidos
 field-created = Creada
 field-updated = Último cambio
 field-description = Descripción

@@ -40,7 +40,6 @@ field-language = Langue
 field-time-zone = Fuseau horaire
 field-roles = Rôles
 field-activation = Compte
-field-failed-count = Connexions échouées consécutives
 field-created = Créé le
 field-updated = Dernière modification
 field-description = Description

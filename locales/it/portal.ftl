@@ -40,7 +40,6 @@ field-language = Lingua
 field-time-zone = Fuso orario
 field-roles = Ruoli
 field-activation = Account
-field-failed-count = Accessi falliti consecutivi
 field-created = Creato
 field-updated = Ultima modifica
 field-description = Descrizione

@@ -40,7 +40,6 @@ field-language = Taal
 field-time-zone = Tijdzone
 field-roles = Rollen
 field-activation = Account
-field-failed-count = Mislukte aanmeldingen op rij
 field-created = Aangemaakt
 field-updated = Laatst gewijzigd
 field-description = Beschrijving

@@ -40,7 +40,6 @@ field-language = 语言
 field-time-zone = 时区
 field-roles = 角色
 field-activation = 账户
-field-failed-count = 连续登录失败次数
 field-created = 创建时间
 field-updated = 最后修改
 field-description = 说明

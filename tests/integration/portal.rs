@@ -511,6 +511,23 @@ async fn an_unknown_page_speaks_the_readers_language_inside_the_usual_chrome() {
 }
 
 #[tokio::test]
+async fn the_account_page_names_the_language_and_hides_counters() {
+    let app = spawn_app().await;
+    let user = app.user("named").await;
+    app.set_language(&user, "nl").await;
+    let mut browser = logged_in(&app, &user).await;
+    let page = browser.get("/portal/account").await;
+    assert_eq!(page.status, 200);
+    let record = page.body.split("</dl>").next().unwrap();
+    assert!(record.contains("<dd>Nederlands</dd>"), "{record}");
+    assert!(!record.contains("<dd>NL</dd>"));
+    assert!(
+        !record.contains("Mislukte aanmeldingen"),
+        "no internal counter"
+    );
+}
+
+#[tokio::test]
 async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
