@@ -82,7 +82,11 @@ impl ProfileForm {
 fn text_of(value: Option<&Value>) -> String {
     match value {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
+        // A whole number stored as a float (a height of 165 sent as 165.0) reads as typed.
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => format!("{x:.0}"),
+            _ => n.to_string(),
+        },
         Some(Value::Bool(b)) => b.to_string(),
         _ => String::new(),
     }
@@ -431,5 +435,20 @@ pub async fn save(
         html(&ProfileFragment { c, f })
     } else {
         html(&ProfilePage { c, f })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_read_as_they_were_typed() {
+        assert_eq!(text_of(Some(&json!(165.0))), "165");
+        assert_eq!(text_of(Some(&json!(67.5))), "67.5");
+        assert_eq!(text_of(Some(&json!(72))), "72");
+        assert_eq!(text_of(Some(&json!(-0.25))), "-0.25");
+        assert_eq!(text_of(None), "");
     }
 }
