@@ -212,3 +212,6 @@ shared-link-days-invalid = يكون الرابط صالحًا من يوم إلى
 app-tokens-help = تفتح التطبيقات ملف PDF لهذا التقرير برمز خاص بها.
 app-tokens-revoke = إلغاء رموز التطبيقات
 app-tokens-revoke-confirm = هل تريد إلغاء رموز التطبيقات؟ ستحصل التطبيقات على رموز جديدة عند قراءة التقرير مرة أخرى.
+measurement-neighbours = القياسات السابقة واللاحقة
+previous-measurement = القياس السابق
+next-measurement = القياس التالي

@@ -212,3 +212,6 @@ shared-link-days-invalid = Ein Link gilt 1 bis 365 Tage.
 app-tokens-help = Die Apps öffnen das PDF dieses Berichts mit einem eigenen Token.
 app-tokens-revoke = Tokens der Apps widerrufen
 app-tokens-revoke-confirm = Die Tokens der Apps widerrufen? Die Apps erhalten neue, wenn sie den Bericht das nächste Mal lesen.
+measurement-neighbours = Frühere und spätere Messungen
+previous-measurement = Vorherige Messung
+next-measurement = Nächste Messung

@@ -212,3 +212,6 @@ shared-link-days-invalid = A link opens for 1 to 365 days.
 app-tokens-help = The apps reach this report's PDF through a token of their own.
 app-tokens-revoke = Revoke the apps' tokens
 app-tokens-revoke-confirm = Revoke the apps' tokens? The apps get new ones the next time they read the report.
+measurement-neighbours = Earlier and later measurements
+previous-measurement = Previous measurement
+next-measurement = Next measurement

@@ -212,3 +212,6 @@ shared-link-days-invalid = Un enlace vale de 1 a 365 días.
 app-tokens-help = Las aplicaciones abren el PDF de este informe con un token propio.
 app-tokens-revoke = Revocar los tokens de las aplicaciones
 app-tokens-revoke-confirm = ¿Revocar los tokens de las aplicaciones? Recibirán nuevos la próxima vez que lean el informe.
+measurement-neighbours = Mediciones anteriores y posteriores
+previous-measurement = Medición anterior
+next-measurement = Medición siguiente

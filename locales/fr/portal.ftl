@@ -212,3 +212,6 @@ shared-link-days-invalid = Un lien est valable de 1 à 365 jours.
 app-tokens-help = Les applications ouvrent le PDF de ce rapport avec leur propre jeton.
 app-tokens-revoke = Révoquer les jetons des applications
 app-tokens-revoke-confirm = Révoquer les jetons des applications ? Elles en recevront de nouveaux à leur prochaine lecture du rapport.
+measurement-neighbours = Mesures précédentes et suivantes
+previous-measurement = Mesure précédente
+next-measurement = Mesure suivante

@@ -212,3 +212,6 @@ shared-link-days-invalid = Un link vale da 1 a 365 giorni.
 app-tokens-help = Le app aprono il PDF di questo referto con un proprio token.
 app-tokens-revoke = Revoca i token delle app
 app-tokens-revoke-confirm = Revocare i token delle app? Le app ne riceveranno di nuovi alla prossima lettura del referto.
+measurement-neighbours = Misurazioni precedenti e successive
+previous-measurement = Misurazione precedente
+next-measurement = Misurazione successiva

@@ -212,3 +212,6 @@ shared-link-days-invalid = Een link is 1 tot 365 dagen geldig.
 app-tokens-help = De apps openen de pdf van dit rapport met een eigen token.
 app-tokens-revoke = Tokens van de apps intrekken
 app-tokens-revoke-confirm = De tokens van de apps intrekken? De apps krijgen nieuwe wanneer ze het rapport opnieuw lezen.
+measurement-neighbours = Eerdere en latere metingen
+previous-measurement = Vorige meting
+next-measurement = Volgende meting

@@ -212,3 +212,6 @@ shared-link-days-invalid = 链接有效期为 1 到 365 天。
 app-tokens-help = 应用通过自己的令牌打开此报告的 PDF。
 app-tokens-revoke = 撤销应用令牌
 app-tokens-revoke-confirm = 撤销应用令牌？应用下次读取报告时会获得新令牌。
+measurement-neighbours = 前后的测量
+previous-measurement = 上一次测量
+next-measurement = 下一次测量

@@ -205,6 +205,54 @@ impl Store {
         records.pop().ok_or(StoreError::NotFound)
     }
 
+    /// The measurements of the same patient just before and just after `current` (by upload
+    /// time, then id) that `viewer` may see: the previous and next of the measurement page.
+    pub async fn neighbouring_measurements(
+        &self,
+        viewer: &Viewer,
+        current: &measurement::Model,
+    ) -> StoreResult<(Option<Id>, Option<Id>)> {
+        use sea_orm::Condition;
+        let at = current.creation_timestamp;
+        let base = || {
+            measurement::Entity::find()
+                .select_only()
+                .column(measurement::Column::Id)
+                .filter(measurement::Column::CreatorId.eq(current.creator_id))
+                .filter(viewer.measurements("measurements", "id", "creator_id"))
+                .limit(1)
+        };
+        let before = Condition::any()
+            .add(measurement::Column::CreationTimestamp.lt(at))
+            .add(
+                Condition::all()
+                    .add(measurement::Column::CreationTimestamp.eq(at))
+                    .add(measurement::Column::Id.lt(current.id)),
+            );
+        let after = Condition::any()
+            .add(measurement::Column::CreationTimestamp.gt(at))
+            .add(
+                Condition::all()
+                    .add(measurement::Column::CreationTimestamp.eq(at))
+                    .add(measurement::Column::Id.gt(current.id)),
+            );
+        let previous = base()
+            .filter(before)
+            .order_by_desc(measurement::Column::CreationTimestamp)
+            .order_by_desc(measurement::Column::Id)
+            .into_tuple::<Id>()
+            .one(&self.db)
+            .await?;
+        let next = base()
+            .filter(after)
+            .order_by_asc(measurement::Column::CreationTimestamp)
+            .order_by_asc(measurement::Column::Id)
+            .into_tuple::<Id>()
+            .one(&self.db)
+            .await?;
+        Ok((previous, next))
+    }
+
     /// Adds the list fields to measurements, two queries for any number of them.
     pub async fn measurement_records(
         &self,

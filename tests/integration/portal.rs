@@ -528,6 +528,55 @@ async fn the_account_page_names_the_language_and_hides_counters() {
 }
 
 #[tokio::test]
+async fn previous_and_next_step_through_what_the_reader_may_see() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let late = app.user("late").await;
+    // Uploaded before the patient joins group A: the group's physician never sees it.
+    let before = app.measurement_id(&late, "sinus_72").await;
+    app.clock.advance(chrono::Duration::seconds(1));
+    app.enlist_patient(&world.admin, &late, &world.group_a)
+        .await;
+    let mut ids = vec![before];
+    for _ in 0..2 {
+        app.clock.advance(chrono::Duration::seconds(1));
+        ids.push(app.measurement_id(&late, "sinus_72").await);
+    }
+    let link = |rel: &str, id: &str| format!("rel=\"{rel}\" href=\"/portal/measurements/{id}\"");
+
+    let mut patient = logged_in(&app, &late).await;
+    let middle = patient
+        .get(&format!("/portal/measurements/{}", ids[1]))
+        .await;
+    assert!(
+        middle.body.contains(&link("prev", &ids[0])),
+        "{}",
+        middle.body
+    );
+    assert!(middle.body.contains(&link("next", &ids[2])));
+    let first = patient
+        .get(&format!("/portal/measurements/{}", ids[0]))
+        .await;
+    assert!(!first.body.contains("rel=\"prev\""));
+    assert!(first.body.contains(&link("next", &ids[1])));
+
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let seen = physician
+        .get(&format!("/portal/measurements/{}", ids[1]))
+        .await;
+    assert_eq!(seen.status, 200);
+    assert!(
+        !seen.body.contains("rel=\"prev\""),
+        "the earlier one is not his to see"
+    );
+    assert!(seen.body.contains(&link("next", &ids[2])));
+    let hidden = physician
+        .get(&format!("/portal/measurements/{}", ids[0]))
+        .await;
+    assert_eq!(hidden.status, 404);
+}
+
+#[tokio::test]
 async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

@@ -200,6 +200,9 @@ struct DetailPage {
     findings: FindingsView,
     details: Vec<(String, String)>,
     review: Option<ReviewView>,
+    /// The same patient's measurements before and after this one, as this reader may see.
+    previous: Option<Id>,
+    next: Option<Id>,
     report: ReportState,
     can_report: bool,
     can_review: bool,
@@ -356,6 +359,7 @@ async fn detail_page(
         },
     };
     let links = link_rows(member, &id).await?;
+    let (previous, next) = store.neighbouring_measurements(&viewer, m).await?;
     let can_report = view::reportable(m);
     // The analysis is pure and takes about a millisecond, so the pulse strip is computed
     // again for the page rather than stored.
@@ -371,6 +375,8 @@ async fn detail_page(
         findings: view::findings_view(member, &findings),
         details: details_of(member, &data),
         review,
+        previous,
+        next,
         report,
         can_report,
         can_review: viewer.may_review(&m.creator_id).is_ok() && view::has_results(m),
