@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = هل تريد إلغاء رموز التطبيقات
 measurement-neighbours = القياسات السابقة واللاحقة
 previous-measurement = القياس السابق
 next-measurement = القياس التالي
+skip-to-content = انتقل إلى المحتوى

@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = Die Tokens der Apps widerrufen? Die Apps erhalten ne
 measurement-neighbours = Frühere und spätere Messungen
 previous-measurement = Vorherige Messung
 next-measurement = Nächste Messung
+skip-to-content = Zum Inhalt springen

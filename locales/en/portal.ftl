@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = Revoke the apps' tokens? The apps get new ones the n
 measurement-neighbours = Earlier and later measurements
 previous-measurement = Previous measurement
 next-measurement = Next measurement
+skip-to-content = Skip to content

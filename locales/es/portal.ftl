@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = ¿Revocar los tokens de las aplicaciones? Recibirán
 measurement-neighbours = Mediciones anteriores y posteriores
 previous-measurement = Medición anterior
 next-measurement = Medición siguiente
+skip-to-content = Saltar al contenido

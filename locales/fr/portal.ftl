@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = Révoquer les jetons des applications ? Elles en rec
 measurement-neighbours = Mesures précédentes et suivantes
 previous-measurement = Mesure précédente
 next-measurement = Mesure suivante
+skip-to-content = Aller au contenu

@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = Revocare i token delle app? Le app ne riceveranno di
 measurement-neighbours = Misurazioni precedenti e successive
 previous-measurement = Misurazione precedente
 next-measurement = Misurazione successiva
+skip-to-content = Vai al contenuto

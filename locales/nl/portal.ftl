@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = De tokens van de apps intrekken? De apps krijgen nie
 measurement-neighbours = Eerdere en latere metingen
 previous-measurement = Vorige meting
 next-measurement = Volgende meting
+skip-to-content = Naar de inhoud

@@ -215,3 +215,4 @@ app-tokens-revoke-confirm = 撤销应用令牌？应用下次读取报告时会�
 measurement-neighbours = 前后的测量
 previous-measurement = 上一次测量
 next-measurement = 下一次测量
+skip-to-content = 跳到正文

@@ -729,6 +729,16 @@ async fn every_page_renders_in_every_language() {
                     }
                 );
                 assert!(page.body.contains(&html_tag), "{path}: {html_tag}");
+                // A skip link to the main content, and every table header says what it heads.
+                assert!(
+                    page.body.contains("<a class=\"skip-link\" href=\"#main\">")
+                        && page.body.contains("<main id=\"main\""),
+                    "{path}: skip link"
+                );
+                assert!(
+                    !page.body.contains("<th>") && !page.body.contains("<th class"),
+                    "{path}: a table header without scope"
+                );
             }
         }
         // Before login the language comes from Accept-Language.
