@@ -216,3 +216,4 @@ measurement-neighbours = القياسات السابقة واللاحقة
 previous-measurement = القياس السابق
 next-measurement = القياس التالي
 skip-to-content = انتقل إلى المحتوى
+profile-app-written = تكتبه التطبيق على هاتفك؛ لا يمكن تغييره هنا.

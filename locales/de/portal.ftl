@@ -216,3 +216,4 @@ measurement-neighbours = Frühere und spätere Messungen
 previous-measurement = Vorherige Messung
 next-measurement = Nächste Messung
 skip-to-content = Zum Inhalt springen
+profile-app-written = Von der App auf Ihrem Telefon eingetragen; hier nicht änderbar.

@@ -216,3 +216,4 @@ measurement-neighbours = Earlier and later measurements
 previous-measurement = Previous measurement
 next-measurement = Next measurement
 skip-to-content = Skip to content
+profile-app-written = Written by the app on your phone; it cannot be changed here.

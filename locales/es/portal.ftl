@@ -216,3 +216,4 @@ measurement-neighbours = Mediciones anteriores y posteriores
 previous-measurement = Medición anterior
 next-measurement = Medición siguiente
 skip-to-content = Saltar al contenido
+profile-app-written = Lo escribe la aplicación de su teléfono; no se puede cambiar aquí.

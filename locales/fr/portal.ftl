@@ -216,3 +216,4 @@ measurement-neighbours = Mesures précédentes et suivantes
 previous-measurement = Mesure précédente
 next-measurement = Mesure suivante
 skip-to-content = Aller au contenu
+profile-app-written = Renseigné par l’application de votre téléphone ; non modifiable ici.

@@ -216,3 +216,4 @@ measurement-neighbours = Misurazioni precedenti e successive
 previous-measurement = Misurazione precedente
 next-measurement = Misurazione successiva
 skip-to-content = Vai al contenuto
+profile-app-written = Scritto dall’app sul telefono; non si può modificare qui.

@@ -216,3 +216,4 @@ measurement-neighbours = Eerdere en latere metingen
 previous-measurement = Vorige meting
 next-measurement = Volgende meting
 skip-to-content = Naar de inhoud
+profile-app-written = Ingevuld door de app op uw telefoon; u kunt dit hier niet wijzigen.

@@ -216,3 +216,4 @@ measurement-neighbours = 前后的测量
 previous-measurement = 上一次测量
 next-measurement = 下一次测量
 skip-to-content = 跳到正文
+profile-app-written = 由您手机上的应用填写，无法在此更改。

@@ -577,6 +577,54 @@ async fn previous_and_next_step_through_what_the_reader_may_see() {
 }
 
 #[tokio::test]
+async fn what_the_app_writes_is_shown_not_edited_and_a_save_keeps_it() {
+    let app = spawn_app().await;
+    let user = app.user("phone").await;
+    app.put(
+        &format!("/profiles/v1?eq(id,{})", user.id),
+        &user.token,
+        json!({"weight": 70, "service_info": {"device": {"os": "18.0", "model": "Pixel 9"},
+            "app": {"version": "4.2.1"}}, "custom_fields": {"ward": "B3"}}),
+    )
+    .await
+    .assert_ok();
+    let mut browser = logged_in(&app, &user).await;
+    let page = browser.get("/portal/profile").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<bdi>Pixel 9</bdi>"), "{}", page.body);
+    assert!(page.body.contains("<bdi>4.2.1</bdi>") && page.body.contains("<bdi>B3</bdi>"));
+    assert!(
+        !page.body.contains("name=\"service_info."),
+        "no device inputs"
+    );
+    assert!(
+        !page.body.contains("name=\"custom_fields\""),
+        "no custom-field input"
+    );
+
+    let saved = browser
+        .post(
+            "/portal/profile",
+            "/portal/profile",
+            &[("weight", "71"), ("country", "BE")],
+        )
+        .await;
+    assert_eq!(saved.status, 200);
+    assert!(
+        saved.body.contains("<bdi>Pixel 9</bdi>"),
+        "still shown after saving"
+    );
+    let stored = app
+        .get(&format!("/profiles/v1/{}", user.id), &user.token)
+        .await;
+    let stored = stored.assert_ok();
+    assert_eq!(stored["weight"], json!(71.0));
+    assert_eq!(stored["service_info"]["device"]["model"], "Pixel 9");
+    assert_eq!(stored["service_info"]["app"]["version"], "4.2.1");
+    assert_eq!(stored["custom_fields"]["ward"], "B3");
+}
+
+#[tokio::test]
 async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

@@ -55,6 +55,8 @@ pub struct ProfileForm {
     pub impediments: Vec<Option_>,
     pub text_fields: Vec<(&'static str, String)>,
     pub device_fields: Vec<(String, String)>,
+    /// The clinic's own fields the app stored, as (name, value).
+    pub custom: Vec<(String, String)>,
     pub notice: Option<String>,
 }
 
@@ -231,6 +233,15 @@ fn build_form(
                 )
             })
             .collect(),
+        custom: values
+            .get("custom_fields")
+            .map(|text| {
+                text.lines()
+                    .filter_map(|line| line.split_once('='))
+                    .map(|(name, value)| (name.to_owned(), value.to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default(),
         values,
         errors,
         notice,
@@ -357,45 +368,17 @@ pub async fn save(
     let impediments = all("impediments");
     patch.insert("comorbidities".into(), json!(comorbidities));
     patch.insert("impediments".into(), json!(impediments));
-    let mut app = Map::new();
-    let mut device = Map::new();
-    for field in DEVICE_FIELDS.iter().copied().chain(["device.type"]) {
-        let key = format!("service_info.{field}");
-        let text = get(&key);
-        let (part, name) = field.split_once('.').unwrap_or((field, ""));
-        let target = if part == "app" { &mut app } else { &mut device };
-        target.insert(name.to_owned(), field_patch(&key, &text));
-        values.insert(key, text);
-    }
-    patch.insert("service_info".into(), json!({"app": app, "device": device}));
-    let custom_text = get("custom_fields");
-    let mut custom = Map::new();
-    let mut custom_ok = true;
-    for line in custom_text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        match line.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                custom.insert(k.trim().to_owned(), Value::String(v.trim().to_owned()));
-            }
-            _ => custom_ok = false,
+    // What the app writes (`service_info`, `custom_fields`) is not the form's to change: it
+    // is shown as stored.
+    let (stored, _, _) = values_of(&document);
+    for (key, value) in stored {
+        if key.starts_with("service_info.") || key == "custom_fields" {
+            values.insert(key, value);
         }
     }
-    // Keys no longer listed are removed from the stored map.
-    if let Some(stored) = document.get("custom_fields").and_then(Value::as_object) {
-        for key in stored.keys() {
-            custom.entry(key.clone()).or_insert(Value::Null);
-        }
-    }
-    patch.insert("custom_fields".into(), Value::Object(custom));
-    values.insert("custom_fields".into(), custom_text);
 
     let today = latest_birthday(member.state.store.clock().now());
     let mut errors = HashMap::new();
-    if !custom_ok {
-        errors.insert(
-            "custom_fields".to_owned(),
-            member.tr.text("invalid-custom-fields"),
-        );
-    }
     for (key, value) in &patch {
         let mut single = Map::new();
         single.insert(key.clone(), value.clone());
