@@ -56,7 +56,7 @@ struct AccountPage {
     c: Chrome,
     m: Member,
     languages: Vec<LanguageChoice>,
-    zones: Vec<&'static str>,
+    zones: Vec<super::zones::ZoneGroup>,
     patient_rows: Vec<EnlistmentRow>,
     staff_rows: Vec<EnlistmentRow>,
     created: String,
@@ -107,8 +107,7 @@ async fn page(
             })
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
-    let mut zones: Vec<&'static str> = chrono_tz::TZ_VARIANTS.iter().map(|z| z.name()).collect();
-    zones.sort_unstable();
+    let zones = super::zones::zone_groups(&member.tr, store.clock().now(), &record.user.time_zone);
     html(&AccountPage {
         c: Chrome::new(&member, "account", "account-title"),
         languages: language_choices(member.tr.language()),

@@ -18,6 +18,7 @@ pub mod profile;
 pub mod reports;
 pub mod session;
 pub mod view;
+pub mod zones;
 
 use actix_session::SessionMiddleware;
 use actix_web::http::header;
