@@ -625,6 +625,28 @@ async fn what_the_app_writes_is_shown_not_edited_and_a_save_keeps_it() {
 }
 
 #[tokio::test]
+async fn the_physician_reads_dates_and_numbers_in_his_language() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.put(
+        &format!("/profiles/v1?eq(id,{})", world.patient.id),
+        &world.patient.token,
+        json!({"birthday": "1958-03-14", "weight": 67.5, "length": 165}),
+    )
+    .await
+    .assert_ok();
+    app.set_language(&world.staff_a, "nl").await;
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let page = physician
+        .get(&format!("/portal/patients/{}", world.patient.id))
+        .await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("14-03-1958"), "{}", page.body);
+    assert!(page.body.contains("67,5 kg") && page.body.contains("165 cm"));
+    assert!(!page.body.contains("1958-03-14") && !page.body.contains("67.5"));
+}
+
+#[tokio::test]
 async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

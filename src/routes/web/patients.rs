@@ -120,7 +120,17 @@ pub fn profile_summary(visitor: &Visitor, document: &Map<String, Value>) -> Vec<
     let mut push = |label: &str, value: Option<String>| {
         rows.push((tr.text(label), value.unwrap_or_else(|| "–".into())));
     };
-    push("birthday", text("birthday"));
+    // Dates and numbers as the reports write them, in the reader's language (`14-03-1958`,
+    // `67,5 kg` in Dutch), not as stored.
+    let language = tr.language();
+    push(
+        "birthday",
+        text("birthday").map(|day| {
+            chrono::NaiveDate::parse_from_str(&day, "%Y-%m-%d")
+                .map(|date| crate::reports::format::short_date(language, date))
+                .unwrap_or(day)
+        }),
+    );
     push(
         "gender",
         document
@@ -130,11 +140,17 @@ pub fn profile_summary(visitor: &Visitor, document: &Map<String, Value>) -> Vec<
     );
     push(
         "weight",
-        number("weight").map(|w| format!("{w} {}", tr.text("kg"))),
+        number("weight").map(|w| {
+            let w = crate::reports::format::decimal(language, w, 1);
+            format!("{w} {}", tr.text("kg"))
+        }),
     );
     push(
         "length",
-        number("length").map(|l| format!("{l} {}", tr.text("cm"))),
+        number("length").map(|l| {
+            let l = crate::reports::format::decimal(language, l, 1);
+            format!("{l} {}", tr.text("cm"))
+        }),
     );
     push("profile-country", text("country"));
     push("profile-city", text("city"));
