@@ -625,6 +625,73 @@ async fn what_the_app_writes_is_shown_not_edited_and_a_save_keeps_it() {
 }
 
 #[tokio::test]
+async fn the_menu_follows_what_the_user_is() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let menu = |body: &str| -> Vec<&'static str> {
+        let nav = body
+            .split("<nav aria-label")
+            .nth(1)
+            .and_then(|rest| rest.split("</nav>").next())
+            .unwrap_or("")
+            .to_owned();
+        [
+            "/portal/measurements\"",
+            "/portal/profile\"",
+            "/portal/reports\"",
+            "/portal/patients\"",
+            "/portal/admin/users\"",
+            "/portal/account\"",
+        ]
+        .into_iter()
+        .filter(|link| nav.contains(&format!("href=\"{link}")))
+        .collect()
+    };
+    let patient = logged_in(&app, &world.patient)
+        .await
+        .get("/portal/account")
+        .await;
+    assert_eq!(
+        menu(&patient.body),
+        [
+            "/portal/measurements\"",
+            "/portal/profile\"",
+            "/portal/reports\"",
+            "/portal/account\""
+        ]
+    );
+    let physician = logged_in(&app, &world.staff_a)
+        .await
+        .get("/portal/account")
+        .await;
+    assert_eq!(
+        menu(&physician.body),
+        ["/portal/patients\"", "/portal/account\""],
+        "no empty patient pages for a physician"
+    );
+    let admin = logged_in(&app, &world.admin)
+        .await
+        .get("/portal/account")
+        .await;
+    assert_eq!(
+        menu(&admin.body),
+        [
+            "/portal/patients\"",
+            "/portal/admin/users\"",
+            "/portal/account\""
+        ]
+    );
+    // A physician who is also a patient somewhere has both.
+    app.enlist_patient(&world.admin, &world.staff_a, &world.group_b)
+        .await;
+    let both = logged_in(&app, &world.staff_a)
+        .await
+        .get("/portal/account")
+        .await;
+    assert_eq!(menu(&both.body).len(), 5);
+}
+
+#[tokio::test]
 async fn the_physician_reads_dates_and_numbers_in_his_language() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

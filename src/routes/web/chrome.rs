@@ -26,6 +26,9 @@ pub struct Chrome {
     pub user_name: Option<String>,
     pub admin: bool,
     pub staff: bool,
+    /// Whether the user is a patient: enlisted as one, or neither staff nor administrator.
+    /// Only patients see their own measurements, profile and reports in the menu.
+    pub patient: bool,
     /// The navigation entry to highlight.
     pub section: &'static str,
     /// The page title's message key.
@@ -44,6 +47,10 @@ impl Chrome {
             user_name: user.map(|r| format!("{} {}", r.user.first_name, r.user.last_name)),
             admin: user.is_some_and(|r| r.user.is_admin()),
             staff: user.is_some_and(|r| !r.staff_enlistments.is_empty()),
+            patient: user.is_some_and(|r| {
+                !r.patient_enlistments.is_empty()
+                    || (r.staff_enlistments.is_empty() && !r.user.is_admin())
+            }),
             section,
             title_key,
         }
@@ -162,6 +169,7 @@ pub async fn portal_middleware(
                         user_name: None,
                         admin: false,
                         staff: false,
+                        patient: false,
                         section: "",
                         title_key: "error-title",
                     },
