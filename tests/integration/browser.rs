@@ -382,6 +382,13 @@ async fn each_role_walks_its_journey_in_chromium() {
         .click()
         .await
         .unwrap();
+    // It asks first.
+    let question = client.get_alert_text().await.expect("a confirmation");
+    assert!(
+        question.starts_with("Deactivate this account?"),
+        "{question}"
+    );
+    client.accept_alert().await.unwrap();
     client
         .wait()
         .at_most(Duration::from_secs(10))
@@ -391,6 +398,15 @@ async fn each_role_walks_its_journey_in_chromium() {
         )))
         .await
         .expect("the row is swapped in place");
+    // Then says what it did, in the row.
+    let notice = client
+        .find(Locator::Css(&format!("#user-{} p.notice", patient.id)))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(notice.contains("is deactivated"), "{notice}");
     assert_eq!(path_of(&client).await, "/portal/admin/users");
     shot(&client, "09-admin-users").await;
     client

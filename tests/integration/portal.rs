@@ -388,6 +388,59 @@ async fn a_deactivated_user_is_logged_out_at_once() {
 }
 
 #[tokio::test]
+async fn privilege_actions_ask_first_and_then_say_what_they_did() {
+    let app = spawn_app().await;
+    let admin = app.admin("admin").await;
+    let user = app.user("target").await;
+    let mut browser = logged_in(&app, &admin).await;
+    let list = browser.get("/portal/admin/users").await;
+    let row = list
+        .body
+        .split(&format!("<tr id=\"user-{}\">", user.id))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the user's row")
+        .to_owned();
+    assert!(
+        row.contains("hx-confirm=\"Deactivate this account?"),
+        "{row}"
+    );
+    assert!(row.contains("hx-confirm=\"Make this user an administrator?"));
+
+    let token = list.csrf();
+    browser.headers.push(("HX-Request", "true".to_owned()));
+    browser.headers.push(("X-CSRF-Token", token));
+    for (path, value, said) in [
+        (
+            "activation",
+            "off",
+            "is deactivated; their sessions and tokens have ended.",
+        ),
+        ("admin", "on", "is now an administrator."),
+        ("admin", "off", "is no longer an administrator."),
+        ("activation", "on", "is active again."),
+    ] {
+        let answer = browser
+            .post_raw(
+                &format!("/portal/admin/users/{}/{path}", user.id),
+                &[("value", value)],
+            )
+            .await;
+        assert_eq!(answer.status, 200);
+        assert!(answer.body.starts_with("<tr"), "{}", answer.body);
+        let notice = answer
+            .body
+            .split("<p class=\"notice\" role=\"status\">")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no notice after {path}={value}: {}", answer.body));
+        assert!(
+            notice.contains(said) && notice.contains("target"),
+            "{notice}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn physicians_see_their_patients_and_nobody_elses() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

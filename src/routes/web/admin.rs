@@ -40,6 +40,8 @@ pub struct UserRow {
     pub failed_count: i32,
     /// The administrator's own row: no deactivating or demoting oneself.
     pub own: bool,
+    /// What the action just taken on this row did, said where it was taken.
+    pub notice: Option<String>,
 }
 
 fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
@@ -59,6 +61,7 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
         lock_label: visitor.tr.text(&format!("lock-{lock}")),
         failed_count: u.failed_count,
         own: visitor.user.as_ref().is_some_and(|me| me.user.id == u.id),
+        notice: None,
     }
 }
 
@@ -175,16 +178,23 @@ pub async fn create_user(
     }
 }
 
-/// After a change to one user: its row for htmx, else back to the list.
-async fn row_or_list(member: &Member, user_id: &Id) -> Result<HttpResponse, WebError> {
+/// After a change to one user: its row for htmx, saying what was done (message `done`, with
+/// the user's `name`), else back to the list.
+async fn row_or_list(
+    member: &Member,
+    user_id: &Id,
+    done: &'static str,
+) -> Result<HttpResponse, WebError> {
     if !member.htmx {
         return Ok(see_other("/portal/admin/users"));
     }
     let store = &member.state.store;
     let user = store.user_by_id(user_id).await?.ok_or(WebError::NotFound)?;
+    let mut row = user_row(member, &user, store.clock().now_millis());
+    row.notice = Some(member.tr.text_with(done, &[("name", row.name.clone())]));
     html(&UserRowFragment {
         c: Chrome::new(member, "admin", "admin-users-title"),
-        row: user_row(member, &user, store.clock().now_millis()),
+        row,
     })
 }
 
@@ -207,7 +217,12 @@ pub async fn set_activation(
         .actions
         .set_activation(&member.viewer(), &id, active)
         .await?;
-    row_or_list(&member, &id).await
+    let done = if active {
+        "admin-done-activated"
+    } else {
+        "admin-done-deactivated"
+    };
+    row_or_list(&member, &id, done).await
 }
 
 /// Lifts a lockout after failed logins (the failure count starts again at zero).
@@ -218,7 +233,7 @@ pub async fn unblock(
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
     member.state.actions.unblock(&member.viewer(), &id).await?;
-    row_or_list(&member, &id).await
+    row_or_list(&member, &id, "admin-done-unblocked").await
 }
 
 /// Grants or revokes the administrator role.
@@ -228,13 +243,19 @@ pub async fn set_admin(
     CsrfForm(form): CsrfForm<Toggle>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    let change = RoleChange::of(vec![Role::Admin], form.value == "on");
+    let grant = form.value == "on";
+    let change = RoleChange::of(vec![Role::Admin], grant);
     member
         .state
         .actions
         .change_roles(&member.viewer(), &id, change)
         .await?;
-    row_or_list(&member, &id).await
+    let done = if grant {
+        "admin-done-granted"
+    } else {
+        "admin-done-revoked"
+    };
+    row_or_list(&member, &id, done).await
 }
 
 /// A prescription in the administrators' list.
