@@ -33,6 +33,8 @@ pub struct Chrome {
     pub section: &'static str,
     /// The page title's message key.
     pub title_key: &'static str,
+    /// What the page is about (a patient's name, a measurement's time), put before the title.
+    pub subject: Option<String>,
 }
 
 impl Chrome {
@@ -53,7 +55,14 @@ impl Chrome {
             }),
             section,
             title_key,
+            subject: None,
         }
+    }
+
+    /// The same chrome, its title naming `subject` too.
+    pub fn about(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
     }
 
     /// The message `key` in the page's language.
@@ -172,6 +181,7 @@ pub async fn portal_middleware(
                         patient: false,
                         section: "",
                         title_key: "error-title",
+                        subject: None,
                     },
                 };
                 let message = c.tr.text(page.message_key);

@@ -364,13 +364,19 @@ async fn detail_page(
     // The analysis is pure and takes about a millisecond, so the pulse strip is computed
     // again for the page rather than stored.
     let findings = Findings::of(&member.tr, &data);
+    let row = view::measurement_row(member, &m.into());
+    let subject = match &patient {
+        Some((_, name)) => format!("{} · {name}", row.when),
+        None => row.when.clone(),
+    };
     html(&DetailPage {
         c: Chrome::new(
             member,
             if own { "measurements" } else { "patients" },
             "measurement-title",
-        ),
-        row: view::measurement_row(member, &m.into()),
+        )
+        .about(subject),
+        row,
         patient,
         findings: view::findings_view(member, &findings),
         details: details_of(member, &data),

@@ -223,7 +223,8 @@ pub async fn detail(
         format!("/portal/patients/{id}"),
     )
     .await?;
-    let c = Chrome::new(&member, "patients", "patient-title");
+    let name = format!("{} {}", patient.first_name, patient.last_name);
+    let c = Chrome::new(&member, "patients", "patient-title").about(name.clone());
     if member.htmx {
         return html(&ListFragment { c, list });
     }
@@ -240,7 +241,7 @@ pub async fn detail(
         can_make_report: viewer.may_report_on(&id).is_ok(),
         profile: profile_summary(&member, &document),
         c,
-        name: format!("{} {}", patient.first_name, patient.last_name),
+        name,
         email: patient.email,
         id,
         list,
