@@ -734,6 +734,11 @@ async fn the_menu_follows_what_the_user_is() {
             "/portal/account\""
         ]
     );
+    // The account page lists prescriptions to patients and care teams to staff, not "none".
+    assert!(patient.body.contains("<h3>Prescriptions</h3>"));
+    assert!(!patient.body.contains("<h3>Care teams</h3>"));
+    assert!(physician.body.contains("<h3>Care teams</h3>"));
+    assert!(!physician.body.contains("<h3>Prescriptions</h3>"));
     // A physician who is also a patient somewhere has both.
     app.enlist_patient(&world.admin, &world.staff_a, &world.group_b)
         .await;
