@@ -750,6 +750,23 @@ async fn the_menu_follows_what_the_user_is() {
 }
 
 #[tokio::test]
+async fn known_tags_are_shown_in_the_readers_words() {
+    let app = spawn_app().await;
+    let user = app.user("tagged").await;
+    app.set_language(&user, "nl").await;
+    let mut payload = crate::helpers::fixture("sinus_72");
+    payload["tags"] = json!(["afternoon", "symptomatic", "clinic-7"]);
+    let id = app.measure(&user, payload).await.id;
+    let mut browser = logged_in(&app, &user).await;
+    let page = browser.get(&format!("/portal/measurements/{id}")).await;
+    assert!(
+        page.body.contains("middag, met klachten, clinic-7"),
+        "{}",
+        page.body
+    );
+}
+
+#[tokio::test]
 async fn the_physician_reads_dates_and_numbers_in_his_language() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

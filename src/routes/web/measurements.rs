@@ -262,10 +262,20 @@ fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, Stri
             ),
         ));
     }
-    let tags: Vec<&str> = data
+    // The tags the app knows are shown in the reader's words (`tag-afternoon`); any other
+    // tag, the app's own, as it was sent.
+    let tags: Vec<String> = data
         .get("tags")
         .and_then(Value::as_array)
-        .map(|t| t.iter().filter_map(Value::as_str).collect())
+        .map(|t| {
+            t.iter()
+                .filter_map(Value::as_str)
+                .map(|tag| {
+                    tr.try_text(&format!("tag-{}", tag.to_ascii_lowercase()))
+                        .unwrap_or_else(|| tag.to_owned())
+                })
+                .collect()
+        })
         .unwrap_or_default();
     if !tags.is_empty() {
         details.push((tr.text("tags"), tags.join(", ")));
