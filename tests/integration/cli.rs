@@ -161,6 +161,44 @@ pub(crate) fn serve_demo(
     }
 }
 
+/// Logs in as the demo patient Anna on the server at `base` and returns her access token and
+/// the ids of her measurements that `rql` (a query string, `?…`, or empty) selects.
+pub(crate) async fn demo_patient(
+    client: &reqwest::Client,
+    base: &str,
+    rql: &str,
+) -> (String, Vec<String>) {
+    let login: Value = client
+        .post(format!("{base}/auth/v2/oauth2/tokens"))
+        .json(
+            &json!({"grant_type": "password", "username": "anna@tacho.test",
+            "password": demo::DEMO_PASSWORD}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let listed: Value = client
+        .get(format!("{base}/data/v1/measurements/documents{rql}"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect();
+    (token, ids)
+}
+
 /// Runs `tacho serve` as a separate process with JSON logs, makes requests that carry
 /// secrets, and checks that none of them reaches the log.
 #[tokio::test]
@@ -258,29 +296,8 @@ async fn sigterm_lets_the_running_request_finish_and_exits() {
     let (mut child, lines_rx, _, port) = serve_demo(dir.path());
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    let login: Value = client
-        .post(format!("{base}/auth/v2/oauth2/tokens"))
-        .json(
-            &json!({"grant_type": "password", "username": "anna@tacho.test",
-            "password": demo::DEMO_PASSWORD}),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["access_token"].as_str().unwrap().to_owned();
-    let listed: Value = client
-        .get(format!("{base}/data/v1/measurements/documents"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let measurement = listed["data"][0]["id"].as_str().unwrap().to_owned();
+    let (token, measurements) = demo_patient(&client, &base, "").await;
+    let measurement = measurements[0].clone();
     let in_flight = tokio::spawn({
         let (client, base, token) = (client.clone(), base.clone(), token.clone());
         async move {

@@ -6,66 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use sea_orm::{ConnectionTrait, Database, Statement};
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
-use tacho::demo;
 
-use crate::cli::serve_demo;
-use crate::helpers::{World, spawn_app};
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .flat_map(|entry| {
-            let path = entry.path();
-            if path.is_dir() {
-                files_under(&path)
-            } else {
-                vec![path]
-            }
-        })
-        .collect()
-}
-
-/// Logs in as the demo patient Anna and returns her token and measurement ids.
-async fn anna(client: &reqwest::Client, base: &str) -> (String, Vec<String>) {
-    let login: Value = client
-        .post(format!("{base}/auth/v2/oauth2/tokens"))
-        .json(
-            &json!({"grant_type": "password", "username": "anna@tacho.test",
-            "password": demo::DEMO_PASSWORD}),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["access_token"].as_str().unwrap().to_owned();
-    let listed: Value = client
-        .get(format!(
-            "{base}/data/v1/measurements/documents?eq(status,analyzed)"
-        ))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let ids = listed["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .take(3)
-        .map(|m| m["id"].as_str().unwrap().to_owned())
-        .collect();
-    (token, ids)
-}
+use crate::cli::{demo_patient, serve_demo};
+use crate::helpers::{World, files_under, spawn_app};
 
 const LANGUAGES: [&str; 8] = ["en", "nl", "de", "fr", "es", "it", "ar", "zh"];
 
@@ -78,7 +23,8 @@ async fn a_server_killed_mid_render_leaves_no_partial_file() {
     let (mut child, _, _, port) = serve_demo(dir.path());
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    let (token, measurements) = anna(&client, &base).await;
+    let (token, mut measurements) = demo_patient(&client, &base, "?eq(status,analyzed)").await;
+    measurements.truncate(3);
     assert!(!measurements.is_empty());
     let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel();
     for measurement in &measurements {
@@ -137,7 +83,7 @@ async fn a_server_killed_mid_render_leaves_no_partial_file() {
     }
 
     // Every report asked for is made now, once each.
-    let (token, _) = anna(&client, &base).await;
+    let (token, _) = demo_patient(&client, &base, "").await;
     for measurement in &measurements {
         for language in LANGUAGES {
             let made = client

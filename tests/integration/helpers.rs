@@ -572,6 +572,24 @@ pub fn assert_no_overlapping_words(pdf: &[u8], what: &str) {
     }
 }
 
+/// Every file under `dir`, recursively (temporary ones included); none for a missing folder.
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|entry| {
+            let path = entry.path();
+            if path.is_dir() {
+                files_under(&path)
+            } else {
+                vec![path]
+            }
+        })
+        .collect()
+}
+
 /// Keeps a file a test made (a PDF, a screenshot) under `target/test-artifacts/`, for people
 /// to look at after the run.
 pub fn save_artifact(name: &str, bytes: &[u8]) {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::Method;
 use tacho::config::{FileStorageKind, S3Options, Settings};
 
-use crate::helpers::{TestApp, World, spawn_app, spawn_app_with};
+use crate::helpers::{TestApp, World, files_under, spawn_app, spawn_app_with};
 
 /// A moto server on a loopback port, stopped when dropped.
 struct Moto {
@@ -144,24 +144,6 @@ async fn report_token(app: &TestApp, world: &World, measurement: &str, language:
         .as_str()
         .expect("a token")
         .to_owned()
-}
-
-/// Every file under `dir` (recursively), temporary ones included.
-fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .flat_map(|entry| {
-            let path = entry.path();
-            if path.is_dir() {
-                files_under(&path)
-            } else {
-                vec![path]
-            }
-        })
-        .collect()
 }
 
 #[tokio::test]
