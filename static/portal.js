@@ -16,3 +16,8 @@ document.addEventListener("htmx:afterSwap", function (event) {
     setTimeout(function () { event.detail.target.innerHTML = ""; }, 6000);
   }
 });
+// Forms that change something that is hard to undo ask first (the htmx ones use hx-confirm).
+document.addEventListener("submit", function (event) {
+  var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
+  if (question && !window.confirm(question)) event.preventDefault();
+});

@@ -242,3 +242,7 @@ tag-evening = مساءً
 tag-night = ليلًا
 tag-symptomatic = مع أعراض
 tag-asymptomatic = بدون أعراض
+admin-actions = إجراءات
+admin-end-prescription = إنهاء الآن
+admin-confirm-end-prescription = هل تريد إنهاء هذه الوصفة الآن؟ لن يرى فريق الرعاية القياسات الجديدة بعد الآن.
+admin-prescription-ended = انتهت الوصفة.

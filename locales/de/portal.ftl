@@ -242,3 +242,7 @@ tag-evening = Abend
 tag-night = Nacht
 tag-symptomatic = mit Beschwerden
 tag-asymptomatic = ohne Beschwerden
+admin-actions = Aktionen
+admin-end-prescription = Jetzt beenden
+admin-confirm-end-prescription = Diese Verordnung jetzt beenden? Das Behandlungsteam sieht keine neuen Messungen mehr.
+admin-prescription-ended = Die Verordnung ist beendet.

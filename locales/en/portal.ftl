@@ -242,3 +242,7 @@ tag-evening = evening
 tag-night = night
 tag-symptomatic = with symptoms
 tag-asymptomatic = without symptoms
+admin-actions = Actions
+admin-end-prescription = End now
+admin-confirm-end-prescription = End this prescription now? The care team no longer sees new measurements.
+admin-prescription-ended = The prescription has ended.

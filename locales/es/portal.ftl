@@ -242,3 +242,7 @@ tag-evening = noche
 tag-night = madrugada
 tag-symptomatic = con síntomas
 tag-asymptomatic = sin síntomas
+admin-actions = Acciones
+admin-end-prescription = Terminar ahora
+admin-confirm-end-prescription = ¿Terminar esta prescripción ahora? El equipo de atención ya no verá las nuevas mediciones.
+admin-prescription-ended = La prescripción ha terminado.

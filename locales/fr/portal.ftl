@@ -242,3 +242,7 @@ tag-evening = soir
 tag-night = nuit
 tag-symptomatic = avec symptômes
 tag-asymptomatic = sans symptômes
+admin-actions = Actions
+admin-end-prescription = Terminer maintenant
+admin-confirm-end-prescription = Terminer cette prescription maintenant ? L’équipe soignante ne verra plus les nouvelles mesures.
+admin-prescription-ended = La prescription est terminée.

@@ -242,3 +242,7 @@ tag-evening = sera
 tag-night = notte
 tag-symptomatic = con sintomi
 tag-asymptomatic = senza sintomi
+admin-actions = Azioni
+admin-end-prescription = Termina ora
+admin-confirm-end-prescription = Terminare ora questa prescrizione? Il team di cura non vedrà più le nuove misurazioni.
+admin-prescription-ended = La prescrizione è terminata.

@@ -242,3 +242,7 @@ tag-evening = avond
 tag-night = nacht
 tag-symptomatic = met klachten
 tag-asymptomatic = zonder klachten
+admin-actions = Acties
+admin-end-prescription = Nu beëindigen
+admin-confirm-end-prescription = Dit voorschrift nu beëindigen? Het zorgteam ziet geen nieuwe metingen meer.
+admin-prescription-ended = Het voorschrift is beëindigd.

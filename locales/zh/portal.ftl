@@ -242,3 +242,7 @@ tag-evening = 晚上
 tag-night = 夜间
 tag-symptomatic = 有症状
 tag-asymptomatic = 无症状
+admin-actions = 操作
+admin-end-prescription = 立即结束
+admin-confirm-end-prescription = 现在结束此处方？护理团队将不再看到新的测量。
+admin-prescription-ended = 处方已结束。

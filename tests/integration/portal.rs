@@ -441,6 +441,57 @@ async fn privilege_actions_ask_first_and_then_say_what_they_did() {
 }
 
 #[tokio::test]
+async fn an_administrator_ends_a_prescription_after_confirming() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut admin = logged_in(&app, &world.admin).await;
+    let page = admin.get("/portal/admin/groups").await;
+    assert!(
+        page.body
+            .contains("data-confirm=\"End this prescription now?"),
+        "{}",
+        page.body
+    );
+    let ended = admin
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/enlistments/end",
+            &[
+                ("patient_id", world.patient.id.as_str()),
+                ("group_id", world.group_a.as_str()),
+            ],
+        )
+        .await;
+    assert_eq!(ended.status, 200);
+    assert!(ended.body.contains("The prescription has ended."));
+    // The group's physician no longer has the patient.
+    let reply = app
+        .get(
+            &format!("/users/v1/{}", world.patient.id),
+            &world.staff_a.token,
+        )
+        .await;
+    reply.assert_error(404, 16);
+    // A physician cannot end another group's prescription.
+    let mut physician = logged_in(&app, &world.staff_b).await;
+    let refused = physician
+        .post(
+            "/portal/account",
+            "/portal/admin/enlistments/end",
+            &[
+                ("patient_id", world.other_patient.id.as_str()),
+                ("group_id", world.group_a.as_str()),
+            ],
+        )
+        .await;
+    assert!(
+        refused.status == 404 || refused.status == 403,
+        "{}",
+        refused.status
+    );
+}
+
+#[tokio::test]
 async fn physicians_see_their_patients_and_nobody_elses() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

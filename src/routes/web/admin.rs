@@ -262,6 +262,7 @@ pub async fn set_admin(
 pub struct EnlistmentRow {
     pub patient_id: Id,
     pub patient: String,
+    pub group_id: Id,
     pub group: String,
     pub since: String,
     pub until: String,
@@ -298,6 +299,7 @@ async fn groups_page(
                 .patient
                 .map(|p| format!("{} {} ({})", p.first_name, p.last_name, p.email))
                 .unwrap_or_default(),
+            group_id: e.enlistment.group_id,
             group: e.group_name,
             since: member.date(e.enlistment.creation_timestamp),
             until: member.date(e.enlistment.expiry_timestamp),
@@ -412,6 +414,29 @@ pub async fn enlist(
         }
     }
     groups_page(&member, Some("admin-enlisted"), None).await
+}
+
+/// A prescription to end: the patient and the group.
+#[derive(Debug, Deserialize)]
+pub struct EndForm {
+    pub patient_id: String,
+    pub group_id: String,
+}
+
+/// Ends a running prescription now (after the page's confirmation), then says so.
+pub async fn end_enlistment(
+    member: Member,
+    CsrfForm(form): CsrfForm<EndForm>,
+) -> Result<HttpResponse, WebError> {
+    let (Ok(patient), Ok(group)) = (Id::parse(&form.patient_id), Id::parse(&form.group_id)) else {
+        return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+    };
+    member
+        .state
+        .actions
+        .end_patient_enlistment(&member.viewer(), &patient, &group)
+        .await?;
+    groups_page(&member, Some("admin-prescription-ended"), None).await
 }
 
 /// A job as administrators see it.

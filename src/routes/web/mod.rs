@@ -152,6 +152,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
             .route("/admin/groups", web::get().to(admin::groups))
             .route("/admin/groups", web::post().to(admin::create_group))
             .route("/admin/enlistments", web::post().to(admin::enlist))
+            .route(
+                "/admin/enlistments/end",
+                web::post().to(admin::end_enlistment),
+            )
             .route("/admin/jobs", web::get().to(admin::jobs))
             .route("/admin/audit", web::get().to(admin::audit_trail))
             .route("/admin/audit/export", web::get().to(admin::audit_export))
