@@ -246,3 +246,4 @@ admin-actions = إجراءات
 admin-end-prescription = إنهاء الآن
 admin-confirm-end-prescription = هل تريد إنهاء هذه الوصفة الآن؟ لن يرى فريق الرعاية القياسات الجديدة بعد الآن.
 admin-prescription-ended = انتهت الوصفة.
+profile-not-saved = لم يتم حفظ ملفك الشخصي. يرجى التحقق من:

@@ -246,3 +246,4 @@ admin-actions = Aktionen
 admin-end-prescription = Jetzt beenden
 admin-confirm-end-prescription = Diese Verordnung jetzt beenden? Das Behandlungsteam sieht keine neuen Messungen mehr.
 admin-prescription-ended = Die Verordnung ist beendet.
+profile-not-saved = Ihr Profil wurde nicht gespeichert. Bitte prüfen Sie:

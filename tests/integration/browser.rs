@@ -246,7 +246,21 @@ async fn each_role_walks_its_journey_in_chromium() {
     click(&client, "save-profile").await;
     let message = text_of(&client, "#weight-error").await;
     assert!(!message.is_empty());
-    scroll_to(&client, "weight").await;
+    // The refused field takes the focus and comes into view, with its message tied to it.
+    let focus = client
+        .execute(
+            "var e = document.activeElement, r = e.getBoundingClientRect(); \
+             return [e.id, e.getAttribute('aria-describedby'), \
+                     r.top >= 0 && r.bottom <= window.innerHeight];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        focus,
+        serde_json::json!(["weight", "weight-error", true]),
+        "the focus is on the refused field, in view"
+    );
     shot(&client, "02-patient-profile-refused").await;
     replace_text(&client, "weight", "70.5").await;
     click(&client, "save-profile").await;
@@ -256,7 +270,20 @@ async fn each_role_walks_its_journey_in_chromium() {
         "/portal/profile",
         "saved without leaving the page"
     );
-    scroll_to(&client, "profile-saved").await;
+    // The confirmation stands beside the button just pressed: in view without scrolling.
+    let in_view = client
+        .execute(
+            "var r = document.getElementById('profile-saved').getBoundingClientRect(); \
+             return r.top >= 0 && r.bottom <= window.innerHeight;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        in_view,
+        serde_json::json!(true),
+        "the message is where the eye is"
+    );
     shot(&client, "03-patient-profile-saved").await;
     client.goto(&app.url("/portal/measurements")).await.unwrap();
     client

@@ -556,6 +556,9 @@ async fn htmx_requests_get_fragments_and_error_toasts() {
     assert_eq!(saved.status, 200);
     assert!(!saved.body.contains("<html"));
     assert!(saved.body.contains("id=\"profile-form\"") && saved.body.contains("profile-saved"));
+    // The result stands beside the Save button, where the eye is.
+    let actions = saved.body.split("class=\"form-actions\"").nth(1).unwrap();
+    assert!(actions.contains("id=\"save-profile\"") && actions.contains("id=\"profile-saved\""));
     let refused = browser
         .post_raw(
             "/portal/profile",
@@ -566,6 +569,23 @@ async fn htmx_requests_get_fragments_and_error_toasts() {
     assert!(refused.body.contains("id=\"weight-error\""));
     assert!(refused.body.contains("id=\"birthday-error\""));
     assert!(refused.body.contains("value=\"900\""), "the entry is kept");
+    // Each message is tied to its field, listed above the form with a link to it, and the
+    // first invalid field (in the form's order) takes the focus.
+    assert!(
+        refused
+            .body
+            .contains("aria-invalid=\"true\" aria-describedby=\"birthday-error\" autofocus")
+    );
+    assert!(
+        refused
+            .body
+            .contains("aria-invalid=\"true\" aria-describedby=\"weight-error\">")
+    );
+    let summary = refused.body.split("id=\"profile-errors\"").nth(1).unwrap();
+    let birthday = summary.find("href=\"#birthday\"").expect("linked");
+    let weight = summary.find("href=\"#weight\"").expect("linked");
+    assert!(birthday < weight, "in the form's order");
+    assert_eq!(refused.body.matches("autofocus").count(), 1);
     let profile = app
         .get(&format!("/profiles/v1/{}", user.id), &user.token)
         .await;

@@ -27,6 +27,25 @@ const TEXT_FIELDS: [&str; 6] = [
     "postal_code",
     "physician",
 ];
+/// Every field that can carry a message, in the order the form shows them.
+const FORM_ORDER: [&str; 16] = [
+    "birthday",
+    "gender",
+    "weight",
+    "length",
+    "physician",
+    "country",
+    "region",
+    "address_line1",
+    "address_line2",
+    "city",
+    "postal_code",
+    "comorbidities",
+    "smoker",
+    "activity",
+    "impediments",
+    "service_info",
+];
 /// `service_info` fields as `part.field`.
 const DEVICE_FIELDS: [&str; 4] = [
     "device.os",
@@ -69,6 +88,37 @@ impl ProfileForm {
     /// The message for the field, if its value was refused.
     pub fn error(&self, field: &str) -> Option<String> {
         self.errors.get(field).cloned()
+    }
+
+    /// The fields with a message, in the form's order, and their messages: the summary above
+    /// the form, each linking to its field.
+    pub fn summary(&self) -> Vec<(String, String)> {
+        let mut fields: Vec<&String> = self.errors.keys().collect();
+        fields.sort_by_key(|field| {
+            FORM_ORDER
+                .iter()
+                .position(|f| f == field)
+                .unwrap_or(FORM_ORDER.len())
+        });
+        fields
+            .into_iter()
+            .map(|field| (field.clone(), self.errors[field].clone()))
+            .collect()
+    }
+
+    /// The attributes tying an invalid field to its message, and, on the first invalid field,
+    /// `autofocus`: after a refused save the browser (or htmx, after its swap) moves the focus
+    /// and the view to it. Empty for a valid field.
+    pub fn aria(&self, field: &str) -> String {
+        if !self.errors.contains_key(field) {
+            return String::new();
+        }
+        let first = self.summary().first().is_some_and(|(f, _)| f == field);
+        // Field names are this module's constants: nothing to escape.
+        format!(
+            " aria-describedby=\"{field}-error\"{}",
+            if first { " autofocus" } else { "" }
+        )
     }
 
     /// `aria-invalid` of the field.
