@@ -247,3 +247,4 @@ admin-end-prescription = إنهاء الآن
 admin-confirm-end-prescription = هل تريد إنهاء هذه الوصفة الآن؟ لن يرى فريق الرعاية القياسات الجديدة بعد الآن.
 admin-prescription-ended = انتهت الوصفة.
 profile-not-saved = لم يتم حفظ ملفك الشخصي. يرجى التحقق من:
+role-staff-of = فريق { $group }

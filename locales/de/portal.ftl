@@ -247,3 +247,4 @@ admin-end-prescription = Jetzt beenden
 admin-confirm-end-prescription = Diese Verordnung jetzt beenden? Das Behandlungsteam sieht keine neuen Messungen mehr.
 admin-prescription-ended = Die Verordnung ist beendet.
 profile-not-saved = Ihr Profil wurde nicht gespeichert. Bitte prüfen Sie:
+role-staff-of = Team von { $group }

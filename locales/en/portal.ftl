@@ -247,3 +247,4 @@ admin-end-prescription = End now
 admin-confirm-end-prescription = End this prescription now? The care team no longer sees new measurements.
 admin-prescription-ended = The prescription has ended.
 profile-not-saved = Your profile was not saved. Please check:
+role-staff-of = Staff of { $group }

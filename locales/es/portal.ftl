@@ -247,3 +247,4 @@ admin-end-prescription = Terminar ahora
 admin-confirm-end-prescription = ¿Terminar esta prescripción ahora? El equipo de atención ya no verá las nuevas mediciones.
 admin-prescription-ended = La prescripción ha terminado.
 profile-not-saved = Su perfil no se ha guardado. Revise:
+role-staff-of = Equipo de { $group }

@@ -247,3 +247,4 @@ admin-end-prescription = Terminer maintenant
 admin-confirm-end-prescription = Terminer cette prescription maintenant ? L’équipe soignante ne verra plus les nouvelles mesures.
 admin-prescription-ended = La prescription est terminée.
 profile-not-saved = Votre profil n’a pas été enregistré. Vérifiez :
+role-staff-of = Équipe de { $group }

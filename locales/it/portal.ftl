@@ -247,3 +247,4 @@ admin-end-prescription = Termina ora
 admin-confirm-end-prescription = Terminare ora questa prescrizione? Il team di cura non vedrà più le nuove misurazioni.
 admin-prescription-ended = La prescrizione è terminata.
 profile-not-saved = Il profilo non è stato salvato. Controlli:
+role-staff-of = Staff di { $group }

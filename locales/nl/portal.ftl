@@ -247,3 +247,4 @@ admin-end-prescription = Nu beëindigen
 admin-confirm-end-prescription = Dit voorschrift nu beëindigen? Het zorgteam ziet geen nieuwe metingen meer.
 admin-prescription-ended = Het voorschrift is beëindigd.
 profile-not-saved = Uw profiel is niet opgeslagen. Controleer:
+role-staff-of = Zorgverlener in { $group }

@@ -247,3 +247,4 @@ admin-end-prescription = 立即结束
 admin-confirm-end-prescription = 现在结束此处方？护理团队将不再看到新的测量。
 admin-prescription-ended = 处方已结束。
 profile-not-saved = 您的资料未保存。请检查：
+role-staff-of = { $group } 的医护人员

@@ -492,6 +492,28 @@ async fn an_administrator_ends_a_prescription_after_confirming() {
 }
 
 #[tokio::test]
+async fn the_user_list_names_every_role() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut admin = logged_in(&app, &world.admin).await;
+    let list = admin.get("/portal/admin/users").await;
+    let row = |id: &str| -> String {
+        list.body
+            .split(&format!("<tr id=\"user-{id}\">"))
+            .nth(1)
+            .and_then(|rest| rest.split("</tr>").next())
+            .unwrap()
+            .to_owned()
+    };
+    let physician = row(&world.staff_a.id);
+    assert!(
+        physician.contains("Staff of") && physician.contains("Group A"),
+        "{physician}"
+    );
+    assert!(row(&world.admin.id).contains("Administrator"));
+}
+
+#[tokio::test]
 async fn physicians_see_their_patients_and_nobody_elses() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

@@ -42,6 +42,40 @@ pub struct UserRow {
     pub own: bool,
     /// What the action just taken on this row did, said where it was taken.
     pub notice: Option<String>,
+    /// Administrator, and the care teams the user works in: `Administrator · Staff of Group A`.
+    pub roles: String,
+}
+
+/// The rows of `records`, their care teams named (one query for all of them).
+async fn user_rows(
+    member: &Member,
+    records: &[crate::store::UserRecord],
+    now: i64,
+) -> Result<Vec<UserRow>, WebError> {
+    let groups: Vec<Id> = records
+        .iter()
+        .flat_map(|r| r.staff_enlistments.iter().map(|e| e.group_id))
+        .collect();
+    let names = member.state.store.group_names(&groups).await?;
+    Ok(records
+        .iter()
+        .map(|record| {
+            let mut row = user_row(member, &record.user, now);
+            let mut roles: Vec<String> = Vec::new();
+            if row.admin {
+                roles.push(member.tr.text("role-admin"));
+            }
+            for enlistment in &record.staff_enlistments {
+                let group = names
+                    .get(&enlistment.group_id)
+                    .cloned()
+                    .unwrap_or_else(|| enlistment.group_id.to_string());
+                roles.push(member.tr.text_with("role-staff-of", &[("group", group)]));
+            }
+            row.roles = roles.join(" · ");
+            row
+        })
+        .collect())
 }
 
 fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
@@ -62,6 +96,7 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
         failed_count: u.failed_count,
         own: visitor.user.as_ref().is_some_and(|me| me.user.id == u.id),
         notice: None,
+        roles: String::new(),
     }
 }
 
@@ -99,10 +134,7 @@ async fn users_page(
     let now = store.clock().now_millis();
     let mut response = html(&UsersPage {
         c: Chrome::new(member, "admin", "admin-users-title"),
-        rows: records
-            .iter()
-            .map(|r| user_row(member, &r.user, now))
-            .collect(),
+        rows: user_rows(member, &records, now).await?,
         pager: Pager::new(page, total.unwrap_or(0), ""),
         languages: language_choices(Language::En),
         notice: notice.map(|k| member.tr.text(k)),
@@ -190,7 +222,9 @@ async fn row_or_list(
     }
     let store = &member.state.store;
     let user = store.user_by_id(user_id).await?.ok_or(WebError::NotFound)?;
-    let mut row = user_row(member, &user, store.clock().now_millis());
+    let record = store.user_record(user).await?;
+    let mut rows = user_rows(member, &[record], store.clock().now_millis()).await?;
+    let mut row = rows.pop().ok_or(WebError::NotFound)?;
     row.notice = Some(member.tr.text_with(done, &[("name", row.name.clone())]));
     html(&UserRowFragment {
         c: Chrome::new(member, "admin", "admin-users-title"),
