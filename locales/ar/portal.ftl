@@ -248,3 +248,7 @@ admin-confirm-end-prescription = هل تريد إنهاء هذه الوصفة ا
 admin-prescription-ended = انتهت الوصفة.
 profile-not-saved = لم يتم حفظ ملفك الشخصي. يرجى التحقق من:
 role-staff-of = فريق { $group }
+staff-enlistments-staff = الفريق الطبي
+admin-remove-staff = إزالة
+admin-confirm-remove-staff = هل تريد إزالة هذا الطبيب من فريق الرعاية؟ لن يرى مرضاه بعد الآن.
+admin-staff-removed = لم يعد الطبيب ضمن فريق الرعاية.

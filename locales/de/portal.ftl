@@ -248,3 +248,7 @@ admin-confirm-end-prescription = Diese Verordnung jetzt beenden? Das Behandlungs
 admin-prescription-ended = Die Verordnung ist beendet.
 profile-not-saved = Ihr Profil wurde nicht gespeichert. Bitte prüfen Sie:
 role-staff-of = Team von { $group }
+staff-enlistments-staff = Team
+admin-remove-staff = Entfernen
+admin-confirm-remove-staff = Diesen Arzt aus dem Behandlungsteam entfernen? Er sieht dessen Patienten nicht mehr.
+admin-staff-removed = Der Arzt gehört nicht mehr zum Behandlungsteam.

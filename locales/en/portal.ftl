@@ -248,3 +248,7 @@ admin-confirm-end-prescription = End this prescription now? The care team no lon
 admin-prescription-ended = The prescription has ended.
 profile-not-saved = Your profile was not saved. Please check:
 role-staff-of = Staff of { $group }
+staff-enlistments-staff = Staff
+admin-remove-staff = Remove
+admin-confirm-remove-staff = Remove this physician from the care team? They no longer see its patients.
+admin-staff-removed = The physician is no longer in the care team.

@@ -248,3 +248,7 @@ admin-confirm-end-prescription = ¿Terminar esta prescripción ahora? El equipo 
 admin-prescription-ended = La prescripción ha terminado.
 profile-not-saved = Su perfil no se ha guardado. Revise:
 role-staff-of = Equipo de { $group }
+staff-enlistments-staff = Profesionales
+admin-remove-staff = Quitar
+admin-confirm-remove-staff = ¿Quitar a este médico del equipo de atención? Ya no verá a sus pacientes.
+admin-staff-removed = El médico ya no forma parte del equipo de atención.

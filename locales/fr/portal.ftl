@@ -248,3 +248,7 @@ admin-confirm-end-prescription = Terminer cette prescription maintenant ? L’é
 admin-prescription-ended = La prescription est terminée.
 profile-not-saved = Votre profil n’a pas été enregistré. Vérifiez :
 role-staff-of = Équipe de { $group }
+staff-enlistments-staff = Soignants
+admin-remove-staff = Retirer
+admin-confirm-remove-staff = Retirer ce médecin de l’équipe soignante ? Il ne verra plus ses patients.
+admin-staff-removed = Le médecin ne fait plus partie de l’équipe soignante.

@@ -248,3 +248,7 @@ admin-confirm-end-prescription = Terminare ora questa prescrizione? Il team di c
 admin-prescription-ended = La prescrizione è terminata.
 profile-not-saved = Il profilo non è stato salvato. Controlli:
 role-staff-of = Staff di { $group }
+staff-enlistments-staff = Personale
+admin-remove-staff = Rimuovi
+admin-confirm-remove-staff = Rimuovere questo medico dal team di cura? Non vedrà più i suoi pazienti.
+admin-staff-removed = Il medico non fa più parte del team di cura.

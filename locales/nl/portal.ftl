@@ -248,3 +248,7 @@ admin-confirm-end-prescription = Dit voorschrift nu beëindigen? Het zorgteam zi
 admin-prescription-ended = Het voorschrift is beëindigd.
 profile-not-saved = Uw profiel is niet opgeslagen. Controleer:
 role-staff-of = Zorgverlener in { $group }
+staff-enlistments-staff = Zorgverleners
+admin-remove-staff = Verwijderen
+admin-confirm-remove-staff = Deze arts uit het zorgteam verwijderen? Hij of zij ziet de patiënten ervan niet meer.
+admin-staff-removed = De arts maakt geen deel meer uit van het zorgteam.

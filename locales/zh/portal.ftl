@@ -248,3 +248,7 @@ admin-confirm-end-prescription = 现在结束此处方？护理团队将不再�
 admin-prescription-ended = 处方已结束。
 profile-not-saved = 您的资料未保存。请检查：
 role-staff-of = { $group } 的医护人员
+staff-enlistments-staff = 医护人员
+admin-remove-staff = 移除
+admin-confirm-remove-staff = 将该医生移出护理团队？其将不再看到该团队的患者。
+admin-staff-removed = 该医生已不在护理团队中。

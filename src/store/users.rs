@@ -369,6 +369,46 @@ impl Store {
         self.touch_user(user_id, self.now()).await
     }
 
+    /// The staff of the groups `groups` that `viewer` may see (`visibility::groups`), with
+    /// their accounts, by group.
+    pub async fn group_staff(
+        &self,
+        viewer: &Viewer,
+        groups: &[Id],
+    ) -> StoreResult<HashMap<Id, Vec<user::Model>>> {
+        use sea_orm::sea_query::Query;
+        let visible = Query::select()
+            .column(super::entities::group::Column::Id)
+            .from(super::entities::group::Entity)
+            .cond_where(viewer.groups())
+            .to_owned();
+        let enlistments = staff_enlistment::Entity::find()
+            .filter(staff_enlistment::Column::GroupId.is_in(groups.to_vec()))
+            .filter(staff_enlistment::Column::GroupId.in_subquery(visible))
+            .all(&self.db)
+            .await?;
+        let users: HashMap<Id, user::Model> = user::Entity::find()
+            .filter(user::Column::Id.is_in(enlistments.iter().map(|e| e.user_id)))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|u| (u.id, u))
+            .collect();
+        let mut by_group: HashMap<Id, Vec<user::Model>> = Default::default();
+        for enlistment in enlistments {
+            if let Some(user) = users.get(&enlistment.user_id) {
+                by_group
+                    .entry(enlistment.group_id)
+                    .or_default()
+                    .push(user.clone());
+            }
+        }
+        for staff in by_group.values_mut() {
+            staff.sort_by(|a, b| (&a.last_name, &a.first_name).cmp(&(&b.last_name, &b.first_name)));
+        }
+        Ok(by_group)
+    }
+
     /// Whether `user_id` is staff of `group_id`.
     pub async fn is_staff_of(&self, user_id: &Id, group_id: &Id) -> StoreResult<bool> {
         Ok(staff_enlistment::Entity::find()

@@ -514,6 +514,82 @@ async fn the_user_list_names_every_role() {
 }
 
 #[tokio::test]
+async fn care_teams_list_their_staff_and_an_administrator_removes_one() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut admin = logged_in(&app, &world.admin).await;
+    let page = admin.get("/portal/admin/groups").await;
+    let group_a = page
+        .body
+        .split("<td>Group A</td>")
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .unwrap()
+        .to_owned();
+    assert!(group_a.contains("staff_a Tester"), "{group_a}");
+    assert!(!group_a.contains("staff_b Tester"));
+    assert!(group_a.contains("data-confirm=\"Remove this physician from the care team?"));
+    app.get(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.staff_a.token,
+    )
+    .await
+    .assert_ok();
+
+    let removed = admin
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/staff/remove",
+            &[
+                ("user_id", world.staff_a.id.as_str()),
+                ("group_id", world.group_a.as_str()),
+            ],
+        )
+        .await;
+    assert_eq!(removed.status, 200);
+    assert!(
+        removed
+            .body
+            .contains("The physician is no longer in the care team.")
+    );
+    assert!(!removed.body.contains("staff_a Tester"));
+    // Out of the team, out of its patients.
+    app.get(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.staff_a.token,
+    )
+    .await
+    .assert_error(404, 16);
+    // Only administrators remove staff.
+    let mut physician = logged_in(&app, &world.staff_b).await;
+    let refused = physician
+        .post(
+            "/portal/account",
+            "/portal/admin/staff/remove",
+            &[
+                ("user_id", world.staff_b.id.as_str()),
+                ("group_id", world.group_b.as_str()),
+            ],
+        )
+        .await;
+    assert!(
+        refused.status == 403 || refused.status == 404,
+        "{}",
+        refused.status
+    );
+    assert!(
+        app.state
+            .store
+            .is_staff_of(
+                &tacho::domain::id::Id::parse(&world.staff_b.id).unwrap(),
+                &tacho::domain::id::Id::parse(&world.group_b).unwrap()
+            )
+            .await
+            .unwrap()
+    );
+}
+
+#[tokio::test]
 async fn physicians_see_their_patients_and_nobody_elses() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

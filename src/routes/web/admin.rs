@@ -292,6 +292,13 @@ pub async fn set_admin(
     row_or_list(&member, &id, done).await
 }
 
+/// A care team in the administrators' list, with its staff.
+pub struct GroupRow {
+    pub group: group::Model,
+    /// (user id, name) of each member of its staff.
+    pub staff: Vec<(Id, String)>,
+}
+
 /// A prescription in the administrators' list.
 pub struct EnlistmentRow {
     pub patient_id: Id,
@@ -307,7 +314,7 @@ pub struct EnlistmentRow {
 #[template(path = "web/admin_groups.html")]
 struct GroupsPage {
     c: Chrome,
-    groups: Vec<group::Model>,
+    groups: Vec<GroupRow>,
     enlistments: Vec<EnlistmentRow>,
     notice: Option<String>,
     error: Option<String>,
@@ -324,6 +331,20 @@ async fn groups_page(
     let query = ListQuery::default().sort_by("name", false).page(50, 0);
     let spec = view::list_spec(&GROUPS, &query)?;
     let (groups, _) = store.list_groups(&member.viewer(), &spec).await?;
+    let ids: Vec<Id> = groups.iter().map(|g| g.id).collect();
+    let mut staff = store.group_staff(&member.viewer(), &ids).await?;
+    let groups = groups
+        .into_iter()
+        .map(|group| GroupRow {
+            staff: staff
+                .remove(&group.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|u| (u.id, format!("{} {}", u.first_name, u.last_name)))
+                .collect(),
+            group,
+        })
+        .collect();
     let now = store.clock().now_millis();
     let enlistments = recent
         .into_iter()
@@ -471,6 +492,29 @@ pub async fn end_enlistment(
         .end_patient_enlistment(&member.viewer(), &patient, &group)
         .await?;
     groups_page(&member, Some("admin-prescription-ended"), None).await
+}
+
+/// A member of a care team's staff to remove: the user and the group.
+#[derive(Debug, Deserialize)]
+pub struct StaffForm {
+    pub user_id: String,
+    pub group_id: String,
+}
+
+/// Removes a physician from a care team (after the page's confirmation), then says so.
+pub async fn remove_staff(
+    member: Member,
+    CsrfForm(form): CsrfForm<StaffForm>,
+) -> Result<HttpResponse, WebError> {
+    let (Ok(user), Ok(group)) = (Id::parse(&form.user_id), Id::parse(&form.group_id)) else {
+        return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+    };
+    member
+        .state
+        .actions
+        .remove_staff(&member.viewer(), &user, &group)
+        .await?;
+    groups_page(&member, Some("admin-staff-removed"), None).await
 }
 
 /// A job as administrators see it.

@@ -156,6 +156,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 "/admin/enlistments/end",
                 web::post().to(admin::end_enlistment),
             )
+            .route("/admin/staff/remove", web::post().to(admin::remove_staff))
             .route("/admin/jobs", web::get().to(admin::jobs))
             .route("/admin/audit", web::get().to(admin::audit_trail))
             .route("/admin/audit/export", web::get().to(admin::audit_export))
