@@ -124,7 +124,9 @@ impl Application {
         let registration_throttle = LoginThrottle::per_hour(settings.registration_rate_per_hour);
         let storage = crate::storage::from_settings(&settings, &store)?;
         if settings.file_storage == crate::config::FileStorageKind::Local {
-            // What a process killed mid-write left; before serving, so none is ever read.
+            // What a process killed mid-write left (temporary files, never read as files). Done
+            // before serving, at the cost of one listing of the folder, so that the folder is
+            // clean when the server first answers.
             let local = crate::storage::LocalStorage::new(settings.data_dir.join("files"));
             match local.sweep_abandoned().await {
                 Ok(0) => {}

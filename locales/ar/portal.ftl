@@ -114,7 +114,6 @@ profile-device-model = الطراز
 profile-device-manufacturer = الشركة المصنّعة
 profile-app-version = إصدار التطبيق
 profile-custom = معلومات أخرى
-profile-custom-hint = إدخال واحد في كل سطر بصيغة الاسم=القيمة
 profile-saved = حُفظ ملفك الشخصي.
 impediment-TREMOR = رعاش
 impediment-PERNIOSIS = شرث
@@ -123,7 +122,6 @@ invalid-country = اختر بلدًا من القائمة.
 invalid-weight = أدخل الوزن بالكيلوغرام، أكبر من 0 وبحد أقصى 500.
 invalid-length = أدخل الطول بالسنتيمتر، أكبر من 0 وبحد أقصى 300.
 invalid-birthday = أدخل تاريخًا حقيقيًا، ليس قبل 1900 وليس في المستقبل.
-invalid-custom-fields = اكتب إدخالًا واحدًا في كل سطر بصيغة الاسم=القيمة.
 invalid-value = هذه القيمة غير صالحة.
 patients-title = المرضى
 patient-title = المريض

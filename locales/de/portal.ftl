@@ -114,7 +114,6 @@ profile-device-model = Modell
 profile-device-manufacturer = Hersteller
 profile-app-version = App-Version
 profile-custom = Weitere Angaben
-profile-custom-hint = Ein Eintrag pro Zeile, geschrieben als Name=Wert
 profile-saved = Ihr Profil wurde gespeichert.
 impediment-TREMOR = Zittern
 impediment-PERNIOSIS = Frostbeulen
@@ -123,7 +122,6 @@ invalid-country = Wählen Sie ein Land aus der Liste.
 invalid-weight = Geben Sie ein Gewicht in Kilogramm an, über 0 und höchstens 500.
 invalid-length = Geben Sie eine Größe in Zentimetern an, über 0 und höchstens 300.
 invalid-birthday = Geben Sie ein echtes Datum an, nicht vor 1900 und nicht in der Zukunft.
-invalid-custom-fields = Schreiben Sie einen Eintrag pro Zeile als Name=Wert.
 invalid-value = Dieser Wert ist ungültig.
 patients-title = Patienten
 patient-title = Patient

@@ -114,7 +114,6 @@ profile-device-model = Model
 profile-device-manufacturer = Manufacturer
 profile-app-version = App version
 profile-custom = Other information
-profile-custom-hint = One entry per line, written as name=value
 profile-saved = Your profile was saved.
 impediment-TREMOR = Tremor
 impediment-PERNIOSIS = Chilblains
@@ -123,7 +122,6 @@ invalid-country = Choose a country from the list.
 invalid-weight = Enter a weight in kilograms, above 0 and at most 500.
 invalid-length = Enter a height in centimetres, above 0 and at most 300.
 invalid-birthday = Enter a real date, not before 1900 and not in the future.
-invalid-custom-fields = Write one entry per line as name=value.
 invalid-value = This value is not valid.
 patients-title = Patients
 patient-title = Patient

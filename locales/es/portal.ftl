@@ -114,7 +114,6 @@ profile-device-model = Modelo
 profile-device-manufacturer = Fabricante
 profile-app-version = Versión de la aplicación
 profile-custom = Otros datos
-profile-custom-hint = Un dato por línea, escrito como nombre=valor
 profile-saved = Se guardó su perfil.
 impediment-TREMOR = Temblor
 impediment-PERNIOSIS = Sabañones
@@ -123,7 +122,6 @@ invalid-country = Elija un país de la lista.
 invalid-weight = Indique un peso en kilogramos, mayor que 0 y como máximo 500.
 invalid-length = Indique una estatura en centímetros, mayor que 0 y como máximo 300.
 invalid-birthday = Indique una fecha real, no anterior a 1900 ni futura.
-invalid-custom-fields = Escriba un dato por línea como nombre=valor.
 invalid-value = Este valor no es válido.
 patients-title = Pacientes
 patient-title = Paciente

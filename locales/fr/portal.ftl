@@ -114,7 +114,6 @@ profile-device-model = Modèle
 profile-device-manufacturer = Fabricant
 profile-app-version = Version de l’application
 profile-custom = Autres informations
-profile-custom-hint = Une entrée par ligne, sous la forme nom=valeur
 profile-saved = Votre profil a été enregistré.
 impediment-TREMOR = Tremblements
 impediment-PERNIOSIS = Engelures
@@ -123,7 +122,6 @@ invalid-country = Choisissez un pays dans la liste.
 invalid-weight = Indiquez un poids en kilogrammes, supérieur à 0 et d’au plus 500.
 invalid-length = Indiquez une taille en centimètres, supérieure à 0 et d’au plus 300.
 invalid-birthday = Indiquez une date réelle, pas avant 1900 ni dans le futur.
-invalid-custom-fields = Écrivez une entrée par ligne sous la forme nom=valeur.
 invalid-value = Cette valeur n’est pas valide.
 patients-title = Patients
 patient-title = Patient

@@ -114,7 +114,6 @@ profile-device-model = Modello
 profile-device-manufacturer = Produttore
 profile-app-version = Versione dell’app
 profile-custom = Altre informazioni
-profile-custom-hint = Una voce per riga, scritta come nome=valore
 profile-saved = Il profilo è stato salvato.
 impediment-TREMOR = Tremore
 impediment-PERNIOSIS = Geloni
@@ -123,7 +122,6 @@ invalid-country = Scegli un paese dall’elenco.
 invalid-weight = Inserisci un peso in chilogrammi, maggiore di 0 e al massimo 500.
 invalid-length = Inserisci un’altezza in centimetri, maggiore di 0 e al massimo 300.
 invalid-birthday = Inserisci una data reale, non prima del 1900 e non futura.
-invalid-custom-fields = Scrivi una voce per riga come nome=valore.
 invalid-value = Questo valore non è valido.
 patients-title = Pazienti
 patient-title = Paziente

@@ -114,7 +114,6 @@ profile-device-model = Model
 profile-device-manufacturer = Fabrikant
 profile-app-version = App-versie
 profile-custom = Overige gegevens
-profile-custom-hint = Eén gegeven per regel, geschreven als naam=waarde
 profile-saved = Uw profiel is opgeslagen.
 impediment-TREMOR = Beven
 impediment-PERNIOSIS = Wintertenen
@@ -123,7 +122,6 @@ invalid-country = Kies een land uit de lijst.
 invalid-weight = Geef een gewicht in kilogram, boven 0 en hoogstens 500.
 invalid-length = Geef een lengte in centimeter, boven 0 en hoogstens 300.
 invalid-birthday = Geef een echte datum, niet voor 1900 en niet in de toekomst.
-invalid-custom-fields = Schrijf één gegeven per regel als naam=waarde.
 invalid-value = Deze waarde is ongeldig.
 patients-title = Patiënten
 patient-title = Patiënt

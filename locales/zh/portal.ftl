@@ -114,7 +114,6 @@ profile-device-model = 型号
 profile-device-manufacturer = 制造商
 profile-app-version = 应用版本
 profile-custom = 其他信息
-profile-custom-hint = 每行一项，格式为 名称=值
 profile-saved = 您的个人资料已保存。
 impediment-TREMOR = 震颤
 impediment-PERNIOSIS = 冻疮
@@ -123,7 +122,6 @@ invalid-country = 请从列表中选择国家或地区。
 invalid-weight = 请输入以千克为单位的体重，大于 0 且不超过 500。
 invalid-length = 请输入以厘米为单位的身高，大于 0 且不超过 300。
 invalid-birthday = 请输入真实日期，不早于 1900 年且不在未来。
-invalid-custom-fields = 每行写一项，格式为 名称=值。
 invalid-value = 此值无效。
 patients-title = 患者
 patient-title = 患者

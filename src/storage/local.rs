@@ -20,6 +20,27 @@ impl LocalStorage {
     fn path(&self, key: &str) -> Option<PathBuf> {
         is_key(key).then(|| self.root.join(&key[..2]).join(key))
     }
+
+    /// Every entry of the prefix folders (stored files and temporary ones); none when the
+    /// root does not exist yet.
+    async fn entries(&self) -> std::io::Result<Vec<tokio::fs::DirEntry>> {
+        let mut entries = Vec::new();
+        let mut prefixes = match tokio::fs::read_dir(&self.root).await {
+            Ok(prefixes) => prefixes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(entries),
+            Err(err) => return Err(err),
+        };
+        while let Some(prefix) = prefixes.next_entry().await? {
+            if !prefix.file_type().await?.is_dir() {
+                continue;
+            }
+            let mut files = tokio::fs::read_dir(prefix.path()).await?;
+            while let Some(file) = files.next_entry().await? {
+                entries.push(file);
+            }
+        }
+        Ok(entries)
+    }
 }
 
 /// A temporary file whose writer is not known to be gone is left alone for this long (a write
@@ -31,33 +52,20 @@ impl LocalStorage {
     /// longer runs (a `kill -9` mid-write), and any older than an hour. Returns how many.
     pub async fn sweep_abandoned(&self) -> std::io::Result<usize> {
         let mut removed = 0;
-        let mut prefixes = match tokio::fs::read_dir(&self.root).await {
-            Ok(prefixes) => prefixes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-            Err(err) => return Err(err),
-        };
-        while let Some(prefix) = prefixes.next_entry().await? {
-            if !prefix.file_type().await?.is_dir() {
+        for file in self.entries().await? {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let Some(writer) = temporary_writer(&name) else {
                 continue;
-            }
-            let mut files = tokio::fs::read_dir(prefix.path()).await?;
-            while let Some(file) = files.next_entry().await? {
-                let name = file.file_name().to_string_lossy().into_owned();
-                let Some(writer) = temporary_writer(&name) else {
-                    continue;
-                };
-                let old = file
-                    .metadata()
-                    .await
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|modified| modified.elapsed().ok())
-                    .is_some_and(|age| age > ABANDONED_AFTER);
-                if (old || !process_runs(writer))
-                    && tokio::fs::remove_file(file.path()).await.is_ok()
-                {
-                    removed += 1;
-                }
+            };
+            let old = file
+                .metadata()
+                .await
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age > ABANDONED_AFTER);
+            if (old || !process_runs(writer)) && tokio::fs::remove_file(file.path()).await.is_ok() {
+                removed += 1;
             }
         }
         Ok(removed)
@@ -126,25 +134,14 @@ impl FileStorage for LocalStorage {
 
     fn keys(&self) -> BoxFuture<'_, anyhow::Result<Vec<String>>> {
         Box::pin(async move {
-            let mut keys = Vec::new();
-            let mut prefixes = match tokio::fs::read_dir(&self.root).await {
-                Ok(prefixes) => prefixes,
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(keys),
-                Err(err) => return Err(err.into()),
-            };
-            while let Some(prefix) = prefixes.next_entry().await? {
-                if !prefix.file_type().await?.is_dir() {
-                    continue;
-                }
-                let mut files = tokio::fs::read_dir(prefix.path()).await?;
-                while let Some(file) = files.next_entry().await? {
-                    // Temporary files start with a dot and are not keys.
-                    if let Some(name) = file.file_name().to_str().filter(|name| is_key(name)) {
-                        keys.push(name.to_owned());
-                    }
-                }
-            }
-            Ok(keys)
+            // Temporary files start with a dot and are not keys.
+            Ok(self
+                .entries()
+                .await?
+                .into_iter()
+                .filter_map(|file| file.file_name().to_str().map(str::to_owned))
+                .filter(|name| is_key(name))
+                .collect())
         })
     }
 

@@ -212,44 +212,39 @@ impl Store {
         viewer: &Viewer,
         current: &measurement::Model,
     ) -> StoreResult<(Option<Id>, Option<Id>)> {
-        use sea_orm::Condition;
+        use measurement::Column::{CreationTimestamp, CreatorId, Id as IdColumn};
+        use sea_orm::{Condition, Order};
         let at = current.creation_timestamp;
-        let base = || {
+        // The nearest one on either side in (upload time, id) order.
+        let neighbour = |later: bool| {
+            let (beyond, order) = if later {
+                (CreationTimestamp.gt(at), Order::Asc)
+            } else {
+                (CreationTimestamp.lt(at), Order::Desc)
+            };
+            let tie = if later {
+                IdColumn.gt(current.id)
+            } else {
+                IdColumn.lt(current.id)
+            };
             measurement::Entity::find()
                 .select_only()
-                .column(measurement::Column::Id)
-                .filter(measurement::Column::CreatorId.eq(current.creator_id))
+                .column(IdColumn)
+                .filter(CreatorId.eq(current.creator_id))
                 .filter(viewer.measurements("measurements", "id", "creator_id"))
+                .filter(
+                    Condition::any()
+                        .add(beyond)
+                        .add(Condition::all().add(CreationTimestamp.eq(at)).add(tie)),
+                )
+                .order_by(CreationTimestamp, order.clone())
+                .order_by(IdColumn, order)
                 .limit(1)
+                .into_tuple::<Id>()
+                .one(&self.db)
         };
-        let before = Condition::any()
-            .add(measurement::Column::CreationTimestamp.lt(at))
-            .add(
-                Condition::all()
-                    .add(measurement::Column::CreationTimestamp.eq(at))
-                    .add(measurement::Column::Id.lt(current.id)),
-            );
-        let after = Condition::any()
-            .add(measurement::Column::CreationTimestamp.gt(at))
-            .add(
-                Condition::all()
-                    .add(measurement::Column::CreationTimestamp.eq(at))
-                    .add(measurement::Column::Id.gt(current.id)),
-            );
-        let previous = base()
-            .filter(before)
-            .order_by_desc(measurement::Column::CreationTimestamp)
-            .order_by_desc(measurement::Column::Id)
-            .into_tuple::<Id>()
-            .one(&self.db)
-            .await?;
-        let next = base()
-            .filter(after)
-            .order_by_asc(measurement::Column::CreationTimestamp)
-            .order_by_asc(measurement::Column::Id)
-            .into_tuple::<Id>()
-            .one(&self.db)
-            .await?;
+        let previous = neighbour(false).await?;
+        let next = neighbour(true).await?;
         Ok((previous, next))
     }
 

@@ -158,9 +158,11 @@ pub async fn portal_middleware(
                 .get::<Translator>()
                 .cloned()
                 .unwrap_or_else(|| Translator::new(accepted_language(res.request())));
-            let message = tr.text(page.message_key);
             let body = if htmx {
-                ToastTemplate { message }.render()
+                ToastTemplate {
+                    message: tr.text(page.message_key),
+                }
+                .render()
             } else {
                 // The whole chrome (menu, name, logout) in the visitor's own language, as on
                 // any other page, when the session says who it is; a request that never reached
@@ -173,7 +175,7 @@ pub async fn portal_middleware(
                     None => Chrome {
                         lang: tr.language().code(),
                         dir: direction(tr.language()),
-                        tr: tr.clone(),
+                        tr,
                         csrf: String::new(),
                         user_name: None,
                         admin: false,

@@ -28,7 +28,7 @@ const TEXT_FIELDS: [&str; 6] = [
     "physician",
 ];
 /// Every field that can carry a message, in the order the form shows them.
-const FORM_ORDER: [&str; 16] = [
+const FORM_ORDER: [&str; 15] = [
     "birthday",
     "gender",
     "weight",
@@ -44,7 +44,6 @@ const FORM_ORDER: [&str; 16] = [
     "smoker",
     "activity",
     "impediments",
-    "service_info",
 ];
 /// `service_info` fields as `part.field`.
 const DEVICE_FIELDS: [&str; 4] = [
@@ -182,18 +181,6 @@ fn values_of(document: &Map<String, Value>) -> (HashMap<String, String>, Vec<Str
                 .and_then(|d| d.get("type")),
         ),
     );
-    let custom = document
-        .get("custom_fields")
-        .and_then(Value::as_object)
-        .map(|fields| {
-            fields
-                .iter()
-                .map(|(k, v)| format!("{k}={}", text_of(Some(v))))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
-    values.insert("custom_fields".into(), custom);
     (
         values,
         string_list(document.get("comorbidities")),
@@ -201,9 +188,24 @@ fn values_of(document: &Map<String, Value>) -> (HashMap<String, String>, Vec<Str
     )
 }
 
+/// The clinic's own fields the app stored, as (name, value), shown read-only.
+fn custom_fields_of(document: &Map<String, Value>) -> Vec<(String, String)> {
+    document
+        .get("custom_fields")
+        .and_then(Value::as_object)
+        .map(|fields| {
+            fields
+                .iter()
+                .map(|(name, value)| (name.clone(), text_of(Some(value))))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn build_form(
     visitor: &Visitor,
     values: HashMap<String, String>,
+    custom: Vec<(String, String)>,
     comorbidities: &[String],
     impediments: &[String],
     errors: HashMap<String, String>,
@@ -283,15 +285,7 @@ fn build_form(
                 )
             })
             .collect(),
-        custom: values
-            .get("custom_fields")
-            .map(|text| {
-                text.lines()
-                    .filter_map(|line| line.split_once('='))
-                    .map(|(name, value)| (name.to_owned(), value.to_owned()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        custom,
         values,
         errors,
         notice,
@@ -330,6 +324,7 @@ pub async fn show(member: Member) -> Result<HttpResponse, WebError> {
     let f = build_form(
         &member,
         values,
+        custom_fields_of(&document),
         &comorbidities,
         &impediments,
         HashMap::new(),
@@ -375,8 +370,6 @@ fn message_key(field: &str) -> &'static str {
         "weight" => "invalid-weight",
         "length" => "invalid-length",
         "birthday" => "invalid-birthday",
-        "custom_fields" => "invalid-custom-fields",
-        f if f.starts_with("custom_fields") => "invalid-custom-fields",
         _ => "invalid-value",
     }
 }
@@ -421,11 +414,11 @@ pub async fn save(
     // What the app writes (`service_info`, `custom_fields`) is not the form's to change: it
     // is shown as stored.
     let (stored, _, _) = values_of(&document);
-    for (key, value) in stored {
-        if key.starts_with("service_info.") || key == "custom_fields" {
-            values.insert(key, value);
-        }
-    }
+    values.extend(
+        stored
+            .into_iter()
+            .filter(|(key, _)| key.starts_with("service_info.")),
+    );
 
     let today = latest_birthday(member.state.store.clock().now());
     let mut errors = HashMap::new();
@@ -434,12 +427,7 @@ pub async fn save(
         single.insert(key.clone(), value.clone());
         if let Err(err) = ProfilePatch::parse(Value::Object(single), today) {
             let field = err.field.split(['[', '.']).next().unwrap_or(key).to_owned();
-            let shown = if key == "service_info" {
-                err.field.clone()
-            } else {
-                field
-            };
-            errors.insert(shown, member.tr.text(message_key(&err.field)));
+            errors.insert(field, member.tr.text(message_key(&err.field)));
         }
     }
     let notice = if errors.is_empty() {
@@ -458,6 +446,7 @@ pub async fn save(
     let f = build_form(
         &member,
         values,
+        custom_fields_of(&document),
         &comorbidities,
         &impediments,
         errors,
