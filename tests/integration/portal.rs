@@ -462,6 +462,21 @@ async fn an_administrator_ends_a_prescription_after_confirming() {
             ],
         )
         .await;
+    // Ids that are not ids are refused with a message, never a 5xx.
+    for path in [
+        "/portal/admin/enlistments/end",
+        "/portal/admin/staff/remove",
+    ] {
+        let odd = admin
+            .post(
+                "/portal/admin/groups",
+                path,
+                &[("patient_id", "x"), ("user_id", "x"), ("group_id", "../1")],
+            )
+            .await;
+        assert_eq!(odd.status, 400, "{path}");
+        assert!(odd.body.contains("class=\"error-message\""), "{path}");
+    }
     assert_eq!(ended.status, 200);
     assert!(ended.body.contains("The prescription has ended."));
     // The group's physician no longer has the patient.
