@@ -1,7 +1,8 @@
 //! Delivering events: the job handlers behind the outbox (see `store::notifications`).
 //!
-//! - `notify` fans an event out: inbox entries for its readers, and one job per e-mail and
-//!   per webhook delivery, each under a unique key, all in one transaction.
+//! - [`Notifier::fan_out_waiting`] fans waiting events out: inbox entries for their readers,
+//!   and one job per e-mail and per webhook delivery, each under a unique key, all in one
+//!   transaction with the events' mark.
 //! - `email` sends one reader one event's message (`mail.rs`); `digest` sends a reader the
 //!   day's events in one message.
 //! - `webhook` posts one event to one endpoint, signed (`webhook.rs`), and logs the attempt.
@@ -29,9 +30,7 @@ use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind};
 use crate::storage::FileStorage;
 use crate::store::entities::{event, job};
-use crate::store::{
-    DeliveryRecord, FanOut, NOTIFY_JOB, NewEvent, NewJob, Store, StoreError, Viewer,
-};
+use crate::store::{DeliveryRecord, FanOut, NewEvent, NewJob, Store, StoreError, Viewer};
 
 /// The job kind of one e-mail.
 pub const EMAIL_JOB: &str = "email";
@@ -120,7 +119,7 @@ impl Notifier {
 
     /// Whether this handles jobs of `kind`.
     pub fn handles(kind: &str) -> bool {
-        matches!(kind, NOTIFY_JOB | EMAIL_JOB | DIGEST_JOB | WEBHOOK_JOB)
+        matches!(kind, EMAIL_JOB | DIGEST_JOB | WEBHOOK_JOB)
     }
 
     /// Runs one job; false when there was nothing to do.
@@ -141,7 +140,6 @@ impl Notifier {
         let delivery: Delivery =
             serde_json::from_str(&job.payload).context("the job's payload is not a delivery")?;
         match job.kind.as_str() {
-            NOTIFY_JOB => self.fan_out(&delivery.event_id).await,
             EMAIL_JOB => {
                 let user = delivery.user_id.context("an e-mail job names its reader")?;
                 self.send_email(&delivery.event_id, &user).await
@@ -209,33 +207,50 @@ impl Notifier {
         Ok(())
     }
 
-    /// Fans out the events of several `notify` jobs in one transaction: a run of many
-    /// reports commits once per batch, with a dozen queries per batch. An error leaves every
-    /// job to be run on its own.
-    pub async fn fan_out_batch(&self, jobs: &[&job::Model]) -> anyhow::Result<()> {
-        let ids = jobs
-            .iter()
-            .map(|job| {
-                serde_json::from_str::<Delivery>(&job.payload)
-                    .map(|d| d.event_id)
-                    .context("the job's payload is not a delivery")
-            })
-            .collect::<anyhow::Result<Vec<Id>>>()?;
-        let store = self.store.begin().await?;
-        self.fan_out_in(&store, &ids).await?;
-        store.commit().await?;
-        Ok(())
+    /// Fans out up to `limit` waiting events, oldest first, in one transaction; returns how
+    /// many. A batch costs the same dozen queries however many events it holds, which is what
+    /// keeps a run of thousands of reports cheap.
+    pub async fn fan_out_waiting(&self, limit: u64) -> anyhow::Result<usize> {
+        // A look outside a transaction first: on SQLite a transaction that may write holds
+        // the write lock from its start.
+        if self.store.waiting_events(1).await?.is_empty() {
+            return Ok(0);
+        }
+        match self.fan_out_batch(limit).await {
+            Ok(fanned) => Ok(fanned),
+            Err(err) => {
+                // One event that cannot be fanned out must not hold back those behind it:
+                // each goes on its own, and those that fail wait for the next pass.
+                tracing::warn!(error = %format!("{err:#}"), "a batch of fan-outs failed; each runs on its own");
+                let mut fanned = 0;
+                for id in self.store.waiting_events(limit).await? {
+                    match self.fan_out_events(&[id]).await {
+                        Ok(n) => fanned += n,
+                        Err(err) => {
+                            tracing::warn!(event = %id, error = %format!("{err:#}"), "an event could not be fanned out")
+                        }
+                    }
+                }
+                Ok(fanned)
+            }
+        }
     }
 
-    /// Inbox entries for the event's readers, and a job per e-mail and webhook delivery;
-    /// false when the event is gone.
-    async fn fan_out(&self, event_id: &Id) -> anyhow::Result<bool> {
+    /// Takes and fans out up to `limit` waiting events in one transaction.
+    async fn fan_out_batch(&self, limit: u64) -> anyhow::Result<usize> {
         let store = self.store.begin().await?;
-        let planned = self
-            .fan_out_in(&store, std::slice::from_ref(event_id))
-            .await?;
+        let ids = store.waiting_events(limit).await?;
+        let planned = self.fan_out_in(&store, &ids).await?;
         store.commit().await?;
-        Ok(planned > 0)
+        Ok(planned)
+    }
+
+    /// Fans out the events `ids` in one transaction.
+    async fn fan_out_events(&self, ids: &[Id]) -> anyhow::Result<usize> {
+        let store = self.store.begin().await?;
+        let planned = self.fan_out_in(&store, ids).await?;
+        store.commit().await?;
+        Ok(planned)
     }
 
     /// Plans and writes the fan-out of `ids` in `store`'s transaction; returns how many

@@ -216,7 +216,8 @@ impl Store {
     }
 
     /// The queue by kind: jobs due and waiting (and how long the oldest has waited), running
-    /// and failed for good. Jobs queued for later (retries, digests) are not yet waiting.
+    /// and failed for good, and the outbox's events waiting to be fanned out (as kind
+    /// `notify`). Jobs queued for later (retries, digests) are not yet waiting.
     pub async fn queue_status(&self) -> StoreResult<Vec<QueueStatus>> {
         use sea_orm::QuerySelect;
         let now = self.now();
@@ -265,6 +266,16 @@ impl Store {
                 JobStatus::Failed => entry.failed = count,
                 JobStatus::Done => {}
             }
+        }
+        // The outbox's waiting events are the fan-out's queue.
+        let (waiting, oldest) = self.events_waiting().await?;
+        if waiting > 0 {
+            kinds.push(QueueStatus {
+                kind: super::NOTIFY_JOB.to_owned(),
+                waiting,
+                oldest_waiting_secs: oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0),
+                ..QueueStatus::default()
+            });
         }
         Ok(kinds)
     }

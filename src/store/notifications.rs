@@ -2,19 +2,19 @@
 //! readers (by the visibility rules, the groups' choices and the readers' preferences), and
 //! the readers' inboxes.
 //!
-//! The outbox is the `events` table plus the job queue: [`Store::record_event`] inserts the
-//! event and a `notify` job under the unique key `event:<id>` in the caller's transaction, so
-//! an event exists exactly when what it reports does, and a crash after the commit leaves the
-//! job to be claimed. The fan-out inserts one inbox entry per reader and event (unique), and
-//! enqueues one job per e-mail and webhook delivery, each under a unique key: a fan-out run
-//! twice adds nothing.
+//! The outbox is the `events` table: [`Store::record_event`] inserts the event in the caller's
+//! transaction, so an event exists exactly when what it reports does. It waits (no
+//! `fanned_out_timestamp`) until a worker fans it out: one inbox entry per reader and event
+//! (unique), one job per e-mail and webhook delivery (each under a unique key), and the mark,
+//! all in one transaction. A crash before that commit leaves the event waiting; two workers
+//! fanning out the same event add nothing twice.
 
 use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, ExprTrait,
+    QueryFilter, QueryOrder, QuerySelect, Statement,
 };
 
 use super::entities::{
@@ -26,7 +26,8 @@ use super::{NewJob, Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
 
-/// The job kind that fans an event out to its readers.
+/// The name of the fan-out in the job metrics and the jobs page: the waiting events are its
+/// queue.
 pub const NOTIFY_JOB: &str = "notify";
 
 /// An event to record.
@@ -40,39 +41,45 @@ pub struct NewEvent {
     pub detail: String,
 }
 
-/// Inserts `new` and its fan-out job on `db` (the caller's transaction); returns its id.
+/// Inserts `new` on `db` (the caller's transaction), waiting to be fanned out; returns its id.
 pub(crate) async fn write_event<C: ConnectionTrait>(
     db: &C,
     now: i64,
     new: NewEvent,
 ) -> Result<Id, DbErr> {
-    let id = Id::generate();
-    let row = event::ActiveModel {
-        id: Set(id),
-        kind: Set(new.kind),
-        patient_id: Set(new.patient_id),
-        actor_id: Set(new.actor_id),
-        measurement_id: Set(new.measurement_id),
-        report_id: Set(new.report_id),
-        detail: Set(new.detail.chars().take(200).collect()),
-        creation_timestamp: Set(now),
-    };
-    event::Entity::insert(row)
-        .exec_without_returning(db)
-        .await?;
-    super::jobs::insert_jobs(
-        db,
-        now,
-        &[NewJob {
-            kind: NOTIFY_JOB.to_owned(),
-            dedupe_key: format!("event:{id}"),
-            payload: serde_json::json!({ "event_id": id }).to_string(),
-            run_after: now,
-            max_attempts: 10,
-        }],
-    )
-    .await?;
-    Ok(id)
+    let ids = write_events(db, now, [new]).await?;
+    Ok(ids[0])
+}
+
+/// Inserts the events `new` on `db` (the caller's transaction) in one statement per few
+/// hundred; returns their ids.
+pub(crate) async fn write_events<C: ConnectionTrait>(
+    db: &C,
+    now: i64,
+    new: impl IntoIterator<Item = NewEvent>,
+) -> Result<Vec<Id>, DbErr> {
+    let rows: Vec<event::ActiveModel> = new
+        .into_iter()
+        .map(|new| event::ActiveModel {
+            id: Set(Id::generate()),
+            kind: Set(new.kind),
+            patient_id: Set(new.patient_id),
+            actor_id: Set(new.actor_id),
+            measurement_id: Set(new.measurement_id),
+            report_id: Set(new.report_id),
+            detail: Set(new.detail.chars().take(200).collect()),
+            creation_timestamp: Set(now),
+            fanned_out_timestamp: Set(None),
+        })
+        .collect();
+    let ids = rows.iter().map(|r| *r.id.as_ref()).collect();
+    // 9 values a row keeps every statement far below SQLite's parameter limit.
+    for chunk in rows.chunks(500) {
+        event::Entity::insert_many(chunk.to_vec())
+            .exec_without_returning(db)
+            .await?;
+    }
+    Ok(ids)
 }
 
 /// `ids` once each, in order.
@@ -113,6 +120,43 @@ impl Store {
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)
+    }
+
+    /// Takes up to `limit` waiting events, oldest first, for this store's transaction to fan
+    /// out. On PostgreSQL the rows are locked and other workers skip them; on SQLite the
+    /// transaction that writes holds the database.
+    pub async fn waiting_events(&self, limit: u64) -> StoreResult<Vec<Id>> {
+        let backend = self.db.get_database_backend();
+        let lock = match backend {
+            DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
+            _ => "",
+        };
+        let sql = format!(
+            "SELECT id FROM events WHERE fanned_out_timestamp IS NULL \
+             ORDER BY creation_timestamp, id LIMIT {limit}{lock}"
+        );
+        let rows = self
+            .db
+            .query_all_raw(Statement::from_string(backend, sql))
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| row.try_get::<Id>("", "id"))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// How many events wait to be fanned out, and since when the oldest has.
+    pub async fn events_waiting(&self) -> StoreResult<(u64, Option<i64>)> {
+        let (count, oldest): (i64, Option<i64>) = event::Entity::find()
+            .select_only()
+            .column_as(Expr::col(event::Column::Id).count(), "count")
+            .column_as(event::Column::CreationTimestamp.min(), "oldest")
+            .filter(event::Column::FannedOutTimestamp.is_null())
+            .into_tuple()
+            .one(&self.db)
+            .await?
+            .unwrap_or((0, None));
+        Ok((u64::try_from(count).unwrap_or(0), oldest))
     }
 
     /// Plans the fan-out of the events `ids` (those that no longer exist are left out): each
@@ -323,8 +367,8 @@ impl Store {
     }
 
     /// Delivers planned events to their readers' inboxes (one entry per reader, whatever the
-    /// channel, so a digest can find it) and enqueues their delivery jobs, in this store's
-    /// transaction.
+    /// channel, so a digest can find it), enqueues their delivery jobs and marks them fanned
+    /// out, in this store's transaction.
     pub async fn fan_out(&self, planned: &[(FanOut, Vec<NewJob>)]) -> StoreResult<()> {
         let rows: Vec<notification::ActiveModel> = planned
             .iter()
@@ -362,6 +406,14 @@ impl Store {
         if !jobs.is_empty() {
             super::jobs::insert_jobs(&self.db, self.now(), &jobs).await?;
             self.events_written();
+        }
+        let ids: Vec<Id> = planned.iter().map(|(p, _)| p.event.id).collect();
+        for chunk in ids.chunks(500) {
+            event::Entity::update_many()
+                .col_expr(event::Column::FannedOutTimestamp, Expr::value(self.now()))
+                .filter(event::Column::Id.is_in(chunk.iter().copied()))
+                .exec(&self.db)
+                .await?;
         }
         Ok(())
     }

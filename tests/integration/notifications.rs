@@ -1016,3 +1016,30 @@ async fn a_physician_who_leaves_the_group_no_longer_reads_of_its_patients() {
     // The patient still reads its own.
     assert_eq!(notifications(&app, &world.patient).await.len(), 1);
 }
+
+#[tokio::test]
+async fn events_wait_in_the_outbox_and_two_workers_fan_each_out_once() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let at = app.clock_millis();
+    for n in 0..5 {
+        app.measure_at(&world.patient, at + n, 70.0, "normal", &[])
+            .await;
+    }
+    // Committed with the uploads, read by nobody until a worker fans them out.
+    assert!(notifications(&app, &world.patient).await.is_empty());
+    let (one, two) = (app.scheduler(), app.scheduler());
+    let (one, two) = tokio::join!(one.work(|_| {}), two.work(|_| {}));
+    let (one, two) = (one.unwrap(), two.unwrap());
+    assert_eq!(one.notified + two.notified, 5, "{one:?} {two:?}");
+    let entries = notifications(&app, &world.patient).await;
+    assert_eq!(entries.len(), 5);
+    let measurements: std::collections::BTreeSet<&str> = entries
+        .iter()
+        .map(|e| e["measurement_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(measurements.len(), 5, "one entry per event");
+    assert_eq!(notifications(&app, &world.staff_a).await.len(), 5);
+    // Nothing waits any more.
+    assert_eq!(app.work_queue().await.notified, 0);
+}

@@ -1,5 +1,5 @@
-//! `events`: the outbox. Each row is written in the transaction of what it reports, and a job
-//! that fans it out to its readers is enqueued in the same transaction.
+//! `events`: the outbox. Each row is written in the transaction of what it reports, and waits
+//! (no `fanned_out_timestamp`) until a worker fans it out to its readers.
 
 use sea_orm::entity::prelude::*;
 
@@ -23,6 +23,8 @@ pub struct Model {
     /// A short, non-clinical detail: the result class of an analysis, an endpoint's address.
     pub detail: String,
     pub creation_timestamp: i64,
+    /// When its inbox entries and delivery jobs were written; none while it waits.
+    pub fanned_out_timestamp: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
