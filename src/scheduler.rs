@@ -1,8 +1,8 @@
 //! The job queue's worker: periodic reports on schedule, and the deliveries of notifications.
 //! Each tick enqueues every period that has ended since the last one (once, under a unique key
-//! per user, trigger and period start), then works the queue: claim a batch under a lease, run
-//! each job (make a report; fan out, mail or post an event: `crate::notify`), mark the job
-//! done. Work queued by this process wakes the worker at once; other processes' work waits for
+//! per user, trigger and period start), then works the queue: fan out the events waiting in
+//! the outbox, claim a batch of jobs under a lease, run each job (make a report; mail or post
+//! an event: `crate::notify`), mark the jobs done. Work queued by this process wakes the worker at once; other processes' work waits for
 //! the next tick. Several processes may tick at once; a process that dies leaves its claims to
 //! expire and be taken again.
 
@@ -17,7 +17,7 @@ use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::notify::Notifier;
-use crate::store::entities::job;
+use crate::store::entities::{job, report};
 use crate::store::{NOTIFY_JOB, NewJob, NewReport, Store, StoreError};
 use crate::telemetry::metrics;
 
@@ -93,7 +93,25 @@ enum Outcome {
     NotifyFailed,
 }
 
-/// Enqueues due periodic reports and makes them.
+impl Outcome {
+    fn failed(&self) -> bool {
+        matches!(self, Outcome::Failed | Outcome::NotifyFailed)
+    }
+}
+
+impl RunSummary {
+    fn count(&mut self, outcome: &Outcome) {
+        match outcome {
+            Outcome::Made => self.made += 1,
+            Outcome::Skipped => self.skipped += 1,
+            Outcome::Notified => self.notified += 1,
+            Outcome::Failed => self.failed += 1,
+            Outcome::NotifyFailed => self.notify_failed += 1,
+        }
+    }
+}
+
+/// Enqueues due periodic reports and makes them, and fans out the events waiting in the outbox.
 #[derive(Clone)]
 pub struct Scheduler {
     store: Store,
@@ -206,43 +224,39 @@ impl Scheduler {
             if self.stop.is_cancelled() {
                 return Ok(summary);
             }
+            let fanned = match self.notifier.fan_out_waiting(self.options.batch).await {
+                Ok(fanned) => fanned,
+                Err(err) => {
+                    // The events stay waiting for the next pass; the reports go on.
+                    tracing::warn!(error = %format!("{err:#}"), "a fan-out of events failed");
+                    0
+                }
+            };
+            for _ in 0..fanned {
+                metrics::job_attempt(NOTIFY_JOB);
+                summary.notified += 1;
+                progress(&summary);
+            }
             let claimed = self
                 .store
                 .claim_jobs(&self.worker, self.options.batch, lease_ms)
                 .await?;
-            if claimed.is_empty() {
+            if claimed.is_empty() && fanned == 0 {
                 return Ok(summary);
             }
             for job in &claimed {
                 metrics::job_attempt(&job.kind);
             }
             let mut done = Vec::new();
-            // Fan-outs are database writes only: the batch's go in one transaction. When that
-            // fails they stay in `claimed` and run one by one below.
-            let fan_outs: Vec<&job::Model> =
-                claimed.iter().filter(|j| j.kind == NOTIFY_JOB).collect();
-            let batched = fan_outs.len() > 1
-                && match self.notifier.fan_out_batch(&fan_outs).await {
-                    Ok(()) => true,
-                    Err(err) => {
-                        let error = format!("{err:#}");
-                        tracing::warn!(jobs = fan_outs.len(), error = %error, "a batch of fan-outs failed; each runs on its own");
-                        false
-                    }
-                };
-            let claimed = if batched {
-                for job in &fan_outs {
-                    done.push(job.id);
-                    summary.notified += 1;
-                    progress(&summary);
+            let (reports, claimed): (Vec<job::Model>, Vec<job::Model>) =
+                claimed.into_iter().partition(|j| j.kind == PERIODIC_REPORT);
+            for (id, outcome) in self.make_reports(reports).await {
+                summary.count(&outcome);
+                if !outcome.failed() {
+                    done.push(id);
                 }
-                claimed
-                    .into_iter()
-                    .filter(|j| j.kind != NOTIFY_JOB)
-                    .collect()
-            } else {
-                claimed
-            };
+                progress(&summary);
+            }
             let mut outcomes = futures_util::stream::iter(claimed)
                 .map(|job| async move {
                     let outcome = self.run_job(&job).await;
@@ -250,14 +264,8 @@ impl Scheduler {
                 })
                 .buffer_unordered(self.options.concurrency.max(1));
             while let Some((id, outcome)) = outcomes.next().await {
-                match outcome {
-                    Outcome::Made => summary.made += 1,
-                    Outcome::Skipped => summary.skipped += 1,
-                    Outcome::Notified => summary.notified += 1,
-                    Outcome::Failed => summary.failed += 1,
-                    Outcome::NotifyFailed => summary.notify_failed += 1,
-                }
-                if !matches!(outcome, Outcome::Failed | Outcome::NotifyFailed) {
+                summary.count(&outcome);
+                if !outcome.failed() {
                     done.push(id);
                 }
                 progress(&summary);
@@ -285,34 +293,106 @@ impl Scheduler {
             Ok(_) if notification => Outcome::Notified,
             Ok(true) => Outcome::Made,
             Ok(false) => Outcome::Skipped,
-            Err(err) => {
-                let error = format!("{err:#}");
-                let retry_at = self.store.clock().now_millis() + Notifier::retry_delay(job);
-                tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
-                let last_attempt = job.attempts >= job.max_attempts;
-                metrics::job_failure(&job.kind, last_attempt);
-                match self
-                    .store
-                    .fail_job(&job.id, &self.worker, &error, retry_at)
-                    .await
-                {
-                    Ok(true) if last_attempt => {
-                        if let Err(err) = self.notifier.gave_up(job, &error).await {
-                            tracing::warn!(job = %job.id, error = %err, "could not act on a job that gave up");
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(err) => {
-                        tracing::warn!(job = %job.id, error = %err, "could not record a failed job")
-                    }
+            Err(err) => self.job_failed(job, &err).await,
+        }
+    }
+
+    /// Records that `job` failed: it is retried on its kind's schedule, or marked failed
+    /// after its last attempt.
+    async fn job_failed(&self, job: &job::Model, err: &anyhow::Error) -> Outcome {
+        let notification = Notifier::handles(&job.kind);
+        let error = format!("{err:#}");
+        let retry_at = self.store.clock().now_millis() + Notifier::retry_delay(job);
+        tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
+        let last_attempt = job.attempts >= job.max_attempts;
+        metrics::job_failure(&job.kind, last_attempt);
+        match self
+            .store
+            .fail_job(&job.id, &self.worker, &error, retry_at)
+            .await
+        {
+            Ok(true) if last_attempt => {
+                if let Err(err) = self.notifier.gave_up(job, &error).await {
+                    tracing::warn!(job = %job.id, error = %err, "could not act on a job that gave up");
                 }
-                if notification {
-                    Outcome::NotifyFailed
-                } else {
-                    Outcome::Failed
+            }
+            Ok(_) => {}
+            Err(err) => {
+                tracing::warn!(job = %job.id, error = %err, "could not record a failed job")
+            }
+        }
+        if notification {
+            Outcome::NotifyFailed
+        } else {
+            Outcome::Failed
+        }
+    }
+
+    /// Makes the reports of a batch of report jobs: each one's measurements are read on its
+    /// own (several at once), and the reports and their events are stored in one
+    /// transaction. If that transaction fails, each job is made on its own, so that a failure
+    /// is recorded against the job that caused it.
+    async fn make_reports(&self, jobs: Vec<job::Model>) -> Vec<(Id, Outcome)> {
+        let mut outcomes = Vec::with_capacity(jobs.len());
+        let mut prepared = Vec::new();
+        let mut reads = futures_util::stream::iter(jobs)
+            .map(|job| async move {
+                let report = self.prepare_report(&job).await;
+                (job, report)
+            })
+            .buffer_unordered(self.options.concurrency.max(1));
+        while let Some((job, report)) = reads.next().await {
+            match report {
+                Ok(Some(report)) => prepared.push((job, report)),
+                Ok(None) => outcomes.push((job.id, Outcome::Skipped)),
+                Err(err) => outcomes.push((job.id, self.job_failed(&job, &err).await)),
+            }
+        }
+        let reports = prepared.iter().map(|(_, r)| r.clone()).collect();
+        match self.store.store_reports(reports).await {
+            Ok(stored) => {
+                let made: std::collections::HashSet<Id> = stored.iter().map(|r| r.id).collect();
+                for (job, report) in prepared {
+                    let outcome = if made.contains(&report.id) {
+                        Outcome::Made
+                    } else {
+                        Outcome::Skipped
+                    };
+                    outcomes.push((job.id, outcome));
+                }
+            }
+            Err(err) => {
+                tracing::warn!(jobs = prepared.len(), error = %err, "a batch of reports failed; each is made on its own");
+                for (job, _) in prepared {
+                    let outcome = self.run_job(&job).await;
+                    outcomes.push((job.id, outcome));
                 }
             }
         }
+        outcomes
+    }
+
+    /// The report a job asks for, read but not stored; none when there is nothing to make
+    /// (the patient's account was deactivated).
+    async fn prepare_report(&self, job: &job::Model) -> anyhow::Result<Option<report::Model>> {
+        let payload: ReportJob = serde_json::from_str(&job.payload)?;
+        let trigger = Trigger::parse(&payload.trigger)
+            .ok_or_else(|| anyhow::anyhow!("unknown trigger `{}`", payload.trigger))?;
+        if !self.store.user_is_active(&payload.user_id).await? {
+            return Ok(None);
+        }
+        Ok(Some(
+            self.store
+                .prepare_report(NewReport {
+                    user_id: payload.user_id,
+                    creator_id: None,
+                    trigger,
+                    dedupe_key: Some(job.dedupe_key.clone()),
+                    start: payload.start,
+                    end: payload.end,
+                })
+                .await?,
+        ))
     }
 
     /// Makes the report a job asks for; false when there is nothing to make.
@@ -322,24 +402,10 @@ impl Scheduler {
             "unknown job kind `{}`",
             job.kind
         );
-        let payload: ReportJob = serde_json::from_str(&job.payload)?;
-        let trigger = Trigger::parse(&payload.trigger)
-            .ok_or_else(|| anyhow::anyhow!("unknown trigger `{}`", payload.trigger))?;
-        if !self.store.user_is_active(&payload.user_id).await? {
+        let Some(report) = self.prepare_report(job).await? else {
             return Ok(false);
-        }
-        let made = self
-            .store
-            .create_report(NewReport {
-                user_id: payload.user_id,
-                creator_id: None,
-                trigger,
-                dedupe_key: Some(job.dedupe_key.clone()),
-                start: payload.start,
-                end: payload.end,
-            })
-            .await?;
-        Ok(made.is_some())
+        };
+        Ok(!self.store.store_reports(vec![report]).await?.is_empty())
     }
 
     /// The token that stops this scheduler when cancelled: it finishes the batch it holds

@@ -1,16 +1,16 @@
 //! Periodic reports, and the prescriptions the scheduler makes them for.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::{Condition, Expr, ExprTrait};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, QuerySelect,
     TryInsertResult,
 };
 use serde_json::{Value, json};
 
 use super::entities::{measurement, patient_enlistment, report, user};
-use super::notifications::{NewEvent, write_event};
+use super::notifications::{NewEvent, write_events};
 use super::query::ListSpec;
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
@@ -65,47 +65,75 @@ impl Store {
     /// Makes a report of the measurements `user_id` made in its period. A scheduled report
     /// whose key exists already is not made again: `None`.
     pub async fn create_report(&self, new: NewReport) -> StoreResult<Option<report::Model>> {
+        let report = self.prepare_report(new).await?;
+        Ok(self.store_reports(vec![report]).await?.pop())
+    }
+
+    /// Reads what a report of `new` lists and shapes the report, without storing it.
+    pub async fn prepare_report(&self, new: NewReport) -> StoreResult<report::Model> {
         let items = self.report_items(&new.user_id, new.start, new.end).await?;
         let now = self.now();
-        let model = report::ActiveModel {
-            id: Set(Id::generate()),
-            user_id: Set(new.user_id),
-            creator_id: Set(new.creator_id),
-            trigger: Set(new.trigger.as_str().to_owned()),
-            status: Set(report::ReportStatus::Complete),
-            dedupe_key: Set(new.dedupe_key),
-            period_start_timestamp: Set(new.start),
-            period_end_timestamp: Set(new.end),
-            data: Set(json!({ "measurements": items }).to_string()),
-            creation_timestamp: Set(now),
-            update_timestamp: Set(now),
-        };
-        let id = model.id.clone().unwrap();
-        // The report and its event commit together (a savepoint inside an action's transaction).
-        let txn = self.db.begin().await?;
-        let inserted = report::Entity::insert(model)
-            .on_conflict_do_nothing_on([report::Column::DedupeKey])
-            .exec(&txn)
-            .await?;
-        if !matches!(inserted, TryInsertResult::Inserted(_)) {
-            return Ok(None);
+        Ok(report::Model {
+            id: Id::generate(),
+            user_id: new.user_id,
+            creator_id: new.creator_id,
+            trigger: new.trigger.as_str().to_owned(),
+            status: report::ReportStatus::Complete,
+            dedupe_key: new.dedupe_key,
+            period_start_timestamp: new.start,
+            period_end_timestamp: new.end,
+            data: json!({ "measurements": items }).to_string(),
+            creation_timestamp: now,
+            update_timestamp: now,
+        })
+    }
+
+    /// Stores prepared reports, each with its `periodic_report.created` event, in one
+    /// transaction (a savepoint inside an action's); a scheduled report whose key exists
+    /// already is left out. Returns the reports stored. One transaction for a batch is what
+    /// keeps a scheduler run cheap: on SQLite every transaction holds the only write lock, and
+    /// on PostgreSQL every commit waits for the disk.
+    pub async fn store_reports(
+        &self,
+        reports: Vec<report::Model>,
+    ) -> StoreResult<Vec<report::Model>> {
+        if reports.is_empty() {
+            return Ok(Vec::new());
         }
-        let made = report::Entity::find_by_id(id).one(&txn).await?;
-        write_event(
-            &txn,
-            now,
-            NewEvent {
-                kind: EventKind::PeriodicReportCreated,
-                patient_id: new.user_id,
-                actor_id: new.creator_id,
-                measurement_id: None,
-                report_id: Some(id),
-                detail: new.trigger.as_str().to_owned(),
-            },
-        )
-        .await?;
+        let txn = self.db.begin().await?;
+        let mut stored = BTreeSet::new();
+        // 11 values a row: a chunk stays far below SQLite's parameter limit.
+        for chunk in reports.chunks(200) {
+            let inserted = report::Entity::insert_many(
+                chunk
+                    .iter()
+                    .cloned()
+                    .map(IntoActiveModel::into_active_model),
+            )
+            .on_conflict_do_nothing_on([report::Column::DedupeKey])
+            .exec_with_returning_keys(&txn)
+            .await?;
+            if let TryInsertResult::Inserted(keys) = inserted {
+                stored.extend(keys);
+            }
+        }
+        let made: Vec<report::Model> = reports
+            .into_iter()
+            .filter(|r| stored.contains(&r.id))
+            .collect();
+        let events = made.iter().map(|r| NewEvent {
+            kind: EventKind::PeriodicReportCreated,
+            patient_id: r.user_id,
+            actor_id: r.creator_id,
+            measurement_id: None,
+            report_id: Some(r.id),
+            detail: r.trigger.clone(),
+        });
+        write_events(&txn, self.now(), events).await?;
         txn.commit().await?;
-        self.events_written();
+        if !made.is_empty() {
+            self.events_written();
+        }
         Ok(made)
     }
 
