@@ -63,19 +63,32 @@ async fn start_driver() -> Driver {
 }
 
 async fn browser(driver: &Driver) -> Client {
+    session(driver, None).await
+}
+
+/// A Chromium session that emulates a phone `width` CSS pixels wide (its `screen.width`); a
+/// plain headless window cannot be narrower than 500 px.
+async fn phone(driver: &Driver, width: u32) -> Client {
+    session(driver, Some(width)).await
+}
+
+async fn session(driver: &Driver, phone_width: Option<u32>) -> Client {
+    let mut options = json!({
+        "binary": "/usr/bin/chromium",
+        "args": [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", "--disable-quic", "--window-size=1280,1000",
+            format!("--user-data-dir={}", driver._profile.path().display()),
+        ],
+    });
+    if let Some(width) = phone_width {
+        options["mobileEmulation"] = json!({
+            "deviceMetrics": { "width": width, "height": 740, "pixelRatio": 2.0, "mobile": true, "touch": true },
+        });
+    }
     let mut capabilities = serde_json::Map::new();
-    capabilities.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": "/usr/bin/chromium",
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--disable-quic", "--window-size=1280,1000",
-                format!("--user-data-dir={}", driver._profile.path().display()),
-            ],
-        }),
-    );
+    capabilities.insert("goog:chromeOptions".into(), options);
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     ClientBuilder::new(connector)
         .capabilities(capabilities)
@@ -544,4 +557,146 @@ async fn wait_for_path(client: &Client, prefix: &str) -> String {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("never reached {prefix}; at {}", path_of(client).await);
+}
+
+/// Sets the language of the demo account `email` (a lower-case code).
+async fn set_demo_language(app: &TestApp, email: &str, code: &str) {
+    let user = app
+        .state
+        .store
+        .user_by_email(email)
+        .await
+        .unwrap()
+        .expect("a demo account");
+    app.state
+        .store
+        .update_user(
+            &user.id,
+            tacho::store::UserChanges {
+                language: Some(code.to_uppercase()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+}
+
+/// How wide the page is against the phone's screen: `[scrollWidth, screen.width]`. The
+/// device width, not `innerWidth`: an emulated phone widens its layout viewport to fit
+/// overflowing content.
+async fn page_and_screen_width(client: &Client) -> (i64, i64) {
+    let widths = client
+        .execute(
+            "return [document.documentElement.scrollWidth, screen.width];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap())
+}
+
+#[tokio::test]
+async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
+    let app = spawn_app().await;
+    demo::seed(&app.state.store, app.state.auth.hasher())
+        .await
+        .expect("demo world");
+    app.work_queue().await;
+    let anna = app
+        .state
+        .store
+        .user_by_email("anna@tacho.test")
+        .await
+        .unwrap()
+        .unwrap();
+    let patient = format!("/portal/patients/{}", anna.id);
+    let driver = start_driver().await;
+    let client = phone(&driver, 360).await;
+    login(&client, &app, "anna@tacho.test").await;
+    let measurement = client
+        .find(Locator::Css("table.measurements tbody tr a"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .expect("a link to a measurement");
+    logout(&client).await;
+    let journeys: [(&str, Vec<&str>); 3] = [
+        (
+            "anna@tacho.test",
+            vec![
+                "/portal/measurements",
+                &measurement,
+                "/portal/profile",
+                "/portal/reports",
+                "/portal/account",
+                "/portal/notifications",
+                "/portal/notifications/settings",
+                "/portal/nope",
+            ],
+        ),
+        (
+            "dr.peeters@tacho.test",
+            vec![
+                "/portal/patients",
+                &patient,
+                &measurement,
+                "/portal/account",
+            ],
+        ),
+        (
+            "admin@tacho.test",
+            vec![
+                "/portal/admin/users",
+                "/portal/admin/groups",
+                "/portal/admin/jobs",
+                "/portal/admin/audit",
+                "/portal/admin/notifications",
+                "/portal/account",
+            ],
+        ),
+    ];
+    let mut too_wide = Vec::new();
+    for (language, direction) in [("nl", "ltr"), ("ar", "rtl")] {
+        for (email, pages) in &journeys {
+            set_demo_language(&app, email, language).await;
+            login(&client, &app, email).await;
+            for page in pages {
+                client.goto(&app.url(page)).await.unwrap();
+                let dir = client
+                    .execute("return document.documentElement.dir;", vec![])
+                    .await
+                    .unwrap();
+                assert_eq!(dir, json!(direction), "{page} in {language}");
+                let (page_width, screen) = page_and_screen_width(&client).await;
+                assert_eq!(screen, 360, "the emulated phone's screen");
+                if page_width > screen {
+                    // Names the elements whose edge sets the page's width, to say why.
+                    let culprits = client
+                        .execute(
+                            "const width = document.documentElement.scrollWidth;
+                             return [...document.querySelectorAll('body *')]
+                               .filter(e => Math.abs(e.getBoundingClientRect().right + window.scrollX - width) < 2)
+                               .slice(0, 8)
+                               .map(e => e.tagName + '.' + e.className + '#' + e.id);",
+                            vec![],
+                        )
+                        .await
+                        .unwrap();
+                    too_wide.push(format!(
+                        "{email} {page} ({language}): {page_width} px, {culprits}"
+                    ));
+                }
+            }
+            let name = email.split('@').next().unwrap().replace('.', "-");
+            client.goto(&app.url(pages[0])).await.unwrap();
+            shot(&client, &format!("phone-{language}-{name}")).await;
+            logout(&client).await;
+        }
+    }
+    assert!(
+        too_wide.is_empty(),
+        "pages wider than a 360 px phone: {too_wide:#?}"
+    );
 }
