@@ -595,13 +595,19 @@ async fn page_and_screen_width(client: &Client) -> (i64, i64) {
     (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap())
 }
 
-#[tokio::test]
-async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
+/// A server with the demo world, its events already in the inboxes.
+async fn demo_app() -> TestApp {
     let app = spawn_app().await;
     demo::seed(&app.state.store, app.state.auth.hasher())
         .await
         .expect("demo world");
     app.work_queue().await;
+    app
+}
+
+/// Every page of the portal, by the demo account that reads it: the patient's, the
+/// physician's and the administrator's, the 404 page included.
+async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<String>)> {
     let anna = app
         .state
         .store
@@ -609,10 +615,7 @@ async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
         .await
         .unwrap()
         .unwrap();
-    let patient = format!("/portal/patients/{}", anna.id);
-    let driver = start_driver().await;
-    let client = phone(&driver, 360).await;
-    login(&client, &app, "anna@tacho.test").await;
+    login(client, app, "anna@tacho.test").await;
     let measurement = client
         .find(Locator::Css("table.measurements tbody tr a"))
         .await
@@ -621,11 +624,12 @@ async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
         .await
         .unwrap()
         .expect("a link to a measurement");
-    logout(&client).await;
-    let journeys: [(&str, Vec<&str>); 3] = [
+    logout(client).await;
+    let owned = |pages: &[&str]| pages.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    vec![
         (
             "anna@tacho.test",
-            vec![
+            owned(&[
                 "/portal/measurements",
                 &measurement,
                 "/portal/profile",
@@ -634,29 +638,134 @@ async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
                 "/portal/notifications",
                 "/portal/notifications/settings",
                 "/portal/nope",
-            ],
+            ]),
         ),
         (
             "dr.peeters@tacho.test",
-            vec![
+            owned(&[
                 "/portal/patients",
-                &patient,
+                &format!("/portal/patients/{}", anna.id),
                 &measurement,
                 "/portal/account",
-            ],
+            ]),
         ),
         (
             "admin@tacho.test",
-            vec![
+            owned(&[
                 "/portal/admin/users",
                 "/portal/admin/groups",
                 "/portal/admin/jobs",
                 "/portal/admin/audit",
                 "/portal/admin/notifications",
                 "/portal/account",
-            ],
+            ]),
         ),
-    ];
+    ]
+}
+
+/// axe-core's script: `TACHO_AXE_JS` (set by `scripts/test`), or installed here from
+/// `tests/browser` into `target/browser-tools` with npm.
+fn axe_script() -> String {
+    let path = match std::env::var_os("TACHO_AXE_JS") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-tools");
+            let script = dir.join("node_modules/axe-core/axe.min.js");
+            if !script.exists() {
+                std::fs::create_dir_all(&dir).unwrap();
+                for file in ["package.json", "package-lock.json"] {
+                    std::fs::copy(
+                        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                            .join("tests/browser")
+                            .join(file),
+                        dir.join(file),
+                    )
+                    .unwrap();
+                }
+                let status = Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                    .current_dir(&dir)
+                    .status()
+                    .expect("npm must be on the path to install axe-core");
+                assert!(status.success(), "npm ci of axe-core failed");
+            }
+            script
+        }
+    };
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The serious and critical findings of axe-core on the open page, against WCAG 2.2 A and AA.
+async fn axe_findings(client: &Client, axe: &str) -> Vec<String> {
+    client.execute(axe, vec![]).await.expect("axe-core loads");
+    let found = client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             axe.run(document, { runOnly: { type: 'tag', values:
+                 ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })
+               .then(r => done(r.violations
+                 .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                 .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' × '
+                   + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))))
+               .catch(e => done(['axe failed: ' + e]));",
+            vec![],
+        )
+        .await
+        .expect("axe-core runs");
+    serde_json::from_value(found).unwrap()
+}
+
+#[tokio::test]
+async fn every_page_passes_axe_core_in_english_arabic_and_chinese() {
+    let app = demo_app().await;
+    let driver = start_driver().await;
+    let client = browser(&driver).await;
+    let journeys = every_page(&app, &client).await;
+    let axe = axe_script();
+    // A control: a planted image without a text alternative is found, so a clean page means
+    // that axe-core ran and looked.
+    login(&client, &app, "anna@tacho.test").await;
+    client
+        .execute(
+            "document.querySelector('main').insertAdjacentHTML('beforeend', '<img src=\"/x.png\">');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let planted = axe_findings(&client, &axe).await;
+    assert!(
+        planted
+            .iter()
+            .any(|f| f.starts_with("image-alt (critical)")),
+        "{planted:?}"
+    );
+    logout(&client).await;
+    let mut findings = Vec::new();
+    for language in ["en", "ar", "zh"] {
+        for (email, pages) in &journeys {
+            set_demo_language(&app, email, language).await;
+            login(&client, &app, email).await;
+            for page in pages {
+                client.goto(&app.url(page)).await.unwrap();
+                for finding in axe_findings(&client, &axe).await {
+                    findings.push(format!("{page} ({language}, {email}): {finding}"));
+                }
+            }
+            logout(&client).await;
+        }
+    }
+    assert!(
+        findings.is_empty(),
+        "axe-core's serious and critical findings: {findings:#?}"
+    );
+}
+
+#[tokio::test]
+async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
+    let app = demo_app().await;
+    let driver = start_driver().await;
+    let client = phone(&driver, 360).await;
+    let journeys = every_page(&app, &client).await;
     let mut too_wide = Vec::new();
     for (language, direction) in [("nl", "ltr"), ("ar", "rtl")] {
         for (email, pages) in &journeys {
@@ -690,7 +799,7 @@ async fn every_page_fits_a_360_px_phone_in_ltr_and_rtl() {
                 }
             }
             let name = email.split('@').next().unwrap().replace('.', "-");
-            client.goto(&app.url(pages[0])).await.unwrap();
+            client.goto(&app.url(&pages[0])).await.unwrap();
             shot(&client, &format!("phone-{language}-{name}")).await;
             logout(&client).await;
         }
