@@ -11,11 +11,30 @@ document.addEventListener("click", function (event) {
   }
 });
 // Toasts disappear after a while.
+function clearLater(toast) {
+  clearTimeout(toast.clearing);
+  toast.clearing = setTimeout(function () { toast.innerHTML = ""; }, 6000);
+}
 document.addEventListener("htmx:afterSwap", function (event) {
-  if (event.detail.target.id === "toast") {
-    setTimeout(function () { event.detail.target.innerHTML = ""; }, 6000);
-  }
+  var target = event.detail.target;
+  if (target.id === "toast") clearLater(target);
 });
+// New content (a swapped-in form, or the page itself when htmx starts) that carries a saved
+// form's notice.
+document.addEventListener("htmx:load", function (event) { toastNotice(event.detail.elt); });
+// A saved form says so where it was sent from; a toast repeats it where every page shows
+// news. Screen readers hear the notice itself, so the toast is for the eye only.
+function toastNotice(root) {
+  var notice = root.querySelector && root.querySelector(".notice[role='status']");
+  var toast = document.getElementById("toast");
+  if (!notice || !toast) return;
+  var box = document.createElement("div");
+  box.className = "toast toast-ok";
+  box.setAttribute("aria-hidden", "true");
+  box.textContent = notice.textContent;
+  toast.replaceChildren(box);
+  clearLater(toast);
+}
 // Forms that change something that is hard to undo ask first (the htmx ones use hx-confirm).
 document.addEventListener("submit", function (event) {
   var question = event.target.getAttribute && event.target.getAttribute("data-confirm");

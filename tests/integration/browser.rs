@@ -277,7 +277,9 @@ async fn each_role_walks_its_journey_in_chromium() {
     shot(&client, "02-patient-profile-refused").await;
     replace_text(&client, "weight", "70.5").await;
     click(&client, "save-profile").await;
-    text_of(&client, "#profile-saved").await;
+    let saved = text_of(&client, "#profile-saved").await;
+    // A toast repeats it at the top of the screen, and goes away by itself.
+    assert_eq!(text_of(&client, "#toast .toast-ok").await, saved);
     assert_eq!(
         path_of(&client).await,
         "/portal/profile",
