@@ -250,3 +250,17 @@ staff-enlistments-staff = الفريق الطبي
 admin-remove-staff = إزالة
 admin-confirm-remove-staff = هل تريد إزالة هذا الطبيب من فريق الرعاية؟ لن يرى مرضاه بعد الآن.
 admin-staff-removed = لم يعد الطبيب ضمن فريق الرعاية.
+
+# A physician's work list.
+nav-worklist = قائمة العمل
+worklist-title = قائمة العمل
+worklist-intro = قياسات مرضاك التي لم يراجعها أي طبيب بعد: العاجلة والأشد أولاً، ثم الأحدث.
+worklist-reason = تحتاج إلى نظرة لأن
+worklist-reason-all = أي سبب
+worklist-reason-urgent = نتيجة عاجلة
+worklist-reason-requested = طلب المريض مراجعة
+worklist-reason-quality = التسجيل غير مقروء أو الجودة منخفضة جداً
+worklist-search = اسم المريض أو بريده الإلكتروني
+worklist-none = تمت مراجعة جميع قياسات مرضاك.
+worklist-none-match = لا يوجد قياس غير مراجع يطابق هذا التصفية.
+worklist-urgent = عاجل

@@ -250,3 +250,17 @@ staff-enlistments-staff = Team
 admin-remove-staff = Entfernen
 admin-confirm-remove-staff = Diesen Arzt aus dem Behandlungsteam entfernen? Er sieht dessen Patienten nicht mehr.
 admin-staff-removed = Der Arzt gehört nicht mehr zum Behandlungsteam.
+
+# A physician's work list.
+nav-worklist = Arbeitsliste
+worklist-title = Arbeitsliste
+worklist-intro = Messungen Ihrer Patienten, die noch kein Arzt beurteilt hat: dringende und schwerste zuerst, dann die neuesten.
+worklist-reason = Braucht einen Blick, weil
+worklist-reason-all = Jeder Grund
+worklist-reason-urgent = Dringendes Ergebnis
+worklist-reason-requested = Patient bat um Beurteilung
+worklist-reason-quality = Aufnahme unlesbar oder Qualität zu niedrig
+worklist-search = Name oder E-Mail-Adresse des Patienten
+worklist-none = Alle Messungen Ihrer Patienten sind beurteilt.
+worklist-none-match = Keine unbeurteilte Messung passt zu diesem Filter.
+worklist-urgent = dringend

@@ -250,3 +250,17 @@ staff-enlistments-staff = Staff
 admin-remove-staff = Remove
 admin-confirm-remove-staff = Remove this physician from the care team? They no longer see its patients.
 admin-staff-removed = The physician is no longer in the care team.
+
+# A physician's work list.
+nav-worklist = Work list
+worklist-title = Work list
+worklist-intro = Measurements of your patients that no physician has reviewed yet: urgent and most severe first, then newest.
+worklist-reason = Needs a look because
+worklist-reason-all = Any reason
+worklist-reason-urgent = Urgent result
+worklist-reason-requested = Patient asked for a review
+worklist-reason-quality = Recording unreadable or quality too low
+worklist-search = Patient's name or e-mail
+worklist-none = Every measurement of your patients has been reviewed.
+worklist-none-match = No unreviewed measurement matches this filter.
+worklist-urgent = urgent

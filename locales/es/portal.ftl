@@ -250,3 +250,17 @@ staff-enlistments-staff = Profesionales
 admin-remove-staff = Quitar
 admin-confirm-remove-staff = ¿Quitar a este médico del equipo de atención? Ya no verá a sus pacientes.
 admin-staff-removed = El médico ya no forma parte del equipo de atención.
+
+# A physician's work list.
+nav-worklist = Lista de trabajo
+worklist-title = Lista de trabajo
+worklist-intro = Mediciones de sus pacientes que ningún médico ha revisado aún: urgentes y más graves primero, luego las más recientes.
+worklist-reason = Requiere atención porque
+worklist-reason-all = Cualquier motivo
+worklist-reason-urgent = Resultado urgente
+worklist-reason-requested = El paciente pidió una revisión
+worklist-reason-quality = Registro ilegible o calidad demasiado baja
+worklist-search = Nombre o correo electrónico del paciente
+worklist-none = Todas las mediciones de sus pacientes están revisadas.
+worklist-none-match = Ninguna medición sin revisar coincide con este filtro.
+worklist-urgent = urgente

@@ -250,3 +250,17 @@ staff-enlistments-staff = Soignants
 admin-remove-staff = Retirer
 admin-confirm-remove-staff = Retirer ce médecin de l’équipe soignante ? Il ne verra plus ses patients.
 admin-staff-removed = Le médecin ne fait plus partie de l’équipe soignante.
+
+# A physician's work list.
+nav-worklist = Liste de travail
+worklist-title = Liste de travail
+worklist-intro = Mesures de vos patients qu'aucun médecin n'a encore examinées : urgentes et plus graves d'abord, puis les plus récentes.
+worklist-reason = À examiner parce que
+worklist-reason-all = Toute raison
+worklist-reason-urgent = Résultat urgent
+worklist-reason-requested = Le patient a demandé un avis
+worklist-reason-quality = Enregistrement illisible ou qualité trop faible
+worklist-search = Nom ou adresse e-mail du patient
+worklist-none = Toutes les mesures de vos patients ont été examinées.
+worklist-none-match = Aucune mesure non examinée ne correspond à ce filtre.
+worklist-urgent = urgent

@@ -250,3 +250,17 @@ staff-enlistments-staff = Personale
 admin-remove-staff = Rimuovi
 admin-confirm-remove-staff = Rimuovere questo medico dal team di cura? Non vedrà più i suoi pazienti.
 admin-staff-removed = Il medico non fa più parte del team di cura.
+
+# A physician's work list.
+nav-worklist = Lista di lavoro
+worklist-title = Lista di lavoro
+worklist-intro = Misurazioni dei suoi pazienti che nessun medico ha ancora esaminato: urgenti e più gravi prima, poi le più recenti.
+worklist-reason = Da esaminare perché
+worklist-reason-all = Qualsiasi motivo
+worklist-reason-urgent = Risultato urgente
+worklist-reason-requested = Il paziente ha chiesto una revisione
+worklist-reason-quality = Registrazione illeggibile o qualità troppo bassa
+worklist-search = Nome o e-mail del paziente
+worklist-none = Tutte le misurazioni dei suoi pazienti sono state esaminate.
+worklist-none-match = Nessuna misurazione non esaminata corrisponde a questo filtro.
+worklist-urgent = urgente

@@ -250,3 +250,17 @@ staff-enlistments-staff = Zorgverleners
 admin-remove-staff = Verwijderen
 admin-confirm-remove-staff = Deze arts uit het zorgteam verwijderen? Hij of zij ziet de patiënten ervan niet meer.
 admin-staff-removed = De arts maakt geen deel meer uit van het zorgteam.
+
+# A physician's work list.
+nav-worklist = Werklijst
+worklist-title = Werklijst
+worklist-intro = Metingen van uw patiënten die nog geen arts heeft beoordeeld: dringend en ernstigst eerst, dan de nieuwste.
+worklist-reason = Aandacht nodig omdat
+worklist-reason-all = Elke reden
+worklist-reason-urgent = Dringend resultaat
+worklist-reason-requested = Patiënt vroeg om beoordeling
+worklist-reason-quality = Opname onleesbaar of kwaliteit te laag
+worklist-search = Naam of e-mailadres van de patiënt
+worklist-none = Alle metingen van uw patiënten zijn beoordeeld.
+worklist-none-match = Geen onbeoordeelde meting past bij deze filter.
+worklist-urgent = dringend

@@ -250,3 +250,17 @@ staff-enlistments-staff = 医护人员
 admin-remove-staff = 移除
 admin-confirm-remove-staff = 将该医生移出护理团队？其将不再看到该团队的患者。
 admin-staff-removed = 该医生已不在护理团队中。
+
+# A physician's work list.
+nav-worklist = 工作清单
+worklist-title = 工作清单
+worklist-intro = 尚无医生审阅的患者测量：紧急和最严重的在前，其次按最新排序。
+worklist-reason = 需要查看的原因
+worklist-reason-all = 任何原因
+worklist-reason-urgent = 紧急结果
+worklist-reason-requested = 患者请求审阅
+worklist-reason-quality = 记录无法读取或质量过低
+worklist-search = 患者姓名或电子邮箱
+worklist-none = 您的患者的所有测量均已审阅。
+worklist-none-match = 没有符合此筛选条件的未审阅测量。
+worklist-urgent = 紧急

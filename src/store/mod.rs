@@ -48,7 +48,9 @@ pub use measurements::{
     ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
 };
 pub use notifications::{FanOut, NOTIFY_JOB, NewEvent, Reader};
-pub use portal::{EnlistmentSummary, PatientListing, PatientSummary};
+pub use portal::{
+    EnlistmentSummary, PatientListing, PatientSummary, WorkItem, WorkListing, WorkReason,
+};
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};

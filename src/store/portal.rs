@@ -1,5 +1,5 @@
 //! Read models the portal needs beyond the API's lists: a physician's patients with their
-//! latest measurement, and the job queue as administrators see it. Visibility comes from the
+//! latest measurement, a physician's work list, and the job queue as administrators see it. Visibility comes from the
 //! same rules as every other query (`visibility.rs`).
 
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement};
@@ -13,6 +13,7 @@ use super::entities::{measurement, user};
 use super::{AdminTask, Store, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
+use crate::domain::measurement::Status;
 use crate::reports::findings::RESULT_KEYS;
 
 /// A patient with the latest measurement they made.
@@ -31,6 +32,87 @@ pub struct PatientListing {
     /// Most severe latest result first (in the order of [`RESULT_KEYS`]), then by name;
     /// patients without measurements last. Otherwise by name.
     pub by_result: bool,
+}
+
+/// Why a measurement is on a physician's work list; every entry is one no physician has
+/// reviewed yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkReason {
+    /// The server's indicator is `urgent`.
+    Urgent,
+    /// The patient asked for a physician's look.
+    Requested,
+    /// The recording could not be read, or its quality was too low for a result.
+    QualityFailed,
+}
+
+impl WorkReason {
+    /// Every reason, in the order the filter offers them.
+    pub const ALL: [WorkReason; 3] = [
+        WorkReason::Urgent,
+        WorkReason::Requested,
+        WorkReason::QualityFailed,
+    ];
+
+    /// The name in the page's address.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkReason::Urgent => "urgent",
+            WorkReason::Requested => "requested",
+            WorkReason::QualityFailed => "quality",
+        }
+    }
+
+    /// The reason named `name`, if any.
+    pub fn parse(name: &str) -> Option<WorkReason> {
+        WorkReason::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
+    fn condition(self) -> Condition {
+        match self {
+            WorkReason::Urgent => Condition::all().add(measurement::Column::Indicator.eq("urgent")),
+            WorkReason::Requested => {
+                Condition::all().add(measurement::Column::Status.eq(Status::PendingReview.as_str()))
+            }
+            WorkReason::QualityFailed => Condition::any()
+                .add(measurement::Column::Status.eq(Status::AnalysisFailed.as_str()))
+                .add(measurement::Column::Result.eq(ResultKey::QualityTooLow.as_str())),
+        }
+    }
+}
+
+/// Which entries of a physician's work list to show.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkListing {
+    pub reason: Option<WorkReason>,
+    /// Part of the patient's name or e-mail address, in any case.
+    pub search: Option<String>,
+}
+
+/// An entry of the work list: a measurement and its patient.
+#[derive(Debug, Clone)]
+pub struct WorkItem {
+    pub measurement: measurement::Header,
+    pub patient: user::Model,
+}
+
+/// The work list's order: urgent first, then by the severity of the result (in the order of
+/// [`RESULT_KEYS`]), an unreadable recording with the too-low quality.
+fn work_rank() -> Expr {
+    let rank_of = |key: ResultKey| {
+        1 + RESULT_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .unwrap_or(RESULT_KEYS.len()) as i32
+    };
+    let mut case = Expr::case(measurement::Column::Indicator.eq("urgent"), 0).case(
+        measurement::Column::Status.eq(Status::AnalysisFailed.as_str()),
+        rank_of(ResultKey::QualityTooLow),
+    );
+    for key in RESULT_KEYS {
+        case = case.case(measurement::Column::Result.eq(key.as_str()), rank_of(key));
+    }
+    case.finally(rank_of(ResultKey::NoResult)).into()
 }
 
 /// The latest measurement of the user of the outer query's `users` row: a correlated lookup
@@ -157,6 +239,103 @@ impl Store {
             });
         }
         Ok((summaries, total))
+    }
+
+    /// A page of the work list of `viewer`: the measurements of the patients it cares for
+    /// (by the same rules as [`Store::patients_page`] and the measurements' visibility) that
+    /// no physician has reviewed yet, filtered as `listing` asks; urgent and most severe
+    /// first, then newest first; with the total.
+    pub async fn work_list_page(
+        &self,
+        viewer: &Viewer,
+        listing: &WorkListing,
+        offset: u64,
+        limit: u64,
+    ) -> StoreResult<(Vec<WorkItem>, u64)> {
+        let now = self.now();
+        let mut patients = if viewer.admin {
+            Query::select()
+                .column(Alias::new("user_id"))
+                .from(Alias::new("patient_enlistments"))
+                .to_owned()
+        } else {
+            visibility::patients_of_staff(&viewer.user_id, now)
+        };
+        if let Some(search) = listing
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            // LIKE's own wildcards in the search are taken literally.
+            let escaped = search
+                .to_lowercase()
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            let pattern = format!("%{escaped}%");
+            let like = |column: user::Column| {
+                Expr::expr(Func::lower(Expr::col((user::Entity, column))))
+                    .like(sea_orm::sea_query::LikeExpr::new(pattern.clone()).escape('\\'))
+            };
+            let named = Query::select()
+                .column((user::Entity, user::Column::Id))
+                .from(user::Entity)
+                .cond_where(
+                    Condition::any()
+                        .add(like(user::Column::FirstName))
+                        .add(like(user::Column::LastName))
+                        .add(like(user::Column::Email)),
+                )
+                .to_owned();
+            patients = Query::select()
+                .column(Alias::new("id"))
+                .from_subquery(named, Alias::new("named"))
+                .and_where(Expr::col(Alias::new("id")).in_subquery(patients))
+                .to_owned();
+        }
+        let mut select = measurement::Entity::find()
+            .filter(measurement::Column::CreatorId.in_subquery(patients))
+            .filter(measurement::Column::CreatorId.ne(viewer.user_id))
+            .filter(viewer.measurements("measurements", "id", "creator_id"))
+            .filter(measurement::Column::Status.is_in([
+                Status::Analyzed.as_str(),
+                Status::AnalysisFailed.as_str(),
+                Status::PendingReview.as_str(),
+            ]));
+        if let Some(reason) = listing.reason {
+            select = select.filter(reason.condition());
+        }
+        let total = select.clone().count(&self.db).await?;
+        let measurements = select
+            .order_by(work_rank(), Order::Asc)
+            .order_by_desc(measurement::Column::MeasurementTimestamp)
+            .order_by_desc(measurement::Column::Id)
+            .offset(offset)
+            .limit(limit)
+            .into_partial_model::<measurement::Header>()
+            .all(&self.db)
+            .await?;
+        let ids: Vec<Id> = measurements.iter().map(|m| m.creator_id).collect();
+        let patients: std::collections::HashMap<Id, user::Model> = user::Entity::find()
+            .filter(user::Column::Id.is_in(ids))
+            .filter(viewer.users("users", "id", now))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|u| (u.id, u))
+            .collect();
+        let items = measurements
+            .into_iter()
+            .filter_map(|m| {
+                let patient = patients.get(&m.creator_id)?.clone();
+                Some(WorkItem {
+                    measurement: m,
+                    patient,
+                })
+            })
+            .collect();
+        Ok((items, total))
     }
 
     /// A page of jobs, those needing attention first (failed, then running, queued, done),

@@ -349,8 +349,16 @@ async fn each_role_walks_its_journey_in_chromium() {
     // The physician opens the patient's measurement, passes the link on, reviews it: the old
     // report is out of date, and a new link is made.
     login(&client, &app, "dr.peeters@tacho.test").await;
-    assert_eq!(path_of(&client).await, "/portal/patients");
-    shot(&client, "06-physician-patients").await;
+    assert_eq!(
+        path_of(&client).await,
+        "/portal/worklist",
+        "the work list is home"
+    );
+    let first = text_of(&client, "table.worklist tbody tr").await;
+    assert!(!first.is_empty());
+    shot(&client, "06-physician-worklist").await;
+    client.goto(&app.url("/portal/patients")).await.unwrap();
+    shot(&client, "06b-physician-patients").await;
     client.goto(&app.url(&measurement_path)).await.unwrap();
     let state = text_of(&client, "#report-state").await;
     assert!(
@@ -645,6 +653,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
         (
             "dr.peeters@tacho.test",
             owned(&[
+                "/portal/worklist",
                 "/portal/patients",
                 &format!("/portal/patients/{}", anna.id),
                 &measurement,

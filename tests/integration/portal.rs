@@ -1792,3 +1792,76 @@ async fn portal_sessions_end_when_idle_and_after_their_lifetime() {
     let page = busy.get("/portal/account").await;
     assert_eq!(page.location(), "/portal/login");
 }
+
+#[tokio::test]
+async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let now = app.clock_millis();
+    let hour = 3_600_000;
+    let calm = app
+        .measure_at(&world.patient, now - hour, 70.0, "normal", &[])
+        .await;
+    let urgent = app
+        .measure_at(&world.other_patient, now - 5 * hour, 92.0, "irregular", &[])
+        .await;
+    let reviewed = app
+        .measure_at(&world.other_patient, now - 2 * hour, 66.0, "normal", &[])
+        .await;
+    app.review(&world.staff_a, &reviewed).await;
+    let elsewhere = app
+        .measure_at(&world.patient_b, now - hour, 90.0, "irregular", &[])
+        .await;
+    let order = |body: &str, ids: &[&String]| -> Vec<String> {
+        let mut found: Vec<(usize, String)> = ids
+            .iter()
+            .filter_map(|id| body.find(id.as_str()).map(|at| (at, (*id).clone())))
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, id)| id).collect()
+    };
+    let all = [&calm, &urgent, &reviewed, &elsewhere];
+
+    // A physician lands on it; the urgent result comes before the newer calm one, the
+    // reviewed one and the other team's patient are not on it.
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let home = physician.get("/portal/").await;
+    assert_eq!(home.status, 303);
+    assert_eq!(home.headers["location"], "/portal/worklist");
+    let list = physician.get("/portal/worklist").await;
+    assert_eq!(list.status, 200);
+    assert_eq!(order(&list.body, &all), [urgent.as_str(), calm.as_str()]);
+    assert!(list.body.contains("class=\"urgent\""));
+    let only_urgent = physician.get("/portal/worklist?reason=urgent").await;
+    assert_eq!(order(&only_urgent.body, &all), [urgent.as_str()]);
+    assert!(
+        only_urgent
+            .body
+            .contains("<option value=\"urgent\" selected>")
+    );
+    // The search finds a patient by part of the name, in any case; LIKE's wildcards are
+    // taken literally.
+    let found = physician.get("/portal/worklist?q=OTHER_pat").await;
+    assert_eq!(order(&found.body, &all), [urgent.as_str()]);
+    let wildcard = physician.get("/portal/worklist?q=%25").await;
+    assert_eq!(order(&wildcard.body, &all), Vec::<String>::new());
+    assert!(wildcard.body.contains("No unreviewed measurement matches"));
+    let ignored = physician.get("/portal/worklist?reason=%27%3B&page=x").await;
+    assert_eq!(
+        ignored.status, 400,
+        "a page that is not a number is a bad request"
+    );
+    let ignored = physician.get("/portal/worklist?reason=%27%3B").await;
+    assert_eq!(order(&ignored.body, &all), [urgent.as_str(), calm.as_str()]);
+    // A review takes an entry off.
+    app.review(&world.staff_a, &urgent).await;
+    let after = physician.get("/portal/worklist").await;
+    assert_eq!(order(&after.body, &all), [calm.as_str()]);
+
+    // The other team's physician sees its own patient; a patient has no work list.
+    let mut other = logged_in(&app, &world.staff_b).await;
+    let theirs = other.get("/portal/worklist").await;
+    assert_eq!(order(&theirs.body, &all), [elsewhere.as_str()]);
+    let mut patient = logged_in(&app, &world.patient).await;
+    assert_eq!(patient.get("/portal/worklist").await.status, 403);
+}

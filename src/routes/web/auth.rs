@@ -97,7 +97,7 @@ pub async fn home(visitor: Visitor) -> HttpResponse {
     match &visitor.user {
         None => see_other("/portal/login"),
         Some(record) if record.user.is_admin() => see_other("/portal/admin/users"),
-        Some(record) if !record.staff_enlistments.is_empty() => see_other("/portal/patients"),
+        Some(record) if !record.staff_enlistments.is_empty() => see_other("/portal/worklist"),
         Some(_) => see_other("/portal/measurements"),
     }
 }

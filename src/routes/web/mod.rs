@@ -18,6 +18,7 @@ pub mod profile;
 pub mod reports;
 pub mod session;
 pub mod view;
+pub mod worklist;
 pub mod zones;
 
 use actix_session::SessionMiddleware;
@@ -138,6 +139,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
             )
             .route("/reports", web::get().to(reports::list))
             .route("/reports/{id}/pdf", web::get().to(reports::pdf))
+            .route("/worklist", web::get().to(worklist::show))
             .route("/patients", web::get().to(patients::list))
             .route("/patients/{id}/reports", web::post().to(reports::create))
             .route("/patients/{id}", web::get().to(patients::detail))

@@ -1,0 +1,109 @@
+//! A physician's work list: the measurements of their patients that no physician has reviewed
+//! yet, urgent and most severe first, filtered by why they need a look and searched by the
+//! patient's name or address. What appears is decided by the store's visibility rules, as on
+//! every other page.
+
+use actix_web::HttpResponse;
+use actix_web::web::Query;
+use askama::Template;
+use serde::Deserialize;
+
+use super::chrome::{Chrome, html};
+use super::context::Member;
+use super::error::WebError;
+use super::measurements::Choice;
+use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
+use crate::domain::id::Id;
+use crate::store::{WorkListing, WorkReason};
+
+/// An entry of the list.
+pub struct WorkRow {
+    pub patient_id: Id,
+    pub patient: String,
+    pub measurement: MeasurementRow,
+    /// Whether the server called the result urgent.
+    pub urgent: bool,
+}
+
+#[derive(Template)]
+#[template(path = "web/worklist.html")]
+struct WorkListPage {
+    c: Chrome,
+    rows: Vec<WorkRow>,
+    pager: Pager,
+    reasons: Vec<Choice>,
+    search: String,
+    /// Whether a filter or a search left entries out.
+    filtered: bool,
+}
+
+/// The work list's query: a page, a reason (`urgent`, `requested`, `quality`) and a search.
+#[derive(Debug, Default, Deserialize)]
+pub struct WorkListQuery {
+    pub page: Option<u64>,
+    pub reason: Option<String>,
+    pub q: Option<String>,
+}
+
+/// The work list of the member's patients; values that mean nothing are ignored.
+pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpResponse, WebError> {
+    member
+        .state
+        .store
+        .may_list_patients(&member.viewer())
+        .await?;
+    let page = query.page.unwrap_or(0).min(10_000);
+    let reason = query.reason.as_deref().and_then(WorkReason::parse);
+    // A search longer than any name is cut, not refused.
+    let search: String = query
+        .q
+        .as_deref()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(100)
+        .collect();
+    let listing = WorkListing {
+        reason,
+        search: (!search.is_empty()).then(|| search.clone()),
+    };
+    let (items, total) = member
+        .state
+        .store
+        .work_list_page(&member.viewer(), &listing, page * PAGE_SIZE, PAGE_SIZE)
+        .await?;
+    let mut base = Vec::new();
+    if let Some(reason) = reason {
+        base.push(format!("reason={}", reason.as_str()));
+    }
+    if !search.is_empty() {
+        let encoded =
+            percent_encoding::utf8_percent_encode(&search, percent_encoding::NON_ALPHANUMERIC);
+        base.push(format!("q={encoded}"));
+    }
+    let rows = items
+        .iter()
+        .map(|item| WorkRow {
+            patient_id: item.patient.id,
+            patient: format!("{} {}", item.patient.first_name, item.patient.last_name),
+            measurement: view::measurement_row(&member, &item.measurement),
+            urgent: item.measurement.indicator.as_deref() == Some("urgent"),
+        })
+        .collect();
+    let reasons = WorkReason::ALL
+        .into_iter()
+        .map(|r| Choice {
+            value: r.as_str().to_owned(),
+            label: member.tr.text(&format!("worklist-reason-{}", r.as_str())),
+            selected: reason == Some(r),
+        })
+        .collect();
+    html(&WorkListPage {
+        c: Chrome::new(&member, "worklist", "worklist-title"),
+        rows,
+        pager: Pager::new(page, total, &base.join("&")),
+        reasons,
+        search,
+        filtered: listing != WorkListing::default(),
+    })
+}
