@@ -189,6 +189,11 @@ async fn every_portal_page_and_action_follows_the_matrix() {
             "/portal/patients?result=possible_atrial_fibrillation&sort=result".into(),
             [Denied, Denied, Ok, Ok, Ok],
         ),
+        page(
+            "work list",
+            "/portal/worklist?reason=urgent&q=a".into(),
+            [Denied, Denied, Ok, Ok, Ok],
+        ),
         page("patient", format!("/portal/patients/{id}"), seers),
         page("admin: users", "/portal/admin/users".into(), admins),
         page("admin: groups", "/portal/admin/groups".into(), admins),
