@@ -186,6 +186,19 @@ fn latest_rank() -> Expr {
     Func::coalesce([rank, Expr::val(RESULT_KEYS.len() as i32)]).into()
 }
 
+/// The ids of the patients `viewer` cares for: those enlisted in a group it is staff of, and
+/// for administrators every patient ever enlisted.
+fn cared_for(viewer: &Viewer, now: i64) -> SelectStatement {
+    if viewer.admin {
+        Query::select()
+            .column(Alias::new("user_id"))
+            .from(Alias::new("patient_enlistments"))
+            .to_owned()
+    } else {
+        visibility::patients_of_staff(&viewer.user_id, now)
+    }
+}
+
 impl Store {
     /// A page of the patients `viewer` cares for (enlisted in a group it is staff of; for
     /// administrators every patient ever enlisted), filtered and ordered as `listing` asks,
@@ -197,14 +210,7 @@ impl Store {
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<PatientSummary>, u64)> {
-        let patients = if viewer.admin {
-            Query::select()
-                .column(Alias::new("user_id"))
-                .from(Alias::new("patient_enlistments"))
-                .to_owned()
-        } else {
-            visibility::patients_of_staff(&viewer.user_id, self.now())
-        };
+        let patients = cared_for(viewer, self.now());
         let mut select = user::Entity::find()
             .filter(Expr::col((Alias::new("users"), Alias::new("id"))).in_subquery(patients))
             .filter(viewer.users("users", "id", self.now()));
@@ -253,14 +259,7 @@ impl Store {
         limit: u64,
     ) -> StoreResult<(Vec<WorkItem>, u64)> {
         let now = self.now();
-        let mut patients = if viewer.admin {
-            Query::select()
-                .column(Alias::new("user_id"))
-                .from(Alias::new("patient_enlistments"))
-                .to_owned()
-        } else {
-            visibility::patients_of_staff(&viewer.user_id, now)
-        };
+        let mut patients = cared_for(viewer, now);
         if let Some(search) = listing
             .search
             .as_deref()
