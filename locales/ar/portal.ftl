@@ -264,3 +264,7 @@ worklist-search = اسم المريض أو بريده الإلكتروني
 worklist-none = تمت مراجعة جميع قياسات مرضاك.
 worklist-none-match = لا يوجد قياس غير مراجع يطابق هذا التصفية.
 worklist-urgent = عاجل
+
+# Searching the user list.
+admin-users-search = الاسم أو البريد الإلكتروني
+admin-users-none-match = لا يحتوي اسم أي مستخدم أو بريده الإلكتروني على هذا.

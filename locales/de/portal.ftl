@@ -264,3 +264,7 @@ worklist-search = Name oder E-Mail-Adresse des Patienten
 worklist-none = Alle Messungen Ihrer Patienten sind beurteilt.
 worklist-none-match = Keine unbeurteilte Messung passt zu diesem Filter.
 worklist-urgent = dringend
+
+# Searching the user list.
+admin-users-search = Name oder E-Mail-Adresse
+admin-users-none-match = Kein Benutzer hat dies im Namen oder in der E-Mail-Adresse.

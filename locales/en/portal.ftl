@@ -264,3 +264,7 @@ worklist-search = Patient's name or e-mail
 worklist-none = Every measurement of your patients has been reviewed.
 worklist-none-match = No unreviewed measurement matches this filter.
 worklist-urgent = urgent
+
+# Searching the user list.
+admin-users-search = Name or e-mail
+admin-users-none-match = No user's name or e-mail address holds this.

@@ -264,3 +264,7 @@ worklist-search = Nombre o correo electrónico del paciente
 worklist-none = Todas las mediciones de sus pacientes están revisadas.
 worklist-none-match = Ninguna medición sin revisar coincide con este filtro.
 worklist-urgent = urgente
+
+# Searching the user list.
+admin-users-search = Nombre o correo electrónico
+admin-users-none-match = Ningún usuario tiene esto en su nombre o correo electrónico.

@@ -264,3 +264,7 @@ worklist-search = Nom ou adresse e-mail du patient
 worklist-none = Toutes les mesures de vos patients ont été examinées.
 worklist-none-match = Aucune mesure non examinée ne correspond à ce filtre.
 worklist-urgent = urgent
+
+# Searching the user list.
+admin-users-search = Nom ou adresse e-mail
+admin-users-none-match = Aucun utilisateur n'a ceci dans son nom ou son adresse e-mail.

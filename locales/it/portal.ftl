@@ -264,3 +264,7 @@ worklist-search = Nome o e-mail del paziente
 worklist-none = Tutte le misurazioni dei suoi pazienti sono state esaminate.
 worklist-none-match = Nessuna misurazione non esaminata corrisponde a questo filtro.
 worklist-urgent = urgente
+
+# Searching the user list.
+admin-users-search = Nome o e-mail
+admin-users-none-match = Nessun utente ha questo nel nome o nell'e-mail.

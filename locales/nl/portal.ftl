@@ -264,3 +264,7 @@ worklist-search = Naam of e-mailadres van de patiënt
 worklist-none = Alle metingen van uw patiënten zijn beoordeeld.
 worklist-none-match = Geen onbeoordeelde meting past bij deze filter.
 worklist-urgent = dringend
+
+# Searching the user list.
+admin-users-search = Naam of e-mailadres
+admin-users-none-match = Geen gebruiker heeft dit in naam of e-mailadres.

@@ -264,3 +264,7 @@ worklist-search = 患者姓名或电子邮箱
 worklist-none = 您的患者的所有测量均已审阅。
 worklist-none-match = 没有符合此筛选条件的未审阅测量。
 worklist-urgent = 紧急
+
+# Searching the user list.
+admin-users-search = 姓名或电子邮箱
+admin-users-none-match = 没有用户的姓名或电子邮箱包含此内容。

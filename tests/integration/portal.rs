@@ -1865,3 +1865,41 @@ async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
     let mut patient = logged_in(&app, &world.patient).await;
     assert_eq!(patient.get("/portal/worklist").await.status, 403);
 }
+
+#[tokio::test]
+async fn administrators_search_users_by_name_or_address() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut admin = logged_in(&app, &world.admin).await;
+    let found = admin.get("/portal/admin/users?q=OTHER_pat").await;
+    assert_eq!(found.status, 200);
+    assert!(found.body.contains(&world.other_patient.id));
+    assert!(!found.body.contains(&world.patient_b.id));
+    assert!(
+        found.body.contains("value=\"OTHER_pat\""),
+        "the search stays in its field"
+    );
+    // By address, and `*`, `%` and `_` are no wildcards for a person typing.
+    let by_address = admin.get("/portal/admin/users?q=patient_b%40").await;
+    assert!(by_address.body.contains(&world.patient_b.id));
+    assert!(!by_address.body.contains(&world.other_patient.id));
+    for nothing in ["%25", "*", "_x_"] {
+        let page = admin
+            .get(&format!("/portal/admin/users?q=zz{nothing}zz"))
+            .await;
+        assert_eq!(page.status, 200, "{nothing}");
+        assert!(
+            page.body.contains("e-mail address holds this."),
+            "{nothing}"
+        );
+        assert!(!page.body.contains(&world.patient.id), "{nothing}");
+    }
+    let everyone = admin.get("/portal/admin/users?q=").await;
+    assert!(
+        everyone.body.contains(&world.patient_b.id)
+            && everyone.body.contains(&world.other_patient.id)
+    );
+    // Only administrators have the list.
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    assert_eq!(physician.get("/portal/admin/users?q=a").await.status, 403);
+}

@@ -13,14 +13,13 @@ use super::account::{LanguageChoice, language_choices};
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
-use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
 use crate::actions::{ActionError, NewAccount, RoleChange};
 use crate::auth::lockout::{self, LockState};
 use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, TimeZone};
 use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
-use crate::domain::rql::Query as ListQuery;
+use crate::domain::rql::{Expr as RqlExpr, Query as ListQuery, Value as RqlValue};
 use crate::store::entities::job::JobStatus;
 use crate::store::entities::{audit_event, group, user};
 use crate::store::resources::{GROUPS, USERS};
@@ -106,6 +105,8 @@ struct UsersPage {
     c: Chrome,
     rows: Vec<UserRow>,
     pager: Pager,
+    /// What the list was searched for.
+    search: String,
     languages: Vec<LanguageChoice>,
     notice: Option<String>,
     error: Option<String>,
@@ -124,7 +125,32 @@ async fn users_page(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    let query = ListQuery::default()
+    users_page_searched(member, page, "", notice, error).await
+}
+
+async fn users_page_searched(
+    member: &Member,
+    page: u64,
+    search: &str,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    let mut query = ListQuery::default();
+    // Part of a name or an address, in any case: the API's own `like`, whose `*` is its only
+    // wildcard (and so is dropped from what was typed).
+    let search: String = search.replace('*', "").trim().chars().take(100).collect();
+    if !search.is_empty() {
+        let like = |field: &str| RqlExpr::Like {
+            field: field.to_owned(),
+            pattern: RqlValue::String(format!("*{search}*")),
+        };
+        query = query.and(RqlExpr::Or(vec![
+            like("first_name"),
+            like("last_name"),
+            like("email"),
+        ]));
+    }
+    let query = query
         .sort_by("last_name", false)
         .sort_by("first_name", false)
         .page(PAGE_SIZE, page * PAGE_SIZE);
@@ -132,10 +158,18 @@ async fn users_page(
     let store = &member.state.store;
     let (records, total) = store.users_to_administer(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
+    let base = if search.is_empty() {
+        String::new()
+    } else {
+        let encoded =
+            percent_encoding::utf8_percent_encode(&search, percent_encoding::NON_ALPHANUMERIC);
+        format!("q={encoded}")
+    };
     let mut response = html(&UsersPage {
         c: Chrome::new(member, "admin", "admin-users-title"),
         rows: user_rows(member, &records, now).await?,
-        pager: Pager::new(page, total.unwrap_or(0), ""),
+        pager: Pager::new(page, total.unwrap_or(0), &base),
+        search,
         languages: language_choices(Language::En),
         notice: notice.map(|k| member.tr.text(k)),
         error: error.map(|k| member.tr.text(k)),
@@ -146,9 +180,18 @@ async fn users_page(
     Ok(response)
 }
 
-/// Every user, paged, with the form to create one.
-pub async fn users(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
-    users_page(&member, query.page.unwrap_or(0).min(10_000), None, None).await
+/// The user list's query: a page and a search.
+#[derive(Debug, Default, Deserialize)]
+pub struct UsersQuery {
+    pub page: Option<u64>,
+    pub q: Option<String>,
+}
+
+/// Every user (or those whose name or address holds the search), paged, with the form to
+/// create one.
+pub async fn users(member: Member, query: Query<UsersQuery>) -> Result<HttpResponse, WebError> {
+    let page = query.page.unwrap_or(0).min(10_000);
+    users_page_searched(&member, page, query.q.as_deref().unwrap_or(""), None, None).await
 }
 
 /// A new account.
