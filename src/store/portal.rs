@@ -10,6 +10,7 @@ use sea_orm::{
 
 use super::entities::job::{self, JobStatus};
 use super::entities::{measurement, user};
+use super::query::{escape_like, lower_like};
 use super::{AdminTask, Store, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
@@ -267,16 +268,9 @@ impl Store {
             .filter(|s| !s.is_empty())
         {
             // LIKE's own wildcards in the search are taken literally.
-            let escaped = search
-                .to_lowercase()
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_");
-            let pattern = format!("%{escaped}%");
-            let like = |column: user::Column| {
-                Expr::expr(Func::lower(Expr::col((user::Entity, column))))
-                    .like(sea_orm::sea_query::LikeExpr::new(pattern.clone()).escape('\\'))
-            };
+            let pattern = format!("%{}%", escape_like(search));
+            let like =
+                |column: user::Column| lower_like(Expr::col((user::Entity, column)), &pattern);
             let named = Query::select()
                 .column((user::Entity, user::Column::Id))
                 .from(user::Entity)

@@ -248,12 +248,9 @@ impl Resource {
                         field.name
                     )));
                 }
-                // Case-insensitive on every database: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
                 let text = pattern.as_text();
                 reject_nul(field, &text)?;
-                let pattern = like_pattern(&text).to_lowercase();
-                let column = Func::lower(self.column(field.column));
-                Condition::all().add(Expr::expr(column).like(LikeExpr::new(pattern).escape('\\')))
+                Condition::all().add(lower_like(self.column(field.column), &like_pattern(&text)))
             }
         })
     }
@@ -389,18 +386,30 @@ fn reject_nul(field: &Field, text: &str) -> Result<(), QueryError> {
 
 /// Turns an RQL `like` pattern (`*` wildcard) into SQL, escaping SQL's own wildcards.
 fn like_pattern(pattern: &str) -> String {
-    let mut sql = String::with_capacity(pattern.len() + 2);
-    for c in pattern.chars() {
-        match c {
-            '*' => sql.push('%'),
-            '%' | '_' | '\\' => {
-                sql.push('\\');
-                sql.push(c);
-            }
-            _ => sql.push(c),
+    pattern
+        .split('*')
+        .map(escape_like)
+        .collect::<Vec<_>>()
+        .join("%")
+}
+
+/// `text` with SQL LIKE's wildcards and its escape character (`\`) escaped, so that it
+/// matches only itself.
+pub(super) fn escape_like(text: &str) -> String {
+    let mut sql = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            sql.push('\\');
         }
+        sql.push(c);
     }
     sql
+}
+
+/// `column LIKE pattern` (an SQL pattern escaped by `\`) in any case, on every database:
+/// SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+pub(super) fn lower_like(column: impl Into<Expr>, pattern: &str) -> Expr {
+    Expr::expr(Func::lower(column.into())).like(LikeExpr::new(pattern.to_lowercase()).escape('\\'))
 }
 
 #[cfg(test)]
