@@ -138,7 +138,7 @@ async fn users_page_searched(
     let mut query = ListQuery::default();
     // Part of a name or an address, in any case: the API's own `like`, whose `*` is its only
     // wildcard (and so is dropped from what was typed).
-    let search: String = search.replace('*', "").trim().chars().take(100).collect();
+    let search = view::search_text(Some(&search.replace('*', "")));
     if !search.is_empty() {
         let like = |field: &str| RqlExpr::Like {
             field: field.to_owned(),
@@ -161,9 +161,7 @@ async fn users_page_searched(
     let base = if search.is_empty() {
         String::new()
     } else {
-        let encoded =
-            percent_encoding::utf8_percent_encode(&search, percent_encoding::NON_ALPHANUMERIC);
-        format!("q={encoded}")
+        view::query_string(&[("q", &search)])
     };
     let mut response = html(&UsersPage {
         c: Chrome::new(member, "admin", "admin-users-title"),
@@ -191,7 +189,8 @@ pub struct UsersQuery {
 /// create one.
 pub async fn users(member: Member, query: Query<UsersQuery>) -> Result<HttpResponse, WebError> {
     let page = query.page.unwrap_or(0).min(10_000);
-    users_page_searched(&member, page, query.q.as_deref().unwrap_or(""), None, None).await
+    let search = query.q.as_deref().unwrap_or("");
+    users_page_searched(&member, page, search, None, None).await
 }
 
 /// A new account.

@@ -24,6 +24,17 @@ pub fn result_filter(value: Option<&str>) -> Option<ResultKey> {
     value.map(str::trim).and_then(result_key)
 }
 
+/// What a list's search field holds: trimmed, and a search longer than any name or address
+/// is cut to 100 characters, not refused.
+pub fn search_text(typed: Option<&str>) -> String {
+    typed.unwrap_or("").trim().chars().take(100).collect()
+}
+
+/// A query string of `pairs` (for a pager's links), each value encoded.
+pub fn query_string(pairs: &[(&str, &str)]) -> String {
+    serde_urlencoded::to_string(pairs).unwrap_or_default()
+}
+
 /// A list query built as an RQL [`Query`] value and translated for `resource`, exactly as the
 /// API translates the query it parses. Only filter values the visitor typed can fail here.
 pub fn list_spec(resource: &Resource, query: &Query) -> Result<ListSpec, WebError> {

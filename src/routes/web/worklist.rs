@@ -54,15 +54,7 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         .await?;
     let page = query.page.unwrap_or(0).min(10_000);
     let reason = query.reason.as_deref().and_then(WorkReason::parse);
-    // A search longer than any name is cut, not refused.
-    let search: String = query
-        .q
-        .as_deref()
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(100)
-        .collect();
+    let search = view::search_text(query.q.as_deref());
     let listing = WorkListing {
         reason,
         search: (!search.is_empty()).then(|| search.clone()),
@@ -74,13 +66,12 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         .await?;
     let mut base = Vec::new();
     if let Some(reason) = reason {
-        base.push(format!("reason={}", reason.as_str()));
+        base.push(("reason", reason.as_str()));
     }
     if !search.is_empty() {
-        let encoded =
-            percent_encoding::utf8_percent_encode(&search, percent_encoding::NON_ALPHANUMERIC);
-        base.push(format!("q={encoded}"));
+        base.push(("q", search.as_str()));
     }
+    let base = view::query_string(&base);
     let rows = items
         .iter()
         .map(|item| WorkRow {
@@ -101,7 +92,7 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
     html(&WorkListPage {
         c: Chrome::new(&member, "worklist", "worklist-title"),
         rows,
-        pager: Pager::new(page, total, &base.join("&")),
+        pager: Pager::new(page, total, &base),
         reasons,
         search,
         filtered: listing != WorkListing::default(),
