@@ -1,10 +1,11 @@
 //! The job queue's worker: periodic reports on schedule, and the deliveries of notifications.
 //! Each tick enqueues every period that has ended since the last one (once, under a unique key
 //! per user, trigger and period start), then works the queue: fan out the events waiting in
-//! the outbox, claim a batch of jobs under a lease, run each job (make a report; mail or post
-//! an event: `crate::notify`), mark the jobs done. Work queued by this process wakes the worker at once; other processes' work waits for
-//! the next tick. Several processes may tick at once; a process that dies leaves its claims to
-//! expire and be taken again.
+//! the outbox, claim a batch of jobs under a lease, run each job (make a batch's reports
+//! together; mail or post an event: `crate::notify`), mark the jobs done. Work queued by this
+//! process wakes the worker at once; other processes' work waits for the next tick. Several
+//! processes may tick at once; a process that dies leaves its claims to expire and be taken
+//! again.
 
 use std::time::Duration;
 
@@ -348,12 +349,13 @@ impl Scheduler {
                 Err(err) => outcomes.push((job.id, self.job_failed(&job, &err).await)),
             }
         }
-        let reports = prepared.iter().map(|(_, r)| r.clone()).collect();
+        let (jobs, reports): (Vec<job::Model>, Vec<report::Model>) = prepared.into_iter().unzip();
+        let report_ids: Vec<Id> = reports.iter().map(|r| r.id).collect();
         match self.store.store_reports(reports).await {
             Ok(stored) => {
                 let made: std::collections::HashSet<Id> = stored.iter().map(|r| r.id).collect();
-                for (job, report) in prepared {
-                    let outcome = if made.contains(&report.id) {
+                for (job, report_id) in jobs.iter().zip(&report_ids) {
+                    let outcome = if made.contains(report_id) {
                         Outcome::Made
                     } else {
                         Outcome::Skipped
@@ -362,8 +364,8 @@ impl Scheduler {
                 }
             }
             Err(err) => {
-                tracing::warn!(jobs = prepared.len(), error = %err, "a batch of reports failed; each is made on its own");
-                for (job, _) in prepared {
+                tracing::warn!(jobs = jobs.len(), error = %err, "a batch of reports failed; each is made on its own");
+                for job in jobs {
                     let outcome = self.run_job(&job).await;
                     outcomes.push((job.id, outcome));
                 }

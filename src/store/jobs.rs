@@ -242,6 +242,9 @@ impl Store {
             .into_tuple()
             .all(&self.db)
             .await?;
+        // Seconds since `oldest` became due; 0 when nothing waits.
+        let waited_secs =
+            |oldest: Option<i64>| oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0);
         let mut kinds: Vec<QueueStatus> = Vec::new();
         for (kind, status, count, oldest) in rows {
             let at = match kinds.iter().position(|k| k.kind == kind) {
@@ -259,8 +262,7 @@ impl Store {
             match status {
                 JobStatus::Queued => {
                     entry.waiting = count;
-                    entry.oldest_waiting_secs =
-                        oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0);
+                    entry.oldest_waiting_secs = waited_secs(oldest);
                 }
                 JobStatus::Running => entry.running = count,
                 JobStatus::Failed => entry.failed = count,
@@ -273,7 +275,7 @@ impl Store {
             kinds.push(QueueStatus {
                 kind: super::NOTIFY_JOB.to_owned(),
                 waiting,
-                oldest_waiting_secs: oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0),
+                oldest_waiting_secs: waited_secs(oldest),
                 ..QueueStatus::default()
             });
         }
