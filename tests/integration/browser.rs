@@ -201,12 +201,7 @@ async fn path_of(client: &Client) -> String {
 
 #[tokio::test]
 async fn each_role_walks_its_journey_in_chromium() {
-    let app = spawn_app().await;
-    demo::seed(&app.state.store, app.state.auth.hasher())
-        .await
-        .expect("demo world");
-    // The demo's own events reach their inboxes before anyone looks.
-    app.work_queue().await;
+    let app = demo_app().await;
     let driver = start_driver().await;
     let client = browser(&driver).await;
 
@@ -417,13 +412,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     // The administrator deactivates and reactivates a user in place, and reads the audit trail.
     login(&client, &app, "admin@tacho.test").await;
     assert_eq!(path_of(&client).await, "/portal/admin/users");
-    let patient = app
-        .state
-        .store
-        .user_by_email("luc@tacho.test")
-        .await
-        .unwrap()
-        .unwrap();
+    let patient = demo_user(&app, "luc@tacho.test").await;
     let row = format!("#user-{} button.deactivate", patient.id);
     client
         .find(Locator::Css(&row))
@@ -476,13 +465,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .await
         .expect("reactivated");
     // A periodic report made now, for a patient.
-    let anna = app
-        .state
-        .store
-        .user_by_email("anna@tacho.test")
-        .await
-        .unwrap()
-        .unwrap();
+    let anna = demo_user(&app, "anna@tacho.test").await;
     client
         .goto(&app.url(&format!("/portal/patients/{}", anna.id)))
         .await
@@ -571,13 +554,7 @@ async fn wait_for_path(client: &Client, prefix: &str) -> String {
 
 /// Sets the language of the demo account `email` (a lower-case code).
 async fn set_demo_language(app: &TestApp, email: &str, code: &str) {
-    let user = app
-        .state
-        .store
-        .user_by_email(email)
-        .await
-        .unwrap()
-        .expect("a demo account");
+    let user = demo_user(app, email).await;
     app.state
         .store
         .update_user(
@@ -605,7 +582,7 @@ async fn page_and_screen_width(client: &Client) -> (i64, i64) {
     (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap())
 }
 
-/// A server with the demo world, its events already in the inboxes.
+/// A server with the demo world, whose own events reach their inboxes before anyone looks.
 async fn demo_app() -> TestApp {
     let app = spawn_app().await;
     demo::seed(&app.state.store, app.state.auth.hasher())
@@ -615,16 +592,20 @@ async fn demo_app() -> TestApp {
     app
 }
 
+/// The demo account `email`.
+async fn demo_user(app: &TestApp, email: &str) -> tacho::store::entities::user::Model {
+    app.state
+        .store
+        .user_by_email(email)
+        .await
+        .unwrap()
+        .expect("a demo account")
+}
+
 /// Every page of the portal, by the demo account that reads it: the patient's, the
 /// physician's and the administrator's, the 404 page included.
 async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<String>)> {
-    let anna = app
-        .state
-        .store
-        .user_by_email("anna@tacho.test")
-        .await
-        .unwrap()
-        .unwrap();
+    let anna = demo_user(app, "anna@tacho.test").await;
     login(client, app, "anna@tacho.test").await;
     let measurement = client
         .find(Locator::Css("table.measurements tbody tr a"))
