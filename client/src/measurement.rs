@@ -193,12 +193,16 @@ pub struct MeasurementUpdate {
     /// `true` asks a physician to review the measurement.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review_requested: Option<bool>,
-    /// Staff only: the physician's reading.
+    /// Staff only: the clinical note, for the care team (the patient's pages never show it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnosis: Option<String>,
-    /// Staff only: a short label, e.g. `normal`.
+    /// Staff only: the conclusion, a rhythm label's wire name (e.g. `sinus_rhythm`) or free
+    /// text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Staff only: the note to the patient, shown in the patient's portal and the PDF.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patient_note: Option<String>,
     /// Fields this version of the client has no name for, sent as they are.
     #[serde(flatten)]
     pub other: Map<String, Value>,

@@ -87,6 +87,11 @@ impl Label {
         }
     }
 
+    /// The label with wire name `name`, if there is one.
+    pub fn from_wire(name: &str) -> Option<Label> {
+        Label::ALL.into_iter().find(|label| label.as_str() == name)
+    }
+
     /// The indicator a measurement with this label (as its most severe) gets.
     pub fn indicator(self) -> Indicator {
         match self {

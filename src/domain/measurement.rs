@@ -294,10 +294,20 @@ impl NewMeasurement {
 }
 
 /// A physician's review.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Review {
+    /// The clinical note, for the care team (`diagnosis` on the wire).
     pub diagnosis: Option<String>,
+    /// The conclusion: a rhythm label's wire name (`sinus_rhythm`, …) or free text.
     pub label: Option<String>,
+    /// The note written for the patient: the only note the patient's portal and the PDF show.
+    pub patient_note: Option<String>,
+}
+
+impl Review {
+    fn is_empty(&self) -> bool {
+        self.diagnosis.is_none() && self.label.is_none() && self.patient_note.is_none()
+    }
 }
 
 /// A parsed partial update of a measurement.
@@ -321,10 +331,7 @@ impl MeasurementUpdate {
             return Err(invalid("data", "must be a JSON object"));
         };
         let mut update = MeasurementUpdate::default();
-        let mut review = Review {
-            diagnosis: None,
-            label: None,
-        };
+        let mut review = Review::default();
         for (key, value) in &fields {
             match key.as_str() {
                 "context" => {
@@ -338,11 +345,15 @@ impl MeasurementUpdate {
                     Value::Bool(b) => update.review_requested = *b,
                     _ => return Err(invalid("review_requested", "must be true or false")),
                 },
-                "diagnosis" | "label" => {
+                "diagnosis" | "label" | "patient_note" => {
                     if !staff {
                         return Err(DataError::StaffOnly(key.clone()));
                     }
-                    let limit = if key == "label" { 100 } else { 2000 };
+                    let (slot, limit) = match key.as_str() {
+                        "label" => (&mut review.label, 100),
+                        "diagnosis" => (&mut review.diagnosis, 2000),
+                        _ => (&mut review.patient_note, 2000),
+                    };
                     let text = match value {
                         Value::String(s) if s.chars().count() <= limit => s.trim().to_owned(),
                         _ => {
@@ -352,11 +363,7 @@ impl MeasurementUpdate {
                             ));
                         }
                     };
-                    if key == "label" {
-                        review.label = Some(text);
-                    } else {
-                        review.diagnosis = Some(text);
-                    }
+                    *slot = Some(text);
                 }
                 server if SERVER_FIELDS.contains(&server) => {
                     return Err(invalid(server, "is written by the server"));
@@ -364,12 +371,12 @@ impl MeasurementUpdate {
                 other => {
                     return Err(invalid(
                         other.chars().take(64).collect::<String>(),
-                        "cannot be changed (changeable: context, tags, review_requested; staff also diagnosis, label)",
+                        "cannot be changed (changeable: context, tags, review_requested; staff also diagnosis, label, patient_note)",
                     ));
                 }
             }
         }
-        if review.diagnosis.is_some() || review.label.is_some() {
+        if !review.is_empty() {
             update.review = Some(review);
         }
         if fields.is_empty() {
@@ -416,6 +423,9 @@ impl MeasurementUpdate {
             }
             if let Some(label) = &review.label {
                 stored.insert("label".into(), Value::from(label.clone()));
+            }
+            if let Some(note) = &review.patient_note {
+                stored.insert("patient_note".into(), Value::from(note.clone()));
             }
             stored.insert("reviewer_id".into(), Value::from(reviewer_id.to_string()));
             stored.insert("review_timestamp".into(), Value::from(now));
@@ -720,8 +730,12 @@ mod tests {
             MeasurementUpdate::parse(json!({"diagnosis": "AF"}), false),
             Err(DataError::StaffOnly("diagnosis".into()))
         );
+        assert_eq!(
+            MeasurementUpdate::parse(json!({"patient_note": "All is well"}), false),
+            Err(DataError::StaffOnly("patient_note".into()))
+        );
         let staff = MeasurementUpdate::parse(
-            json!({"diagnosis": " Sinus rhythm ", "label": "normal"}),
+            json!({"diagnosis": " Sinus rhythm ", "label": "normal", "patient_note": " Fine "}),
             true,
         )
         .unwrap();
@@ -729,9 +743,15 @@ mod tests {
             staff.review,
             Some(Review {
                 diagnosis: Some("Sinus rhythm".into()),
-                label: Some("normal".into())
+                label: Some("normal".into()),
+                patient_note: Some("Fine".into()),
             })
         );
+        let mut data = Map::new();
+        staff.apply_to(&mut data, &Id::ZERO, 7);
+        assert_eq!(data["review"]["patient_note"], "Fine");
+        assert_eq!(data["review"]["diagnosis"], "Sinus rhythm");
+        assert!(MeasurementUpdate::parse(json!({"patient_note": "x".repeat(2001)}), true).is_err());
         assert_eq!(
             staff.next_status(Status::PendingReview),
             Ok(Status::Reviewed)

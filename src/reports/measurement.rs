@@ -82,7 +82,9 @@ pub struct MeasurementDetails {
     /// The time zone with its offset on that date.
     pub zone: String,
     pub status: StatusView,
-    /// The reviewer's note.
+    /// The reviewer's note to the patient (`data.review.patient_note`). The clinical note
+    /// (`diagnosis`) is for the care team and never printed: the PDF goes to the patient and
+    /// to anyone holding a shared link.
     pub review_note: Option<String>,
     /// The reviewer's diagnosis label.
     pub diagnosis_label: Option<String>,
@@ -167,8 +169,8 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
             key: m.status.as_str().to_owned(),
             label: translated_or_raw(&tr, "status", m.status.as_str()),
         },
-        review_note: review_text("diagnosis"),
-        diagnosis_label: review_text("label"),
+        review_note: review_text("patient_note"),
+        diagnosis_label: review_text("label").map(|label| translated_or_raw(&tr, "label", &label)),
         symptoms: string_list(context.get("symptoms"))
             .iter()
             .map(|s| translated_or_raw(&tr, "symptom", s))

@@ -291,7 +291,7 @@ pub struct TableRow {
     pub result: RowResult,
     /// The review status, translated.
     pub review: String,
-    /// The reviewer's diagnosis label.
+    /// The reviewer's conclusion, in the reader's words when it is a rhythm label.
     pub label: Option<String>,
     /// The symptoms, translated, in one line.
     pub symptoms: String,
@@ -712,7 +712,10 @@ fn row(tr: &Translator, zone: Tz, item: &Item) -> TableRow {
             color: result.color,
         },
         review: translated_or_raw(tr, "status", &item.status),
-        label: item.label.clone(),
+        label: item
+            .label
+            .as_deref()
+            .map(|label| translated_or_raw(tr, "label", label)),
         symptoms: item
             .symptoms
             .iter()

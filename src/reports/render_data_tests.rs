@@ -83,7 +83,7 @@ fn measurement_reports() -> Vec<Value> {
         serde_json::from_str(include_str!("../../tests/fixtures/sinus_72.json")).unwrap();
     sinus["context"] =
         json!({"symptoms": ["PALPITATIONS"], "symptomSeverity": 3, "activity": "resting"});
-    sinus["review"] = json!({"diagnosis": "Sinus rhythm.", "label": "normal"});
+    sinus["review"] = json!({"diagnosis": "Sinus rhythm.", "label": "sinus_rhythm", "patient_note": "No abnormalities."});
     let failed: Value =
         serde_json::from_str(include_str!("../../tests/fixtures/no_heartrate.json")).unwrap();
     let (patient, profile) = (patient(), profile());

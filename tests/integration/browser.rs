@@ -377,15 +377,27 @@ async fn each_role_walks_its_journey_in_chromium() {
     let shared_pdf = app.client.get(app.url(shared_path)).send().await.unwrap();
     assert!(shared_pdf.bytes().await.unwrap().starts_with(b"%PDF"));
     assert_ne!(shared_path, pdf_path, "not the app's token");
-    type_into(&client, "label", "Sinusritme").await;
+    // The conclusion is picked from the rhythm labels, in the physician's language.
+    client
+        .find(Locator::Id("label"))
+        .await
+        .unwrap()
+        .select_by_value("sinus_rhythm")
+        .await
+        .unwrap();
     type_into(
         &client,
-        "note",
+        "patient-note",
         "Geen aanwijzing voor voorkamerfibrillatie.",
     )
     .await;
+    type_into(&client, "note", "Cafeïnegebruik navragen.").await;
     click(&client, "save-review").await;
     assert_eq!(text_of(&client, "#review-label").await, "Sinusritme");
+    assert_eq!(
+        text_of(&client, "#review-note").await,
+        "Cafeïnegebruik navragen."
+    );
     assert!(
         client
             .find(Locator::Css("#report-state.report-outdated"))
@@ -510,6 +522,15 @@ async fn each_role_walks_its_journey_in_chromium() {
     assert_eq!(direction, json!("rtl ar"));
     shot(&client, "13-patient-account-arabic").await;
     client.goto(&app.url(&measurement_path)).await.unwrap();
+    // The patient reads the conclusion in Arabic and the note written for them, never the
+    // care team's clinical note.
+    assert_eq!(text_of(&client, "#review-label").await, "نظم جيبي");
+    assert_eq!(
+        text_of(&client, "#review-patient-note").await,
+        "Geen aanwijzing voor voorkamerfibrillatie."
+    );
+    assert!(client.find(Locator::Id("review-note")).await.is_err());
+    assert!(client.find(Locator::Id("save-review")).await.is_err());
     // A Latin quantity stays one left-to-right run inside the right-to-left page: the number
     // is drawn left of its unit ("72 bpm", not "bpm 72").
     let number_left_of_unit: Value = client

@@ -16,6 +16,10 @@ use tacho::store::NewUser;
 /// The password of every user the tests create.
 pub const PASSWORD: &str = "correct horse battery";
 
+/// The clinical note [`TestApp::review`] writes: for the care team, never on the patient's pages
+/// or the PDF.
+pub const CLINICAL_NOTE: &str = "Clinical: ask about caffeine";
+
 /// A running server with its own database.
 pub struct TestApp {
     pub address: String,
@@ -710,13 +714,15 @@ impl TestApp {
         measurement.id
     }
 
-    /// A second later, `staff` reviews measurement `id` (label `normal`, a diagnosis), which
-    /// puts its latest report out of date (interface rule 3.1).
+    /// A second later, `staff` reviews measurement `id` (conclusion `sinus_rhythm`, the
+    /// clinical note [`CLINICAL_NOTE`] and the note to the patient "Sinus rhythm, no pauses"),
+    /// which puts its latest report out of date (interface rule 3.1).
     pub async fn review(&self, staff: &TestUser, id: &str) {
         self.clock.advance(chrono::Duration::seconds(1));
         let review = tacho_client::MeasurementUpdate {
-            diagnosis: Some("Sinus rhythm, no pauses".into()),
-            label: Some("normal".into()),
+            diagnosis: Some(CLINICAL_NOTE.into()),
+            label: Some("sinus_rhythm".into()),
+            patient_note: Some("Sinus rhythm, no pauses".into()),
             ..Default::default()
         };
         staff

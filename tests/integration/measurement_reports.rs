@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use crate::helpers::{World, fixture, pdf_fonts, pdf_pages, pdf_text, save_artifact, spawn_app};
+use crate::helpers::{
+    CLINICAL_NOTE, World, fixture, pdf_fonts, pdf_pages, pdf_text, save_artifact, spawn_app,
+};
 
 /// The report title in each language, as the PDF's text layer shows it.
 const TITLES: [(&str, &str); 8] = [
@@ -226,7 +228,12 @@ async fn repeats_reuse_the_pdf_and_changes_make_a_new_one() {
         first["data"]["readFileToken"]
     );
     assert_eq!(fresh["data"]["forMeasurementUpdatedTimestamp"], updated_ms);
-    assert!(pdf_text(&pdf).contains("Sinus rhythm, no pauses"));
+    // The PDF goes to the patient: it prints the conclusion in words and the note to the
+    // patient, never the care team's clinical note.
+    let text = pdf_text(&pdf);
+    assert!(text.contains("Sinus rhythm, no pauses"), "{text}");
+    assert!(!text.contains("sinus_rhythm"), "{text}");
+    assert!(!text.contains(CLINICAL_NOTE), "{text}");
 
     // A corrected name is printed on a fresh PDF.
     app.put(

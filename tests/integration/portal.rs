@@ -1006,33 +1006,121 @@ async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
     let mut physician = logged_in(&app, &world.staff_a).await;
     let staff_view = physician.get(&page).await;
     assert!(staff_view.body.contains("The report is up to date."));
+    // With no review yet, the form proposes the analysis' own result from the ordered labels.
+    assert!(
+        staff_view
+            .body
+            .contains("<option value=\"sinus_rhythm\" selected>Sinus rhythm</option>"),
+        "{}",
+        staff_view.body
+    );
+    let options: Vec<&str> = staff_view
+        .body
+        .match_indices("<option value=\"")
+        .map(|(at, _)| {
+            let rest = &staff_view.body[at + 15..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect();
+    assert_eq!(
+        options,
+        [
+            "sinus_rhythm",
+            "extrasystoles_isolated",
+            "bradycardia",
+            "tachycardia",
+            "extrasystoles_frequent",
+            "irregular_rhythm",
+            "atrial_fibrillation",
+            "other"
+        ],
+        "least to most severe, then a conclusion written out"
+    );
     app.clock.advance(chrono::Duration::seconds(5));
+    let review = |label: &'static str, other: &'static str| {
+        [
+            ("label", label),
+            ("label_other", other),
+            ("note", "Nothing to worry about"),
+            ("patient_note", "Your rhythm is regular."),
+        ]
+    };
     let reviewed = physician
         .post(
             &page,
             &format!("/portal/measurements/{id}/review"),
-            &[
-                ("label", "Sinus rhythm"),
-                ("note", "Nothing to worry about"),
-            ],
+            &review("sinus_rhythm", ""),
         )
         .await;
     assert_eq!(reviewed.status, StatusCode::SEE_OTHER);
     let after = physician.get(&page).await;
     assert!(after.body.contains("out of date"), "{}", after.body);
-    assert!(after.body.contains("Sinus rhythm"));
+    assert!(
+        after
+            .body
+            .contains("<dd id=\"review-label\">Sinus rhythm</dd>")
+    );
     // The form keeps what was saved: fixing a typo is an edit.
     assert!(
         after
             .body
-            .contains("name=\"label\" maxlength=\"100\" required value=\"Sinus rhythm\""),
+            .contains("<option value=\"sinus_rhythm\" selected>"),
         "{}",
         after.body
     );
     assert!(
+        after.body.contains(
+            "rows=\"3\" aria-describedby=\"note-hint\">Nothing to worry about</textarea>"
+        )
+    );
+    assert!(after.body.contains(">Your rhythm is regular.</textarea>"));
+    // The patient reads the conclusion and the note written for them, not the clinical note.
+    let patient_view = patient.get(&page).await;
+    assert!(
+        patient_view
+            .body
+            .contains("<dd id=\"review-label\">Sinus rhythm</dd>")
+    );
+    assert!(patient_view.body.contains("Your rhythm is regular."));
+    assert!(
+        !patient_view.body.contains("Nothing to worry about"),
+        "{}",
+        patient_view.body
+    );
+    assert!(!patient_view.body.contains("id=\"save-review\""));
+    // A conclusion written out: "Other" needs its text, and the form then keeps it.
+    let empty_other = physician
+        .post(
+            &page,
+            &format!("/portal/measurements/{id}/review"),
+            &review("other", "  "),
+        )
+        .await;
+    assert_eq!(empty_other.status, StatusCode::BAD_REQUEST);
+    assert!(
+        empty_other
+            .body
+            .contains("Write the conclusion when you choose Other.")
+    );
+    let written = physician
+        .post(
+            &page,
+            &format!("/portal/measurements/{id}/review"),
+            &review("other", "Sinus arrhythmia with breathing"),
+        )
+        .await;
+    assert_eq!(written.status, StatusCode::SEE_OTHER);
+    let after = physician.get(&page).await;
+    assert!(
         after
             .body
-            .contains("rows=\"3\">Nothing to worry about</textarea>")
+            .contains("<dd id=\"review-label\">Sinus arrhythmia with breathing</dd>")
+    );
+    assert!(after.body.contains("<option value=\"other\" selected>"));
+    assert!(
+        after
+            .body
+            .contains("value=\"Sinus arrhythmia with breathing\"")
     );
     // A shared link is its own grant: the page never shows an app's token to pass on.
     assert!(!after.body.contains(&pdf_path));

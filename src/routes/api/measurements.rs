@@ -104,7 +104,7 @@ pub async fn get(
 /// `diagnosis` and `label` (a review). Bumps `updateTimestamp`.
 #[utoipa::path(tag = "measurements", security(("bearer" = [])),
     params(("id" = String, Path, description = "measurement id")),
-    request_body(content = Object, description = "fields of data to change: context, tags, review_requested; staff also diagnosis, label. The server's fields (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`) cannot be sent (400, code 15)."),
+    request_body(content = Object, description = "fields of data to change: context, tags, review_requested; staff also diagnosis, label (a rhythm label such as `sinus_rhythm`, or free text), patient_note (the only note shown to the patient in the portal and the PDF). The server's fields (`indicator`, `mostSevereLabel`, `af`, `analysis`, `review`) cannot be sent (400, code 15)."),
     responses((status = 200, description = "{\"affectedRecords\":1}", body = Object), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 #[put("/documents/{id}")]
 pub async fn update(

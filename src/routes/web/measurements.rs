@@ -7,11 +7,12 @@ use actix_web::web::{Path, Query};
 use askama::Template;
 use chrono::{NaiveDate, TimeZone as _};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
+use super::review::{ReviewForm, ReviewView, review_form, review_view};
 use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
 use crate::actions::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS};
 use crate::domain::account::Language;
@@ -183,14 +184,6 @@ pub struct LinkRow {
     pub state_label: String,
 }
 
-/// A physician's review as shown.
-pub struct ReviewView {
-    pub label: String,
-    pub note: String,
-    pub reviewer: String,
-    pub when: String,
-}
-
 #[derive(Template)]
 #[template(path = "web/measurement.html")]
 struct DetailPage {
@@ -200,6 +193,7 @@ struct DetailPage {
     findings: FindingsView,
     details: Vec<(String, String)>,
     review: Option<ReviewView>,
+    review_form: ReviewForm,
     /// The same patient's measurements before and after this one, as this reader may see.
     previous: Option<Id>,
     next: Option<Id>,
@@ -314,38 +308,7 @@ async fn detail_page(
         (u.id, format!("{} {}", u.first_name, u.last_name))
     });
     let data = m.data_object();
-    let review = match data.get("review").and_then(Value::as_object) {
-        Some(review) => {
-            let reviewer_id = review.get("reviewer_id").and_then(Value::as_str);
-            let reviewer = match reviewer_id.and_then(|rid| Id::parse(rid).ok()) {
-                Some(rid) => store
-                    .user_by_id(&rid)
-                    .await?
-                    .map(|u| format!("{} {}", u.first_name, u.last_name))
-                    .unwrap_or_default(),
-                None => String::new(),
-            };
-            Some(ReviewView {
-                label: review
-                    .get("label")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                note: review
-                    .get("diagnosis")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                reviewer,
-                when: review
-                    .get("review_timestamp")
-                    .and_then(Value::as_i64)
-                    .map(|t| member.datetime(t))
-                    .unwrap_or_default(),
-            })
-        }
-        None => None,
-    };
+    let review = review_view(member, &data, own).await?;
     let latest = store.latest_measurement_report(&viewer, &m.id).await?;
     let language = Language::or_english(Some(&member.user().language));
     let reusable = latest.as_ref().and_then(|latest| {
@@ -391,6 +354,7 @@ async fn detail_page(
         findings: view::findings_view(member, &findings),
         details: details_of(member, &data),
         review,
+        review_form: review_form(member, &data),
         previous,
         next,
         report,
@@ -519,29 +483,4 @@ pub async fn report_pdf(
         "/files/v1/{}/file",
         member.state.file_tokens.token(&pdf.file)
     )))
-}
-
-/// A physician's review.
-#[derive(Debug, Deserialize)]
-pub struct ReviewForm {
-    pub label: String,
-    #[serde(default)]
-    pub note: String,
-}
-
-/// Records a review (staff of the patient's group, or an administrator). The measurement's
-/// update time moves, so its existing report is out of date from now on.
-pub async fn review(
-    member: Member,
-    id: Path<String>,
-    CsrfForm(form): CsrfForm<ReviewForm>,
-) -> Result<HttpResponse, WebError> {
-    let id = Id::parse(&id)?;
-    let patch = json!({"label": form.label, "diagnosis": form.note});
-    member
-        .state
-        .actions
-        .update_measurement(&member.viewer(), &id, patch)
-        .await?;
-    Ok(see_other(&format!("/portal/measurements/{id}")))
 }

@@ -16,6 +16,7 @@ pub mod notifications;
 pub mod patients;
 pub mod profile;
 pub mod reports;
+pub mod review;
 pub mod session;
 pub mod view;
 pub mod worklist;
@@ -133,10 +134,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 "/measurements/{id}/app-tokens/revoke",
                 web::post().to(measurements::revoke_app_tokens),
             )
-            .route(
-                "/measurements/{id}/review",
-                web::post().to(measurements::review),
-            )
+            .route("/measurements/{id}/review", web::post().to(review::review))
             .route("/reports", web::get().to(reports::list))
             .route("/reports/{id}/pdf", web::get().to(reports::pdf))
             .route("/worklist", web::get().to(worklist::show))

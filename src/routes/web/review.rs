@@ -1,0 +1,182 @@
+//! A physician's review on the measurement page: the conclusion, picked from the rhythm labels
+//! in order of severity (or written out), the clinical note for the care team and the note for
+//! the patient. The patient's own page shows only the conclusion and the note for the patient,
+//! as the measurement PDF does.
+
+use actix_web::HttpResponse;
+use actix_web::web::Path;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::chrome::see_other;
+use super::context::{CsrfForm, Member};
+use super::error::WebError;
+use crate::analysis::Label;
+use crate::domain::id::Id;
+use crate::reports::common::translated_or_raw;
+
+/// The form's value for a conclusion written out instead of picked.
+const OTHER: &str = "other";
+
+/// A physician's review as shown.
+pub struct ReviewView {
+    /// The conclusion in the reader's words.
+    pub label: String,
+    /// The clinical note; `None` on the patient's own page, which never shows it.
+    pub note: Option<String>,
+    pub patient_note: String,
+    pub reviewer: String,
+    pub when: String,
+}
+
+/// One conclusion the review form offers.
+pub struct Conclusion {
+    pub value: &'static str,
+    pub text: String,
+    pub selected: bool,
+}
+
+/// What the review form starts with: the saved review, or the analysis' own result.
+pub struct ReviewForm {
+    pub conclusions: Vec<Conclusion>,
+    /// Whether the saved conclusion is free text.
+    pub other: bool,
+    pub other_text: String,
+    pub note: String,
+    pub patient_note: String,
+}
+
+fn text_of<'a>(review: &'a Map<String, Value>, key: &str) -> &'a str {
+    review.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The stored review (`data.review`) as `member` may read it; `own` is the patient's own view.
+pub async fn review_view(
+    member: &Member,
+    data: &Map<String, Value>,
+    own: bool,
+) -> Result<Option<ReviewView>, WebError> {
+    let Some(review) = data.get("review").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let reviewer = match review
+        .get("reviewer_id")
+        .and_then(Value::as_str)
+        .and_then(|id| Id::parse(id).ok())
+    {
+        Some(id) => member
+            .state
+            .store
+            .user_by_id(&id)
+            .await?
+            .map(|u| format!("{} {}", u.first_name, u.last_name))
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    Ok(Some(ReviewView {
+        label: translated_or_raw(&member.tr, "label", text_of(review, "label")),
+        note: (!own).then(|| text_of(review, "diagnosis").to_owned()),
+        patient_note: text_of(review, "patient_note").to_owned(),
+        reviewer,
+        when: review
+            .get("review_timestamp")
+            .and_then(Value::as_i64)
+            .map(|t| member.datetime(t))
+            .unwrap_or_default(),
+    }))
+}
+
+/// The review form for a measurement's `data`: the saved review, so that a correction is an
+/// edit, or else the analysis' most severe rhythm label as the proposed conclusion.
+pub fn review_form(member: &Member, data: &Map<String, Value>) -> ReviewForm {
+    let saved = data.get("review").and_then(Value::as_object);
+    let saved_label = saved.map(|r| text_of(r, "label")).unwrap_or("");
+    let proposed = match saved {
+        Some(_) => Label::from_wire(saved_label),
+        None => data
+            .get("analysis")
+            .and_then(|a| a.get("rhythm"))
+            .and_then(|r| r.get("labels"))
+            .and_then(Value::as_array)
+            // Least severe first: the most severe known label is the last.
+            .and_then(|labels| {
+                labels
+                    .iter()
+                    .rev()
+                    .filter_map(Value::as_str)
+                    .find_map(Label::from_wire)
+            }),
+    };
+    let other = saved.is_some() && proposed.is_none() && !saved_label.is_empty();
+    ReviewForm {
+        conclusions: Label::ALL
+            .into_iter()
+            .map(|label| Conclusion {
+                value: label.as_str(),
+                text: translated_or_raw(&member.tr, "label", label.as_str()),
+                selected: proposed == Some(label),
+            })
+            .collect(),
+        other,
+        other_text: if other {
+            saved_label.to_owned()
+        } else {
+            String::new()
+        },
+        note: saved
+            .map(|r| text_of(r, "diagnosis").to_owned())
+            .unwrap_or_default(),
+        patient_note: saved
+            .map(|r| text_of(r, "patient_note").to_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// A review as the form sends it.
+#[derive(Debug, Deserialize)]
+pub struct ReviewInput {
+    /// A rhythm label's wire name, `other`, or (from an older form) the conclusion itself.
+    pub label: String,
+    #[serde(default)]
+    pub label_other: String,
+    #[serde(default)]
+    pub note: String,
+    #[serde(default)]
+    pub patient_note: String,
+}
+
+impl ReviewInput {
+    /// The conclusion to store: the picked label's wire name, or the text written out.
+    fn conclusion(&self) -> Result<&str, WebError> {
+        let label = self.label.trim();
+        if label == OTHER {
+            match self.label_other.trim() {
+                "" => Err(WebError::BadRequest("review-other-empty")),
+                text => Ok(text),
+            }
+        } else {
+            Ok(label)
+        }
+    }
+}
+
+/// Records a review (staff of the patient's group, or an administrator). The measurement's
+/// update time moves, so its existing report is out of date from now on.
+pub async fn review(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<ReviewInput>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    let patch = json!({
+        "label": form.conclusion()?,
+        "diagnosis": form.note,
+        "patient_note": form.patient_note,
+    });
+    member
+        .state
+        .actions
+        .update_measurement(&member.viewer(), &id, patch)
+        .await?;
+    Ok(see_other(&format!("/portal/measurements/{id}#review")))
+}
