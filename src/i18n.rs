@@ -58,6 +58,14 @@ impl Translator {
             .collect();
         LOCALES.lookup_with_args(&self.id, key, &args)
     }
+
+    /// The message `key` with the number `count` as `$name`, so that the message can choose
+    /// its plural form (`{ $hours -> [one] … *[other] … }`).
+    pub fn text_with_count(&self, key: &str, name: &'static str, count: i64) -> String {
+        let args: HashMap<Cow<'static, str>, FluentValue> =
+            HashMap::from([(Cow::Borrowed(name), FluentValue::from(count))]);
+        LOCALES.lookup_with_args(&self.id, key, &args)
+    }
 }
 
 #[cfg(test)]

@@ -73,3 +73,23 @@ mail-digest-intro = لديك { $count } تحديثات في Tacho:
 mail-open = فتح Tacho
 mail-screening = Tacho يفحص نظم القلب؛ ولا يشخّص. تحدث مع طبيبك عن أي نتيجة.
 mail-settings = تغيير الرسائل التي تتلقاها
+mail-subject-password-reset = Tacho: تعيين كلمة مرور جديدة
+mail-body-password-reset = طلب أحدهم تعيين كلمة مرور جديدة لحسابك في Tacho. يعمل الرابط أدناه مرة واحدة، لمدة { $hours ->
+    [one] ساعة
+   *[other] { $hours } ساعة
+}.
+mail-action-password-reset = تعيين كلمة مرور جديدة
+mail-subject-admin-reset = Tacho: تمت إعادة تعيين كلمة المرور
+mail-body-admin-reset = أعاد أحد المسؤولين تعيين كلمة مرور حسابك في Tacho. عيّن كلمة مرور جديدة بالرابط أدناه؛ يعمل مرة واحدة، لمدة { $hours ->
+    [one] ساعة
+   *[other] { $hours } ساعة
+}.
+mail-action-admin-reset = تعيين كلمة مرور جديدة
+mail-subject-email-change = Tacho: أكّد عنوان بريدك الإلكتروني الجديد
+mail-body-email-change = يريد أحدهم استخدام هذا العنوان لحساب في Tacho. الرابط أدناه يؤكده؛ يعمل مرة واحدة، لمدة { $hours ->
+    [one] ساعة
+   *[other] { $hours } ساعة
+}.
+mail-action-email-change = أكّد هذا العنوان
+mail-not-you = إذا لم تطلب ذلك، فتجاهل هذه الرسالة: لن يتغير شيء.
+mail-ask-admin = إذا لم تكن تتوقع ذلك، فتواصل مع عيادتك.

@@ -73,3 +73,23 @@ mail-digest-intro = Für Sie liegen { $count } Neuigkeiten in Tacho vor:
 mail-open = Tacho öffnen
 mail-screening = Tacho ist ein Screening des Herzrhythmus, keine Diagnose. Besprechen Sie jedes Ergebnis mit Ihrem Arzt.
 mail-settings = Ändern, welche Nachrichten Sie erhalten
+mail-subject-password-reset = Tacho: neues Passwort festlegen
+mail-body-password-reset = Jemand hat angefragt, ein neues Passwort für Ihr Tacho-Konto festzulegen. Der Link unten funktioniert einmal, { $hours ->
+    [one] eine Stunde
+   *[other] { $hours } Stunden
+} lang.
+mail-action-password-reset = Neues Passwort festlegen
+mail-subject-admin-reset = Tacho: Ihr Passwort wurde zurückgesetzt
+mail-body-admin-reset = Ein Administrator hat das Passwort Ihres Tacho-Kontos zurückgesetzt. Legen Sie mit dem Link unten ein neues fest; er funktioniert einmal, { $hours ->
+    [one] eine Stunde
+   *[other] { $hours } Stunden
+} lang.
+mail-action-admin-reset = Neues Passwort festlegen
+mail-subject-email-change = Tacho: neue E-Mail-Adresse bestätigen
+mail-body-email-change = Jemand möchte diese Adresse für ein Tacho-Konto verwenden. Der Link unten bestätigt sie; er funktioniert einmal, { $hours ->
+    [one] eine Stunde
+   *[other] { $hours } Stunden
+} lang.
+mail-action-email-change = Diese Adresse bestätigen
+mail-not-you = Wenn Sie das nicht angefragt haben, ignorieren Sie diese E-Mail: Es ändert sich nichts.
+mail-ask-admin = Wenn Sie das nicht erwartet haben, wenden Sie sich an Ihre Klinik.

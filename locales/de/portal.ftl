@@ -276,3 +276,35 @@ worklist-urgent = dringend
 # Searching the user list.
 admin-users-search = Name oder E-Mail-Adresse
 admin-users-none-match = Kein Benutzer hat dies im Namen oder in der E-Mail-Adresse.
+forgot-link = Passwort vergessen?
+forgot-title = Passwort vergessen
+forgot-help = Geben Sie die E-Mail-Adresse Ihres Kontos ein. Wir senden Ihnen einen Link, um ein neues Passwort festzulegen.
+forgot-send = Link senden
+forgot-sent = Wenn ein Konto diese Adresse hat, ist ein Link zum Festlegen eines neuen Passworts unterwegs. Er funktioniert einmal, eine Stunde lang.
+forgot-no-mail = Dieser Server versendet keine E-Mails. Bitten Sie Ihren Administrator, Ihr Passwort zurückzusetzen.
+forgot-again = Einen neuen Link anfordern
+back-to-login = Zurück zur Anmeldung
+reset-title = Neues Passwort festlegen
+reset-save = Neues Passwort speichern
+reset-done = Ihr Passwort wurde geändert, und alle bisherigen Anmeldungen sind beendet. Melden Sie sich mit dem neuen Passwort an.
+reset-closed = Dieser Link funktioniert nicht mehr: Er wurde benutzt, durch einen neueren ersetzt oder ist älter als { $hours ->
+    [one] eine Stunde
+   *[other] { $hours } Stunden
+}.
+account-link-closed = Dieser Link funktioniert nicht mehr: Er wurde benutzt, durch einen neueren ersetzt oder ist abgelaufen.
+mail-off = Dieser Server versendet keine E-Mails.
+email-change-title = E-Mail-Adresse
+email-change-help = Wir senden einen Link an die neue Adresse. Ihre Adresse ändert sich, sobald Sie ihn öffnen.
+email-new = Neue E-Mail-Adresse
+email-change = Bestätigungslink senden
+email-change-no-mail = Dieser Server versendet keine E-Mails; bitten Sie Ihren Administrator, Ihre Adresse zu ändern.
+email-change-sent = Wir haben einen Bestätigungslink an { $email } gesendet. Ihre Adresse ändert sich, sobald Sie ihn öffnen.
+email-invalid = Das ist keine E-Mail-Adresse.
+email-same = Das ist bereits Ihre Adresse.
+email-confirm-title = Neue E-Mail-Adresse bestätigen
+email-confirm-help = Bestätigen Sie, um sich ab jetzt mit dieser Adresse anzumelden.
+email-confirm = Neue Adresse bestätigen
+email-changed = Ihre E-Mail-Adresse ist jetzt { $email }. Melden Sie sich ab jetzt damit an.
+admin-reset-password = Passwort zurücksetzen
+admin-confirm-reset-password = Das Passwort dieses Benutzers zurücksetzen? Das aktuelle Passwort funktioniert nicht mehr, alle Anmeldungen enden, und der Benutzer erhält per E-Mail einen Link für ein neues Passwort.
+admin-done-password-reset = { $name } hat per E-Mail einen Link für ein neues Passwort erhalten.

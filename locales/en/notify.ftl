@@ -73,3 +73,23 @@ mail-digest-intro = There are { $count } updates for you in Tacho:
 mail-open = Open Tacho
 mail-screening = Tacho screens heart rhythm; it does not diagnose. Talk to your physician about any result.
 mail-settings = Change which messages you receive
+mail-subject-password-reset = Tacho: set a new password
+mail-body-password-reset = Someone asked to set a new password for your Tacho account. The link below works once, for { $hours ->
+    [one] one hour
+   *[other] { $hours } hours
+}.
+mail-action-password-reset = Set a new password
+mail-subject-admin-reset = Tacho: your password was reset
+mail-body-admin-reset = An administrator reset the password of your Tacho account. Set a new one with the link below; it works once, for { $hours ->
+    [one] one hour
+   *[other] { $hours } hours
+}.
+mail-action-admin-reset = Set a new password
+mail-subject-email-change = Tacho: confirm your new e-mail address
+mail-body-email-change = Someone asked to use this address for a Tacho account. The link below confirms it; it works once, for { $hours ->
+    [one] one hour
+   *[other] { $hours } hours
+}.
+mail-action-email-change = Confirm this address
+mail-not-you = If you did not ask for this, ignore this e-mail: nothing changes.
+mail-ask-admin = If you did not expect this, contact your clinic.

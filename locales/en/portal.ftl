@@ -276,3 +276,35 @@ worklist-urgent = urgent
 # Searching the user list.
 admin-users-search = Name or e-mail
 admin-users-none-match = No user's name or e-mail address holds this.
+forgot-link = Forgot your password?
+forgot-title = Forgotten password
+forgot-help = Enter the e-mail address of your account. We send you a link to set a new password.
+forgot-send = Send the link
+forgot-sent = If an account has this address, a link to set a new password is on its way. It works once, for one hour.
+forgot-no-mail = This server does not send e-mail. Ask your administrator to reset your password.
+forgot-again = Ask for a new link
+back-to-login = Back to the login page
+reset-title = Set a new password
+reset-save = Save the new password
+reset-done = Your password is changed and every earlier login has ended. Log in with the new password.
+reset-closed = This link no longer works: it was used, replaced by a newer one, or is older than { $hours ->
+    [one] one hour
+   *[other] { $hours } hours
+}.
+account-link-closed = This link no longer works: it was used, replaced by a newer one, or has expired.
+mail-off = This server does not send e-mail.
+email-change-title = E-mail address
+email-change-help = We send a link to the new address. Your address changes when you open it.
+email-new = New e-mail address
+email-change = Send the confirmation link
+email-change-no-mail = This server does not send e-mail; ask your administrator to change your address.
+email-change-sent = We sent a confirmation link to { $email }. Your address changes when you open it.
+email-invalid = This is not an e-mail address.
+email-same = This is already your address.
+email-confirm-title = Confirm your new e-mail address
+email-confirm-help = Confirm to log in with this address from now on.
+email-confirm = Confirm the new address
+email-changed = Your e-mail address is now { $email }. Log in with it from now on.
+admin-reset-password = Reset password
+admin-confirm-reset-password = Reset this user's password? The current password stops working, every login ends, and the user is e-mailed a link to set a new one.
+admin-done-password-reset = { $name } was e-mailed a link to set a new password.

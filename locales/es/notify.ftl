@@ -73,3 +73,23 @@ mail-digest-intro = Tiene { $count } novedades en Tacho:
 mail-open = Abrir Tacho
 mail-screening = Tacho es un cribado del ritmo cardíaco; no es un diagnóstico. Hable con su médico de cualquier resultado.
 mail-settings = Cambiar qué mensajes recibe
+mail-subject-password-reset = Tacho: establecer una contraseña nueva
+mail-body-password-reset = Alguien ha pedido establecer una contraseña nueva para su cuenta de Tacho. El enlace de abajo funciona una vez, durante { $hours ->
+    [one] una hora
+   *[other] { $hours } horas
+}.
+mail-action-password-reset = Establecer una contraseña nueva
+mail-subject-admin-reset = Tacho: se ha restablecido su contraseña
+mail-body-admin-reset = Un administrador ha restablecido la contraseña de su cuenta de Tacho. Establezca una nueva con el enlace de abajo; funciona una vez, durante { $hours ->
+    [one] una hora
+   *[other] { $hours } horas
+}.
+mail-action-admin-reset = Establecer una contraseña nueva
+mail-subject-email-change = Tacho: confirme su dirección de correo nueva
+mail-body-email-change = Alguien quiere usar esta dirección para una cuenta de Tacho. El enlace de abajo la confirma; funciona una vez, durante { $hours ->
+    [one] una hora
+   *[other] { $hours } horas
+}.
+mail-action-email-change = Confirmar esta dirección
+mail-not-you = Si no lo ha pedido usted, ignore este correo: no cambia nada.
+mail-ask-admin = Si no lo esperaba, póngase en contacto con su clínica.

@@ -276,3 +276,35 @@ worklist-urgent = urgente
 # Searching the user list.
 admin-users-search = Nombre o correo electrónico
 admin-users-none-match = Ningún usuario tiene esto en su nombre o correo electrónico.
+forgot-link = ¿Ha olvidado su contraseña?
+forgot-title = Contraseña olvidada
+forgot-help = Escriba la dirección de correo de su cuenta. Le enviamos un enlace para establecer una contraseña nueva.
+forgot-send = Enviar el enlace
+forgot-sent = Si alguna cuenta tiene esta dirección, va de camino un enlace para establecer una contraseña nueva. Funciona una vez, durante una hora.
+forgot-no-mail = Este servidor no envía correo. Pida a su administrador que restablezca su contraseña.
+forgot-again = Pedir un enlace nuevo
+back-to-login = Volver al inicio de sesión
+reset-title = Establecer una contraseña nueva
+reset-save = Guardar la contraseña nueva
+reset-done = Su contraseña ha cambiado y todas las sesiones anteriores han terminado. Inicie sesión con la contraseña nueva.
+reset-closed = Este enlace ya no funciona: se usó, se sustituyó por uno más reciente o tiene más de { $hours ->
+    [one] una hora
+   *[other] { $hours } horas
+}.
+account-link-closed = Este enlace ya no funciona: se usó, se sustituyó por uno más reciente o ha caducado.
+mail-off = Este servidor no envía correo.
+email-change-title = Dirección de correo
+email-change-help = Enviamos un enlace a la dirección nueva. Su dirección cambia cuando lo abre.
+email-new = Dirección de correo nueva
+email-change = Enviar el enlace de confirmación
+email-change-no-mail = Este servidor no envía correo; pida a su administrador que cambie su dirección.
+email-change-sent = Hemos enviado un enlace de confirmación a { $email }. Su dirección cambia cuando lo abra.
+email-invalid = Esto no es una dirección de correo.
+email-same = Esta ya es su dirección.
+email-confirm-title = Confirme su dirección de correo nueva
+email-confirm-help = Confirme para iniciar sesión con esta dirección a partir de ahora.
+email-confirm = Confirmar la dirección nueva
+email-changed = Su dirección de correo es ahora { $email }. Inicie sesión con ella a partir de ahora.
+admin-reset-password = Restablecer la contraseña
+admin-confirm-reset-password = ¿Restablecer la contraseña de este usuario? La contraseña actual deja de funcionar, todas las sesiones terminan y el usuario recibe por correo un enlace para establecer una nueva.
+admin-done-password-reset = { $name } ha recibido por correo un enlace para establecer una contraseña nueva.

@@ -73,3 +73,23 @@ mail-digest-intro = { $count } nouveautés vous attendent dans Tacho :
 mail-open = Ouvrir Tacho
 mail-screening = Tacho dépiste les troubles du rythme cardiaque ; il ne pose pas de diagnostic. Parlez de tout résultat à votre médecin.
 mail-settings = Modifier les messages que vous recevez
+mail-subject-password-reset = Tacho : choisir un nouveau mot de passe
+mail-body-password-reset = Quelqu'un a demandé à choisir un nouveau mot de passe pour votre compte Tacho. Le lien ci-dessous fonctionne une fois, pendant { $hours ->
+    [one] une heure
+   *[other] { $hours } heures
+}.
+mail-action-password-reset = Choisir un nouveau mot de passe
+mail-subject-admin-reset = Tacho : votre mot de passe a été réinitialisé
+mail-body-admin-reset = Un administrateur a réinitialisé le mot de passe de votre compte Tacho. Choisissez-en un nouveau avec le lien ci-dessous ; il fonctionne une fois, pendant { $hours ->
+    [one] une heure
+   *[other] { $hours } heures
+}.
+mail-action-admin-reset = Choisir un nouveau mot de passe
+mail-subject-email-change = Tacho : confirmez votre nouvelle adresse e-mail
+mail-body-email-change = Quelqu'un souhaite utiliser cette adresse pour un compte Tacho. Le lien ci-dessous la confirme ; il fonctionne une fois, pendant { $hours ->
+    [one] une heure
+   *[other] { $hours } heures
+}.
+mail-action-email-change = Confirmer cette adresse
+mail-not-you = Si vous n'avez rien demandé, ignorez cet e-mail : rien ne change.
+mail-ask-admin = Si vous ne vous y attendiez pas, contactez votre clinique.

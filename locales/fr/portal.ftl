@@ -276,3 +276,35 @@ worklist-urgent = urgent
 # Searching the user list.
 admin-users-search = Nom ou adresse e-mail
 admin-users-none-match = Aucun utilisateur n'a ceci dans son nom ou son adresse e-mail.
+forgot-link = Mot de passe oublié ?
+forgot-title = Mot de passe oublié
+forgot-help = Saisissez l'adresse e-mail de votre compte. Nous vous envoyons un lien pour choisir un nouveau mot de passe.
+forgot-send = Envoyer le lien
+forgot-sent = Si un compte a cette adresse, un lien pour choisir un nouveau mot de passe est en route. Il fonctionne une fois, pendant une heure.
+forgot-no-mail = Ce serveur n'envoie pas d'e-mails. Demandez à votre administrateur de réinitialiser votre mot de passe.
+forgot-again = Demander un nouveau lien
+back-to-login = Retour à la connexion
+reset-title = Choisir un nouveau mot de passe
+reset-save = Enregistrer le nouveau mot de passe
+reset-done = Votre mot de passe est modifié et toutes les connexions précédentes sont terminées. Connectez-vous avec le nouveau mot de passe.
+reset-closed = Ce lien ne fonctionne plus : il a été utilisé, remplacé par un plus récent, ou date de plus { $hours ->
+    [one] d'une heure
+   *[other] de { $hours } heures
+}.
+account-link-closed = Ce lien ne fonctionne plus : il a été utilisé, remplacé par un plus récent, ou a expiré.
+mail-off = Ce serveur n'envoie pas d'e-mails.
+email-change-title = Adresse e-mail
+email-change-help = Nous envoyons un lien à la nouvelle adresse. Votre adresse change lorsque vous l'ouvrez.
+email-new = Nouvelle adresse e-mail
+email-change = Envoyer le lien de confirmation
+email-change-no-mail = Ce serveur n'envoie pas d'e-mails ; demandez à votre administrateur de changer votre adresse.
+email-change-sent = Nous avons envoyé un lien de confirmation à { $email }. Votre adresse change lorsque vous l'ouvrez.
+email-invalid = Ce n'est pas une adresse e-mail.
+email-same = C'est déjà votre adresse.
+email-confirm-title = Confirmez votre nouvelle adresse e-mail
+email-confirm-help = Confirmez pour vous connecter désormais avec cette adresse.
+email-confirm = Confirmer la nouvelle adresse
+email-changed = Votre adresse e-mail est désormais { $email }. Connectez-vous avec elle à partir de maintenant.
+admin-reset-password = Réinitialiser le mot de passe
+admin-confirm-reset-password = Réinitialiser le mot de passe de cet utilisateur ? Le mot de passe actuel ne fonctionne plus, toutes les connexions prennent fin et l'utilisateur reçoit par e-mail un lien pour en choisir un nouveau.
+admin-done-password-reset = { $name } a reçu par e-mail un lien pour choisir un nouveau mot de passe.

@@ -73,3 +73,23 @@ mail-digest-intro = In Tacho la attendono { $count } novità:
 mail-open = Apri Tacho
 mail-screening = Tacho esegue uno screening del ritmo cardiaco; non formula diagnosi. Parli di ogni risultato con il suo medico.
 mail-settings = Modifichi i messaggi che riceve
+mail-subject-password-reset = Tacho: imposti una nuova password
+mail-body-password-reset = Qualcuno ha chiesto di impostare una nuova password per il suo account Tacho. Il link qui sotto funziona una volta, per { $hours ->
+    [one] un'ora
+   *[other] { $hours } ore
+}.
+mail-action-password-reset = Imposta una nuova password
+mail-subject-admin-reset = Tacho: la sua password è stata reimpostata
+mail-body-admin-reset = Un amministratore ha reimpostato la password del suo account Tacho. Ne imposti una nuova con il link qui sotto; funziona una volta, per { $hours ->
+    [one] un'ora
+   *[other] { $hours } ore
+}.
+mail-action-admin-reset = Imposta una nuova password
+mail-subject-email-change = Tacho: confermi il nuovo indirizzo e-mail
+mail-body-email-change = Qualcuno vuole usare questo indirizzo per un account Tacho. Il link qui sotto lo conferma; funziona una volta, per { $hours ->
+    [one] un'ora
+   *[other] { $hours } ore
+}.
+mail-action-email-change = Conferma questo indirizzo
+mail-not-you = Se non l'ha chiesto lei, ignori questa e-mail: non cambia nulla.
+mail-ask-admin = Se non se lo aspettava, contatti la sua clinica.

@@ -276,3 +276,35 @@ worklist-urgent = urgente
 # Searching the user list.
 admin-users-search = Nome o e-mail
 admin-users-none-match = Nessun utente ha questo nel nome o nell'e-mail.
+forgot-link = Password dimenticata?
+forgot-title = Password dimenticata
+forgot-help = Inserisca l'indirizzo e-mail del suo account. Le inviamo un link per impostare una nuova password.
+forgot-send = Invia il link
+forgot-sent = Se un account ha questo indirizzo, un link per impostare una nuova password è in arrivo. Funziona una volta, per un'ora.
+forgot-no-mail = Questo server non invia e-mail. Chieda all'amministratore di reimpostare la sua password.
+forgot-again = Chiedi un nuovo link
+back-to-login = Torna all'accesso
+reset-title = Imposta una nuova password
+reset-save = Salva la nuova password
+reset-done = La password è cambiata e tutti gli accessi precedenti sono terminati. Acceda con la nuova password.
+reset-closed = Questo link non funziona più: è stato usato, sostituito da uno più recente o ha più di { $hours ->
+    [one] un'ora
+   *[other] { $hours } ore
+}.
+account-link-closed = Questo link non funziona più: è stato usato, sostituito da uno più recente o è scaduto.
+mail-off = Questo server non invia e-mail.
+email-change-title = Indirizzo e-mail
+email-change-help = Inviamo un link al nuovo indirizzo. L'indirizzo cambia quando lo apre.
+email-new = Nuovo indirizzo e-mail
+email-change = Invia il link di conferma
+email-change-no-mail = Questo server non invia e-mail; chieda all'amministratore di cambiare il suo indirizzo.
+email-change-sent = Abbiamo inviato un link di conferma a { $email }. L'indirizzo cambia quando lo apre.
+email-invalid = Questo non è un indirizzo e-mail.
+email-same = Questo è già il suo indirizzo.
+email-confirm-title = Confermi il nuovo indirizzo e-mail
+email-confirm-help = Confermi per accedere d'ora in poi con questo indirizzo.
+email-confirm = Conferma il nuovo indirizzo
+email-changed = Il suo indirizzo e-mail ora è { $email }. D'ora in poi acceda con questo.
+admin-reset-password = Reimposta password
+admin-confirm-reset-password = Reimpostare la password di questo utente? La password attuale smette di funzionare, tutti gli accessi terminano e l'utente riceve per e-mail un link per impostarne una nuova.
+admin-done-password-reset = { $name } ha ricevuto per e-mail un link per impostare una nuova password.

@@ -73,3 +73,23 @@ mail-digest-intro = Er staan { $count } nieuwe berichten voor u klaar in Tacho:
 mail-open = Tacho openen
 mail-screening = Tacho screent het hartritme; het stelt geen diagnose. Bespreek elke uitslag met uw arts.
 mail-settings = Wijzigen welke berichten u ontvangt
+mail-subject-password-reset = Tacho: een nieuw wachtwoord instellen
+mail-body-password-reset = Iemand heeft gevraagd een nieuw wachtwoord in te stellen voor uw Tacho-account. De link hieronder werkt één keer, { $hours ->
+    [one] één uur
+   *[other] { $hours } uur
+} lang.
+mail-action-password-reset = Nieuw wachtwoord instellen
+mail-subject-admin-reset = Tacho: uw wachtwoord is opnieuw ingesteld
+mail-body-admin-reset = Een beheerder heeft het wachtwoord van uw Tacho-account opnieuw ingesteld. Kies een nieuw wachtwoord met de link hieronder; hij werkt één keer, { $hours ->
+    [one] één uur
+   *[other] { $hours } uur
+} lang.
+mail-action-admin-reset = Nieuw wachtwoord instellen
+mail-subject-email-change = Tacho: bevestig uw nieuwe e-mailadres
+mail-body-email-change = Iemand wil dit adres gebruiken voor een Tacho-account. De link hieronder bevestigt het; hij werkt één keer, { $hours ->
+    [one] één uur
+   *[other] { $hours } uur
+} lang.
+mail-action-email-change = Dit adres bevestigen
+mail-not-you = Heeft u hier niet om gevraagd? Negeer dan deze e-mail: er verandert niets.
+mail-ask-admin = Had u dit niet verwacht? Neem dan contact op met uw kliniek.

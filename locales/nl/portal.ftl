@@ -276,3 +276,35 @@ worklist-urgent = dringend
 # Searching the user list.
 admin-users-search = Naam of e-mailadres
 admin-users-none-match = Geen gebruiker heeft dit in naam of e-mailadres.
+forgot-link = Wachtwoord vergeten?
+forgot-title = Wachtwoord vergeten
+forgot-help = Vul het e-mailadres van uw account in. We sturen u een link om een nieuw wachtwoord in te stellen.
+forgot-send = Link versturen
+forgot-sent = Als er een account met dit adres is, is een link om een nieuw wachtwoord in te stellen onderweg. Hij werkt één keer, één uur lang.
+forgot-no-mail = Deze server verstuurt geen e-mail. Vraag uw beheerder uw wachtwoord opnieuw in te stellen.
+forgot-again = Een nieuwe link aanvragen
+back-to-login = Terug naar de aanmeldpagina
+reset-title = Nieuw wachtwoord instellen
+reset-save = Nieuw wachtwoord opslaan
+reset-done = Uw wachtwoord is gewijzigd en elke eerdere aanmelding is beëindigd. Meld u aan met het nieuwe wachtwoord.
+reset-closed = Deze link werkt niet meer: hij is gebruikt, vervangen door een nieuwere of ouder dan { $hours ->
+    [one] één uur
+   *[other] { $hours } uur
+}.
+account-link-closed = Deze link werkt niet meer: hij is gebruikt, vervangen door een nieuwere of verlopen.
+mail-off = Deze server verstuurt geen e-mail.
+email-change-title = E-mailadres
+email-change-help = We sturen een link naar het nieuwe adres. Uw adres verandert zodra u die opent.
+email-new = Nieuw e-mailadres
+email-change = Bevestigingslink versturen
+email-change-no-mail = Deze server verstuurt geen e-mail; vraag uw beheerder uw adres te wijzigen.
+email-change-sent = We hebben een bevestigingslink naar { $email } gestuurd. Uw adres verandert zodra u die opent.
+email-invalid = Dit is geen e-mailadres.
+email-same = Dit is al uw adres.
+email-confirm-title = Bevestig uw nieuwe e-mailadres
+email-confirm-help = Bevestig om u voortaan met dit adres aan te melden.
+email-confirm = Nieuw adres bevestigen
+email-changed = Uw e-mailadres is nu { $email }. Meld u voortaan daarmee aan.
+admin-reset-password = Wachtwoord opnieuw instellen
+admin-confirm-reset-password = Het wachtwoord van deze gebruiker opnieuw instellen? Het huidige wachtwoord werkt niet meer, elke aanmelding eindigt en de gebruiker krijgt een e-mail met een link om een nieuw wachtwoord in te stellen.
+admin-done-password-reset = { $name } heeft een e-mail gekregen met een link om een nieuw wachtwoord in te stellen.

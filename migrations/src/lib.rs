@@ -20,6 +20,7 @@ mod m20261124_000031_file_token_hashes;
 mod m20261124_000040_audit_append_only;
 mod m20261125_000050_notifications;
 mod m20261126_000060_event_fan_out;
+mod m20261126_000070_account_links;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000040_audit_append_only::Migration),
             Box::new(m20261125_000050_notifications::Migration),
             Box::new(m20261126_000060_event_fan_out::Migration),
+            Box::new(m20261126_000070_account_links::Migration),
         ]
     }
 }

@@ -147,7 +147,7 @@ impl Actions {
                         .map(|p| p.map(|p| p.as_str().to_owned())),
                     language: changes.language.map(Language::upper),
                     time_zone: changes.time_zone.map(|z| z.name().to_owned()),
-                    password_hash: None,
+                    ..UserChanges::default()
                 },
             )
             .await?;

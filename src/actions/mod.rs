@@ -12,6 +12,7 @@
 //! `store`, `domain`), not inside `store/`: it also needs the password hasher, the report
 //! renderer and the session store, which the store must not know about.
 
+mod account_links;
 mod accounts;
 mod enlistments;
 mod groups;
@@ -24,6 +25,7 @@ mod shared_links;
 
 use std::sync::Arc;
 
+pub use account_links::{EMAIL_LINK_HOURS, RESET_LINK_HOURS};
 pub use accounts::{AccountChanges, NewAccount, RoleChange};
 pub use measurements::Review;
 pub use notifications::{DELIVERY_LOG_SIZE, WebhookRequest};

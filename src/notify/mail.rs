@@ -44,6 +44,28 @@ pub struct Message {
     pub attachment: Option<(String, Vec<u8>)>,
 }
 
+/// What an account e-mail's link does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountMail {
+    /// Sets a new password (a forgotten one, or after an administrator's reset).
+    PasswordReset,
+    /// Confirms a new address; sent to that address.
+    EmailChange,
+    /// Sets a new password after an administrator reset the old one.
+    AdminReset,
+}
+
+impl AccountMail {
+    /// The part of its message names after `mail-subject-` and `mail-body-`.
+    fn key(self) -> &'static str {
+        match self {
+            AccountMail::PasswordReset => "password-reset",
+            AccountMail::EmailChange => "email-change",
+            AccountMail::AdminReset => "admin-reset",
+        }
+    }
+}
+
 /// Sends messages through one SMTP relay.
 pub struct Mailer {
     transport: AsyncSmtpTransport<Tokio1Executor>,
@@ -86,6 +108,68 @@ impl Mailer {
         let email = self.build(reader, to, message)?;
         // lettre bounds only the connect; a relay that stops answering mid-session would hold
         // the worker for as long as the relay keeps the connection open.
+        tokio::time::timeout(SEND_TIMEOUT, self.transport.send(email))
+            .await
+            .context("the SMTP relay did not answer in time")?
+            .context("the SMTP relay refused the message")?;
+        Ok(())
+    }
+
+    /// Sends `reader` the single-use `link` of an account e-mail, to `address` (the account's
+    /// own, or the new one to confirm), valid for `hours`. It names no health data, and says
+    /// what to do when the reader did not ask for it.
+    pub async fn send_account_link(
+        &self,
+        reader: &user::Model,
+        address: &str,
+        purpose: AccountMail,
+        link: &str,
+        hours: i64,
+    ) -> anyhow::Result<()> {
+        let to: Mailbox = address
+            .parse()
+            .context("the address is not an e-mail address")?;
+        let language = Language::parse(&reader.language).unwrap_or(Language::En);
+        let tr = Translator::new(language);
+        let greeting = tr.text_with("mail-greeting", &[("name", reader.first_name.clone())]);
+        let body = tr.text_with_count(&format!("mail-body-{}", purpose.key()), "hours", hours);
+        let action = tr.text(&format!("mail-action-{}", purpose.key()));
+        // Whoever did not ask for a link can ignore it; an administrator's reset has already
+        // happened, so that mail says whom to ask instead.
+        let ignore = if purpose == AccountMail::AdminReset {
+            tr.text("mail-ask-admin")
+        } else {
+            tr.text("mail-not-you")
+        };
+        let plain = format!("{greeting}\n\n{body}\n\n{action}: {link}\n\n{ignore}\n");
+        let dir = if language == Language::Ar {
+            "rtl"
+        } else {
+            "ltr"
+        };
+        let html = format!(
+            "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><body>\
+             <p>{greeting}</p><p>{body}</p>\
+             <p><a href=\"{link}\">{action}</a></p>\
+             <p><small>{ignore}</small></p></body></html>",
+            lang = language.code(),
+            greeting = escape(&greeting),
+            body = escape(&body),
+            link = escape(link),
+            action = escape(&action),
+            ignore = escape(&ignore),
+        );
+        let email = lettre::Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(tr.text(&format!("mail-subject-{}", purpose.key())))
+            .message_id(Some(format!("<{}@{}>", Id::generate(), self.domain)))
+            .header(ContentLanguage(language.code().to_owned()))
+            .multipart(
+                MultiPart::alternative()
+                    .singlepart(SinglePart::plain(plain))
+                    .singlepart(SinglePart::html(html)),
+            )?;
         tokio::time::timeout(SEND_TIMEOUT, self.transport.send(email))
             .await
             .context("the SMTP relay did not answer in time")?

@@ -22,7 +22,7 @@ use chrono::{Days, TimeZone as _};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
-pub use mail::{MailSettings, Mailer};
+pub use mail::{AccountMail, MailSettings, Mailer};
 pub use webhook::{Attempt, WebhookSender, signature, webhook_secret};
 
 use crate::domain::account::TimeZone;
@@ -110,6 +110,16 @@ impl Notifier {
             settings.base_url.clone(),
             storage,
         ))
+    }
+
+    /// The mailer, when e-mail is on (account links are sent through it directly).
+    pub fn mailer(&self) -> Option<Arc<Mailer>> {
+        self.mailer.clone()
+    }
+
+    /// The portal address of `path` (which starts with `/`).
+    pub fn portal_url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
     }
 
     /// The webhook sender (for the secrets shown at registration).

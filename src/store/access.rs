@@ -20,6 +20,8 @@ pub enum AdminTask {
     ChangeRoles,
     /// Activate or deactivate accounts and lift login lockouts.
     ChangeActivation,
+    /// Reset a user's password: every login ends, and a link to set a new one is e-mailed.
+    ResetPasswords,
     /// Add users to or remove them from a group's staff.
     ChangeStaffEnlistments,
     /// The portal's administration pages: every user, group and prescription.
@@ -40,6 +42,7 @@ impl AdminTask {
             AdminTask::CreateGroups => "create groups",
             AdminTask::ChangeRoles => "change roles",
             AdminTask::ChangeActivation => "change activation",
+            AdminTask::ResetPasswords => "reset passwords",
             AdminTask::ChangeStaffEnlistments => "change staff enlistments",
             AdminTask::Administer => "administer users and groups",
             AdminTask::ReadJobs => "read the job queue",

@@ -3,6 +3,7 @@
 //! API and the portal cannot disagree on either.
 
 pub mod access;
+mod account_links;
 mod audit;
 mod availability;
 mod backup;
@@ -39,6 +40,7 @@ use sea_orm::{
 };
 
 pub use access::{AdminTask, Denied, GroupTask};
+pub use account_links::NewAccountLink;
 pub use audit::{AuditEntry, AuditFilter};
 pub use files::NewFile;
 pub use groups::NewGroup;

@@ -44,6 +44,8 @@ pub struct UserChanges {
     pub language: Option<String>,
     pub time_zone: Option<String>,
     pub password_hash: Option<String>,
+    /// A new (normalised) address; one another account has is [`StoreError::EmailUsed`].
+    pub email: Option<String>,
 }
 
 impl Store {
@@ -190,6 +192,9 @@ impl Store {
         }
         if let Some(v) = changes.password_hash {
             model.password_hash = Set(v);
+        }
+        if let Some(v) = changes.email {
+            model.email = Set(v);
         }
         model.update_timestamp = Set(self.now());
         let updated = model.update(&self.db).await?;

@@ -20,14 +20,14 @@ use crate::portal::logged_in;
 
 /// One message as the SMTP server received it.
 #[derive(Debug, Clone)]
-struct Mail {
+pub(crate) struct Mail {
     from: String,
-    to: Vec<String>,
+    pub(crate) to: Vec<String>,
     data: Vec<u8>,
 }
 
 impl Mail {
-    fn parsed(&self) -> mail_parser::Message<'_> {
+    pub(crate) fn parsed(&self) -> mail_parser::Message<'_> {
         MessageParser::default()
             .parse(&self.data)
             .expect("a MIME message")
@@ -35,8 +35,8 @@ impl Mail {
 }
 
 #[derive(Clone, Default)]
-struct Inbox {
-    received: Arc<Mutex<Vec<Mail>>>,
+pub(crate) struct Inbox {
+    pub(crate) received: Arc<Mutex<Vec<Mail>>>,
     /// How many of the next messages to refuse with a temporary failure (451).
     refuse: Arc<Mutex<usize>>,
 }
@@ -188,7 +188,7 @@ impl Receiver {
 }
 
 /// A server whose e-mail goes to a fresh SMTP server and whose webhooks may call loopback.
-async fn notifying_app() -> (TestApp, Inbox) {
+pub(crate) async fn notifying_app() -> (TestApp, Inbox) {
     let (smtp_url, inbox) = smtp_server();
     let app = spawn_app_with(|s| {
         s.smtp_url = Some(smtp_url);

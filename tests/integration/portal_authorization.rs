@@ -365,6 +365,10 @@ async fn administrators_cannot_lock_themselves_out_anywhere() {
             "off",
         ),
         (format!("/portal/admin/users/{}/admin", admin.id), "off"),
+        (
+            format!("/portal/admin/users/{}/password-reset", admin.id),
+            "",
+        ),
     ] {
         let page = browser
             .post("/portal/admin/users", &path, &[("value", value)])

@@ -1,14 +1,17 @@
-//! The user's own record (interface.md 2.4), language and time zone, and password.
+//! The user's own record (interface.md 2.4), language and time zone, password, and an
+//! e-mail address change confirmed from the new address.
 
 use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use actix_web::web::Path;
 use askama::Template;
 use serde::Deserialize;
 
 use super::chrome::{Chrome, html, see_other};
-use super::context::{CsrfForm, Member};
+use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use crate::actions::{AccountChanges, ActionError};
-use crate::domain::account::{Language, NewPassword, TimeZone};
+use crate::domain::account::{Email, Language, NewPassword, TimeZone};
 use crate::domain::id::Id;
 use crate::store::StoreError;
 use crate::store::entities::user;
@@ -64,11 +67,13 @@ struct AccountPage {
     roles: String,
     notice: Option<String>,
     error: Option<String>,
+    /// Whether the server sends e-mail (an address change is confirmed by mail).
+    mail: bool,
 }
 
 async fn page(
     member: Member,
-    notice: Option<&str>,
+    notice: Option<String>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
@@ -121,7 +126,8 @@ async fn page(
             .role_names()
             .map_err(StoreError::from)?
             .join(", "),
-        notice: notice.map(|k| member.tr.text(k)),
+        notice,
+        mail: member.state.actions.sends_mail(),
         error: error.map(|k| member.tr.text(k)),
         m: member,
     })
@@ -130,7 +136,8 @@ async fn page(
 /// The account page (`?saved=1` after a settings change).
 pub async fn show(member: Member, req: actix_web::HttpRequest) -> Result<HttpResponse, WebError> {
     let saved = req.query_string().split('&').any(|p| p == "saved=1");
-    page(member, saved.then_some("account-saved"), None).await
+    let notice = saved.then(|| member.tr.text("account-saved"));
+    page(member, notice, None).await
 }
 
 /// Language and time zone.
@@ -200,7 +207,8 @@ pub async fn change_password(
         Ok(()) => {
             // Every session of the account has ended; this one goes on under a new key.
             member.session.renew();
-            page(member, Some("password-changed"), None).await
+            let notice = member.tr.text("password-changed");
+            page(member, Some(notice), None).await
         }
         Err(ActionError::Invalid { key, .. }) => page(member, None, Some(key)).await,
         Err(err) => Err(err.into()),
@@ -219,4 +227,106 @@ pub async fn sign_out_everywhere(
         .await?;
     member.session.purge();
     Ok(see_other("/portal/login"))
+}
+
+/// An address change: the new address and the current password.
+#[derive(Debug, Deserialize)]
+pub struct EmailForm {
+    pub email: String,
+    pub password: String,
+}
+
+/// Sends a confirmation link to the new address; the address changes when it is opened.
+pub async fn change_email(
+    req: actix_web::HttpRequest,
+    member: Member,
+    CsrfForm(form): CsrfForm<EmailForm>,
+) -> Result<HttpResponse, WebError> {
+    let Ok(email) = Email::parse(&form.email) else {
+        return page(member, None, Some("email-invalid")).await;
+    };
+    let requested = member
+        .state
+        .actions
+        .request_email_change(
+            &member.viewer(),
+            &member.user().email,
+            &form.password,
+            email.clone(),
+            crate::routes::client_network(&req),
+        )
+        .await;
+    match requested {
+        Ok(()) => {
+            let notice = member
+                .tr
+                .text_with("email-change-sent", &[("email", email.as_str().to_owned())]);
+            page(member, Some(notice), None).await
+        }
+        Err(ActionError::Invalid { key, .. } | ActionError::State { key, .. }) => {
+            page(member, None, Some(key)).await
+        }
+        Err(ActionError::Store(StoreError::EmailUsed)) => {
+            page(member, None, Some("error-email-used")).await
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "web/email_confirm.html")]
+struct ConfirmPage {
+    c: Chrome,
+    secret: String,
+    done: Option<String>,
+    error: Option<String>,
+}
+
+/// The page of a confirmation link: one button, so that a mail scanner fetching the link
+/// changes nothing.
+pub async fn confirm_email_form(
+    visitor: Visitor,
+    secret: Path<String>,
+) -> Result<HttpResponse, WebError> {
+    html(&ConfirmPage {
+        c: Chrome::new(&visitor, "account", "email-confirm-title"),
+        secret: secret.into_inner(),
+        done: None,
+        error: None,
+    })
+}
+
+/// Changes the address through the link, which is spent.
+pub async fn confirm_email(
+    visitor: Visitor,
+    secret: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let confirmed = visitor.state.actions.confirm_email_change(&secret).await;
+    let (done, error, status) = match confirmed {
+        Ok(user) => (
+            Some(
+                visitor
+                    .tr
+                    .text_with("email-changed", &[("email", user.email)]),
+            ),
+            None,
+            StatusCode::OK,
+        ),
+        Err(ActionError::State { key, .. }) => (None, Some(visitor.tr.text(key)), StatusCode::GONE),
+        Err(ActionError::Store(StoreError::EmailUsed)) => (
+            None,
+            Some(visitor.tr.text("error-email-used")),
+            StatusCode::CONFLICT,
+        ),
+        Err(err) => return Err(err.into()),
+    };
+    let mut response = html(&ConfirmPage {
+        c: Chrome::new(&visitor, "account", "email-confirm-title"),
+        secret: String::new(),
+        done,
+        error,
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
 }

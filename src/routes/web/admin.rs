@@ -312,6 +312,21 @@ pub async fn unblock(
     row_or_list(&member, &id, "admin-done-unblocked").await
 }
 
+/// Resets a user's password: every login ends and a link to set a new one is e-mailed.
+pub async fn reset_password(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    member
+        .state
+        .actions
+        .admin_reset_password(&member.viewer(), &id)
+        .await?;
+    row_or_list(&member, &id, "admin-done-password-reset").await
+}
+
 /// Grants or revokes the administrator role.
 pub async fn set_admin(
     member: Member,

@@ -13,6 +13,7 @@ mod contrast;
 pub mod error;
 pub mod measurements;
 pub mod notifications;
+pub mod password;
 pub mod patients;
 pub mod profile;
 pub mod reports;
@@ -86,11 +87,31 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
             .route("/login", web::get().to(auth::login_form))
             .route("/login", web::post().to(auth::login))
             .route("/logout", web::post().to(auth::logout))
+            .route("/password/forgot", web::get().to(password::forgot_form))
+            .route("/password/forgot", web::post().to(password::forgot))
+            .route(
+                "/password/reset/{secret}",
+                web::get().to(password::reset_form),
+            )
+            .route("/password/reset/{secret}", web::post().to(password::reset))
             .route("/account", web::get().to(account::show))
             .route("/account/settings", web::post().to(account::save_settings))
             .route(
                 "/account/password",
                 web::post().to(account::change_password),
+            )
+            .route("/account/email", web::post().to(account::change_email))
+            .route(
+                "/account/email/confirm/{secret}",
+                web::get().to(account::confirm_email_form),
+            )
+            .route(
+                "/account/email/confirm/{secret}",
+                web::post().to(account::confirm_email),
+            )
+            .route(
+                "/admin/users/{id}/password-reset",
+                web::post().to(admin::reset_password),
             )
             .route(
                 "/account/sign-out-everywhere",

@@ -1,6 +1,7 @@
 //! sea-orm entities, one module per table. Only the store uses them.
 
 pub mod access_token;
+pub mod account_link;
 pub mod audit_event;
 pub mod event;
 pub mod file;

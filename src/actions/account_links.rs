@@ -1,0 +1,304 @@
+//! Account links by e-mail: a forgotten password, an administrator's password reset, and an
+//! e-mail change confirmed from the new address. Each link is single-use, expires, and only
+//! its SHA-256 is stored (`store::account_links`); a newer link of the same purpose spends the
+//! older ones.
+
+use chrono::Duration;
+
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, entry};
+use crate::auth::token;
+use crate::domain::account::{Email, NewPassword};
+use crate::domain::id::Id;
+use crate::domain::network::Network;
+use crate::notify::AccountMail;
+use crate::store::entities::user;
+use crate::store::{AdminTask, NewAccountLink, StoreError, UserChanges, Viewer};
+
+/// How long a password reset link works: long enough to read the mail, short enough that an
+/// old mailbox is no way in (OWASP Forgot Password Cheat Sheet: short-lived tokens).
+pub const RESET_LINK_HOURS: i64 = 1;
+/// How long an e-mail change link works.
+pub const EMAIL_LINK_HOURS: i64 = 24;
+
+const PASSWORD_RESET: &str = "password_reset";
+const EMAIL_CHANGE: &str = "email_change";
+
+impl Actions {
+    /// Whether account links can be sent (the server has an SMTP relay).
+    pub fn sends_mail(&self) -> bool {
+        self.notifier.mailer().is_some()
+    }
+
+    /// Sends a password reset link to the account with address `email`, if there is an active
+    /// one. The caller is told nothing either way, and the mail leaves in the background, so
+    /// neither the answer nor its timing tells which addresses have accounts (OWASP Forgot
+    /// Password Cheat Sheet).
+    pub async fn request_password_reset(&self, email: &str) -> ActionResult<()> {
+        let Ok(email) = Email::parse(email) else {
+            return Ok(());
+        };
+        let Some(user) = self.store.user_by_email(email.as_str()).await? else {
+            return Ok(());
+        };
+        if !user.activation {
+            return Ok(());
+        }
+        let link = self.new_link(&user, PASSWORD_RESET, None).await?;
+        let requester = Viewer {
+            user_id: ANONYMOUS,
+            admin: false,
+        };
+        self.store
+            .audit(entry(
+                &requester,
+                "account.password.reset.request",
+                "user",
+                &user.id,
+            ))
+            .await?;
+        self.mail_in_background(user, AccountMail::PasswordReset, link);
+        Ok(())
+    }
+
+    /// Resets the password of the account with `id` (administrators; never their own): the
+    /// current password stops working, every login ends, and the user is e-mailed a link to
+    /// set a new one.
+    pub async fn admin_reset_password(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+    ) -> ActionResult<user::Model> {
+        let task = AdminTask::ResetPasswords;
+        viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
+        let Some(mailer) = self.notifier.mailer() else {
+            return Err(mail_off());
+        };
+        let user = self.store.user_to_administer(viewer, id, task).await?;
+        // The old password is replaced by one nobody knows, so that a leaked password stops
+        // working now, not when the user gets to the mail.
+        let unknown = self.auth.hasher().hash(token::generate()).await?;
+        let store = self.store.begin().await?;
+        store
+            .update_user(
+                id,
+                UserChanges {
+                    password_hash: Some(unknown),
+                    ..UserChanges::default()
+                },
+            )
+            .await?;
+        store.revoke_tokens_of(id).await?;
+        store
+            .audit(entry(viewer, "user.password.reset", "user", id))
+            .await?;
+        store.commit().await?;
+        self.sessions.end_sessions_of(id).await?;
+        let link = self.new_link(&user, PASSWORD_RESET, None).await?;
+        mailer
+            .send_account_link(
+                &user,
+                &user.email,
+                AccountMail::AdminReset,
+                &link,
+                RESET_LINK_HOURS,
+            )
+            .await?;
+        Ok(user)
+    }
+
+    /// Whether `secret` is an open password reset link (the form asks before it is sent).
+    pub async fn password_reset_is_open(&self, secret: &str) -> ActionResult<bool> {
+        Ok(self
+            .store
+            .account_link_is_open(&token::hash(secret), PASSWORD_RESET)
+            .await?)
+    }
+
+    /// Sets a new password through reset link `secret`, which is spent. Every login of the
+    /// account ends, and a lockout after failed logins is lifted: the mailbox proved the owner.
+    pub async fn reset_password(
+        &self,
+        secret: &str,
+        new: NewPassword,
+    ) -> ActionResult<user::Model> {
+        let hash = self.auth.hasher().hash(new.expose().to_owned()).await?;
+        let store = self.store.begin().await?;
+        let link = store
+            .spend_account_link(&token::hash(secret), PASSWORD_RESET)
+            .await?
+            .ok_or_else(link_closed)?;
+        let user = store
+            .update_user(
+                &link.user_id,
+                UserChanges {
+                    password_hash: Some(hash),
+                    ..UserChanges::default()
+                },
+            )
+            .await?;
+        store.reset_failed_logins(&user.id).await?;
+        store
+            .clear_login_attempts(&crate::auth::login_key(&user.email))
+            .await?;
+        store.revoke_tokens_of(&user.id).await?;
+        let owner = Viewer::of(&user);
+        store
+            .audit(entry(&owner, "account.password.reset", "user", &user.id))
+            .await?;
+        store.commit().await?;
+        self.sessions.end_sessions_of(&user.id).await?;
+        Ok(user)
+    }
+
+    /// Starts a change of the viewer's address to `new`: after the current password is checked
+    /// (a wrong one counts as a failed login), a link is sent to the new address, and the
+    /// address changes only when it is opened.
+    pub async fn request_email_change(
+        &self,
+        viewer: &Viewer,
+        current_email: &str,
+        password: &str,
+        new: Email,
+        network: Network,
+    ) -> ActionResult<()> {
+        let Some(mailer) = self.notifier.mailer() else {
+            return Err(mail_off());
+        };
+        let user = match self
+            .auth
+            .verify_login(current_email, password, network)
+            .await
+        {
+            Ok(user) if user.id == viewer.user_id => user,
+            Err(crate::auth::LoginError::Internal(e)) => return Err(ActionError::Internal(e)),
+            _ => {
+                return Err(ActionError::invalid(
+                    "the current password is wrong",
+                    "password-current-wrong",
+                ));
+            }
+        };
+        if new.as_str() == user.email {
+            return Err(ActionError::invalid(
+                "email: is the current address",
+                "email-same",
+            ));
+        }
+        if self.store.user_by_email(new.as_str()).await?.is_some() {
+            return Err(StoreError::EmailUsed.into());
+        }
+        let link = self
+            .new_link(&user, EMAIL_CHANGE, Some(new.as_str().to_owned()))
+            .await?;
+        self.store
+            .audit(entry(
+                viewer,
+                "account.email.change.request",
+                "user",
+                &user.id,
+            ))
+            .await?;
+        mailer
+            .send_account_link(
+                &user,
+                new.as_str(),
+                AccountMail::EmailChange,
+                &link,
+                EMAIL_LINK_HOURS,
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Confirms an address change through link `secret`, which is spent. The account's API
+    /// tokens stay valid: the login name changed, not who holds them.
+    pub async fn confirm_email_change(&self, secret: &str) -> ActionResult<user::Model> {
+        let store = self.store.begin().await?;
+        let link = store
+            .spend_account_link(&token::hash(secret), EMAIL_CHANGE)
+            .await?
+            .ok_or_else(link_closed)?;
+        let new_email = link.new_email.clone().ok_or_else(link_closed)?;
+        if store.user_by_email(&new_email).await?.is_some() {
+            return Err(StoreError::EmailUsed.into());
+        }
+        let user = store
+            .update_user(
+                &link.user_id,
+                UserChanges {
+                    email: Some(new_email),
+                    ..UserChanges::default()
+                },
+            )
+            .await?;
+        let owner = Viewer::of(&user);
+        store
+            .audit(entry(&owner, "account.email.change", "user", &user.id))
+            .await?;
+        store.commit().await?;
+        Ok(user)
+    }
+
+    /// Records a new link of `purpose` for `user` and returns its address in the portal.
+    async fn new_link(
+        &self,
+        user: &user::Model,
+        purpose: &'static str,
+        new_email: Option<String>,
+    ) -> ActionResult<String> {
+        let hours = if purpose == PASSWORD_RESET {
+            RESET_LINK_HOURS
+        } else {
+            EMAIL_LINK_HOURS
+        };
+        let secret = token::generate();
+        let expires_at =
+            self.store.clock().now_millis() + Duration::hours(hours).num_milliseconds();
+        self.store
+            .insert_account_link(NewAccountLink {
+                secret_hash: token::hash(&secret),
+                user_id: user.id,
+                purpose,
+                new_email,
+                expires_at,
+            })
+            .await?;
+        let path = if purpose == PASSWORD_RESET {
+            "/portal/password/reset/"
+        } else {
+            "/portal/account/email/confirm/"
+        };
+        Ok(self.notifier.portal_url(&format!("{path}{secret}")))
+    }
+
+    /// Sends a password reset link without making the caller wait for the relay; a failure is
+    /// logged (never the link).
+    fn mail_in_background(&self, user: user::Model, purpose: AccountMail, link: String) {
+        let Some(mailer) = self.notifier.mailer() else {
+            tracing::warn!(user = %user.id, "a password reset was asked for, but e-mail is off");
+            return;
+        };
+        tokio::spawn(async move {
+            if let Err(error) = mailer
+                .send_account_link(&user, &user.email, purpose, &link, RESET_LINK_HOURS)
+                .await
+            {
+                tracing::warn!(user = %user.id, error = %format!("{error:#}"), "an account link was not sent");
+            }
+        });
+    }
+}
+
+fn mail_off() -> ActionError {
+    ActionError::State {
+        message: "e-mail is not set up on this server".into(),
+        key: "mail-off",
+    }
+}
+
+fn link_closed() -> ActionError {
+    ActionError::State {
+        message: "the link was used, replaced or has expired".into(),
+        key: "account-link-closed",
+    }
+}
