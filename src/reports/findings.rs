@@ -833,7 +833,12 @@ mod tests {
             let ticks = &t.y_ticks;
             // Back from the ticks: the first and last tick give the axis' scale.
             let (a, b) = (&ticks[0], &ticks[ticks.len() - 1]);
-            let (va, vb): (f64, f64) = (a.label.parse().unwrap(), b.label.parse().unwrap());
+            // Whole milliseconds, perhaps with a grouping separator ("1,200").
+            let value = |label: &str| -> f64 {
+                let digits: String = label.chars().filter(char::is_ascii_digit).collect();
+                digits.parse().unwrap()
+            };
+            let (va, vb) = (value(&a.label), value(&b.label));
             a.at + (ms - va) / (vb - va) * (b.at - a.at)
         };
         assert!((bottom - y(480.0)).abs() < 2e-4, "{bottom} vs {}", y(480.0));

@@ -1,5 +1,6 @@
-//! Dates, times and numbers as each language writes them. Fluent has no date formatting, so
-//! reports get finished strings from here.
+//! Dates, times and numbers as each language writes them, for the portal and the PDFs alike.
+//! Fluent has no date formatting, so both get finished strings from here; numbers come from
+//! ICU4X with CLDR's symbols.
 
 use chrono::{DateTime, Datelike, NaiveDate, Offset};
 use chrono_tz::Tz;
@@ -78,19 +79,9 @@ pub fn zone(instant: DateTime<Tz>) -> String {
     )
 }
 
-/// A decimal number with the language's separator and at most `decimals` places.
-pub fn decimal(language: Language, value: f64, decimals: usize) -> String {
-    let mut text = format!("{value:.decimals$}");
-    if text.contains('.') {
-        text = text.trim_end_matches('0').trim_end_matches('.').to_owned();
-    }
-    match language {
-        Language::De | Language::Es | Language::Fr | Language::It | Language::Nl => {
-            text.replace('.', ",")
-        }
-        _ => text,
-    }
-}
+/// A decimal number with the language's separators and at most `decimals` places, through
+/// ICU4X and CLDR (`i18n::locale::decimal`).
+pub use crate::i18n::locale::decimal;
 
 #[cfg(test)]
 mod tests {

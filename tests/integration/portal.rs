@@ -851,6 +851,14 @@ async fn what_the_app_writes_is_shown_not_edited_and_a_save_keeps_it() {
         saved.body.contains("<bdi>Pixel 9</bdi>"),
         "still shown after saving"
     );
+    // Countries are offered by name in the reader's language, sorted as it sorts.
+    assert!(
+        saved
+            .body
+            .contains("<option value=\"BE\" selected>Belgium</option>"),
+        "{}",
+        saved.body
+    );
     let stored = app
         .get(&format!("/profiles/v1/{}", user.id), &user.token)
         .await;
@@ -957,7 +965,7 @@ async fn the_physician_reads_dates_and_numbers_in_his_language() {
     app.put(
         &format!("/profiles/v1?eq(id,{})", world.patient.id),
         &world.patient.token,
-        json!({"birthday": "1958-03-14", "weight": 67.5, "length": 165}),
+        json!({"birthday": "1958-03-14", "weight": 67.5, "length": 165, "country": "DE"}),
     )
     .await
     .assert_ok();
@@ -970,6 +978,21 @@ async fn the_physician_reads_dates_and_numbers_in_his_language() {
     assert!(page.body.contains("14-03-1958"), "{}", page.body);
     assert!(page.body.contains("67,5 kg") && page.body.contains("165 cm"));
     assert!(!page.body.contains("1958-03-14") && !page.body.contains("67.5"));
+    // The country is named in the reader's language (CLDR), not given as its code.
+    assert!(
+        page.body.contains("<dd><bdi>Duitsland</bdi></dd>"),
+        "{}",
+        page.body
+    );
+    app.set_language(&world.staff_a, "zh").await;
+    let page = physician
+        .get(&format!("/portal/patients/{}", world.patient.id))
+        .await;
+    assert!(
+        page.body.contains("<dd><bdi>德国</bdi></dd>"),
+        "{}",
+        page.body
+    );
 }
 
 #[tokio::test]

@@ -252,7 +252,10 @@ fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, Stri
             tr.text("duration"),
             tr.text_with(
                 "duration-seconds",
-                &[("seconds", format!("{:.0}", ms / 1000.0))],
+                &[(
+                    "seconds",
+                    crate::reports::format::decimal(tr.language(), ms / 1000.0, 0),
+                )],
             ),
         ));
     }

@@ -152,7 +152,12 @@ pub fn profile_summary(visitor: &Visitor, document: &Map<String, Value>) -> Vec<
             format!("{l} {}", tr.text("cm"))
         }),
     );
-    push("profile-country", text("country"));
+    push(
+        "profile-country",
+        text("country").map(|code| {
+            crate::i18n::locale::country_name(language, &code).map_or(code, str::to_owned)
+        }),
+    );
     push("profile-city", text("city"));
     push("physician", text("physician"));
     push("comorbidities", list("comorbidities", "comorbidity"));

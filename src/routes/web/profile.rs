@@ -11,7 +11,6 @@ use serde_json::{Map, Value, json};
 use super::chrome::{Chrome, html};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
-use crate::domain::country::ISO_3166_ALPHA2;
 use crate::domain::json::string_list;
 use crate::domain::profile::{
     Activity, Comorbidity, Gender, Impediment, ProfilePatch, WireEnum, latest_birthday,
@@ -213,11 +212,12 @@ fn build_form(
 ) -> ProfileForm {
     let tr = &visitor.tr;
     let value = |key: &str| values.get(key).cloned().unwrap_or_default();
+    // Named in the reader's language and in its alphabetical order (CLDR).
     let mut countries: Vec<(String, String)> = vec![(String::new(), "–".into())];
     countries.extend(
-        ISO_3166_ALPHA2
+        crate::i18n::locale::countries(tr.language())
             .iter()
-            .map(|c| ((*c).to_owned(), (*c).to_owned())),
+            .map(|(code, name)| ((*code).to_owned(), name.clone())),
     );
     let mut genders = vec![(String::new(), "–".to_owned())];
     genders.extend(Gender::ALL.iter().map(|g| {

@@ -9,6 +9,8 @@ use fluent_templates::{LanguageIdentifier, Loader};
 
 use crate::domain::account::Language;
 
+pub mod locale;
+
 fluent_templates::static_loader! {
     static LOCALES = {
         locales: "./locales",
