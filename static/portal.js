@@ -40,3 +40,15 @@ document.addEventListener("submit", function (event) {
   var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
   if (question && !window.confirm(question)) event.preventDefault();
 });
+// A tapped (or clicked) dot of a trend chart says what it is below the chart; pointing at it
+// shows the same words as the dot's title.
+document.addEventListener("click", function (event) {
+  var dot = event.target.closest && event.target.closest("svg.trend .dot");
+  if (!dot) return;
+  var figure = dot.closest("figure");
+  var out = figure && figure.querySelector(".tap-value");
+  if (!out) return;
+  figure.querySelectorAll(".dot.chosen").forEach(function (d) { d.classList.remove("chosen"); });
+  dot.classList.add("chosen");
+  out.textContent = dot.getAttribute("data-label");
+});

@@ -75,6 +75,54 @@ pub fn check_manual_period(start: i64, end: i64) -> Result<(), String> {
     }
 }
 
+/// A period the portal offers for a patient's trends and for a report made on request: the
+/// last 7 days, the last 30 days (the lengths of the scheduled reports), or the prescription.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChosenPeriod {
+    Week,
+    Month,
+    Prescription,
+}
+
+impl ChosenPeriod {
+    /// Every choice, shortest first.
+    pub const ALL: [ChosenPeriod; 3] = [
+        ChosenPeriod::Week,
+        ChosenPeriod::Month,
+        ChosenPeriod::Prescription,
+    ];
+
+    /// The form's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChosenPeriod::Week => "week",
+            ChosenPeriod::Month => "month",
+            ChosenPeriod::Prescription => "prescription",
+        }
+    }
+
+    /// The choice named `value`, if any.
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == value)
+    }
+
+    /// `[start, end)` at `now`. The prescription's period runs from its start to its end or
+    /// now, whichever is first, and at most [`MAX_MANUAL_DAYS`] back; `None` without one.
+    pub fn bounds(self, now: i64, prescription: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        let days_back = |days: i64| Some((now.saturating_sub(days * DAY_MS), now));
+        match self {
+            ChosenPeriod::Week => days_back(7),
+            ChosenPeriod::Month => days_back(30),
+            ChosenPeriod::Prescription => {
+                let (start, end) = prescription?;
+                let end = end.min(now);
+                let start = start.max(end.saturating_sub(MAX_MANUAL_DAYS * DAY_MS));
+                (start < end).then_some((start, end))
+            }
+        }
+    }
+}
+
 /// The period of a manual report with defaults: it ends at `end` or now, and starts at
 /// `start` or seven days before its end; then checked by [`check_manual_period`]. A client's
 /// numbers meet arithmetic here, so every step is checked: an end of `i64::MIN` is an error,
@@ -256,6 +304,35 @@ mod tests {
             7 * DAY - 3_600_000,
             "a 167-hour week"
         );
+    }
+
+    #[test]
+    fn chosen_periods_end_now_or_with_the_prescription() {
+        let now = 100 * DAY;
+        assert_eq!(ChosenPeriod::Week.bounds(now, None), Some((93 * DAY, now)));
+        assert_eq!(ChosenPeriod::Month.bounds(now, None), Some((70 * DAY, now)));
+        assert_eq!(ChosenPeriod::Prescription.bounds(now, None), None);
+        assert_eq!(
+            ChosenPeriod::Prescription.bounds(now, Some((40 * DAY, 200 * DAY))),
+            Some((40 * DAY, now)),
+            "a running prescription ends now"
+        );
+        assert_eq!(
+            ChosenPeriod::Prescription.bounds(now, Some((10 * DAY, 50 * DAY))),
+            Some((10 * DAY, 50 * DAY))
+        );
+        assert_eq!(
+            ChosenPeriod::Prescription.bounds(1000 * DAY, Some((0, 900 * DAY))),
+            Some((534 * DAY, 900 * DAY)),
+            "at most a year back"
+        );
+        for p in ChosenPeriod::ALL {
+            assert_eq!(ChosenPeriod::parse(p.as_str()), Some(p));
+            if let Some((start, end)) = p.bounds(now, Some((40 * DAY, 200 * DAY))) {
+                assert_eq!(check_manual_period(start, end), Ok(()));
+            }
+        }
+        assert_eq!(ChosenPeriod::parse("year"), None);
     }
 
     #[test]

@@ -241,9 +241,16 @@ pub struct Chart {
     pub y_max: f64,
 }
 
-/// A dot on the chart: `[x, rate, colour]`, an array as the template indexes it.
+/// A dot on the chart: `[x, rate, colour, result key, taken at (epoch ms)]`, an array as the
+/// template indexes it; the portal's trend view reads the last two to say what a dot is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChartPoint(pub f64, pub f64, pub &'static str);
+pub struct ChartPoint(
+    pub f64,
+    pub f64,
+    pub &'static str,
+    pub &'static str,
+    pub i64,
+);
 
 /// The dots of one colour.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -489,6 +496,8 @@ struct Dot {
     x: f64,
     rate: f64,
     key: ResultKey,
+    /// When the measurement was taken, epoch ms.
+    at: i64,
 }
 
 /// How severe a result is: 0 for the most severe.
@@ -554,10 +563,12 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
     let all: Vec<Dot> = items
         .iter()
         .filter_map(|item| {
+            let at = item.measurement_timestamp?;
             Some(Dot {
                 rate: item.rate()?,
-                x: round4((item.measurement_timestamp? - start) as f64 / span),
+                x: round4((at - start) as f64 / span),
                 key: item.key(),
+                at,
             })
         })
         .collect();
@@ -565,7 +576,15 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
     let shown = dots(all, columns);
     let points: Vec<ChartPoint> = shown
         .iter()
-        .map(|d| ChartPoint(d.x, d.rate.round(), hex(key_colour(d.key))))
+        .map(|d| {
+            ChartPoint(
+                d.x,
+                d.rate.round(),
+                hex(key_colour(d.key)),
+                d.key.as_str(),
+                d.at,
+            )
+        })
         .collect();
     let marks: Vec<ChartMark> = RESULT_KEYS
         .iter()
@@ -777,7 +796,12 @@ mod tests {
     }
 
     fn dot(x: f64, rate: f64, key: ResultKey) -> Dot {
-        Dot { x, rate, key }
+        Dot {
+            x,
+            rate,
+            key,
+            at: 0,
+        }
     }
 
     #[test]

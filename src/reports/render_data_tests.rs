@@ -471,7 +471,7 @@ summary.good_share: null|string
 chart: object
 chart.points: array
 chart.points[]: array
-chart.points[][]: float|string
+chart.points[][]: float|int|string
 chart.marks: array
 chart.marks[]: object
 chart.marks[].color: string

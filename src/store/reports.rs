@@ -71,9 +71,40 @@ impl Store {
 
     /// Reads what a report of `new` lists and shapes the report, without storing it.
     pub async fn prepare_report(&self, new: NewReport) -> StoreResult<report::Model> {
-        let items = self.report_items(&new.user_id, new.start, new.end).await?;
+        let items = self
+            .report_items(None, &new.user_id, new.start, new.end)
+            .await?;
+        Ok(self.shape_report(new, items))
+    }
+
+    /// What a manual report of `user_id` over `[start, end)` would list, of the measurements
+    /// `viewer` may see, shaped as a report but never stored: the portal's trend view, which
+    /// therefore shows exactly what the periodic PDF of the same period shows.
+    pub async fn trend(
+        &self,
+        viewer: &Viewer,
+        user_id: &Id,
+        start: i64,
+        end: i64,
+    ) -> StoreResult<report::Model> {
+        let patient = self.visible_user(viewer, user_id).await?;
+        let items = self
+            .report_items(Some(viewer), &patient.id, start, end)
+            .await?;
+        let new = NewReport {
+            user_id: patient.id,
+            creator_id: Some(viewer.user_id),
+            trigger: Trigger::Manual,
+            dedupe_key: None,
+            start,
+            end,
+        };
+        Ok(self.shape_report(new, items))
+    }
+
+    fn shape_report(&self, new: NewReport, items: Vec<Value>) -> report::Model {
         let now = self.now();
-        Ok(report::Model {
+        report::Model {
             id: Id::generate(),
             user_id: new.user_id,
             creator_id: new.creator_id,
@@ -85,7 +116,7 @@ impl Store {
             data: json!({ "measurements": items }).to_string(),
             creation_timestamp: now,
             update_timestamp: now,
-        })
+        }
     }
 
     /// Stores prepared reports, each with its `periodic_report.created` event, in one
@@ -137,10 +168,19 @@ impl Store {
         Ok(made)
     }
 
-    /// The measurements of `user_id` taken in `[start, end)`, oldest first, as report items.
-    /// Only the columns a report lists are read; payloads only for rows stored before
-    /// summaries existed.
-    async fn report_items(&self, user_id: &Id, start: i64, end: i64) -> StoreResult<Vec<Value>> {
+    /// The measurements of `user_id` taken in `[start, end)`, oldest first, as report items;
+    /// with a viewer, only those it may see. Only the columns a report lists are read;
+    /// payloads only for rows stored before summaries existed.
+    async fn report_items(
+        &self,
+        viewer: Option<&Viewer>,
+        user_id: &Id,
+        start: i64,
+        end: i64,
+    ) -> StoreResult<Vec<Value>> {
+        let visible = viewer.map_or_else(Condition::all, |viewer| {
+            viewer.measurements("measurements", "id", "creator_id")
+        });
         let rows: Vec<MeasurementRow> = measurement::Entity::find()
             .select_only()
             .columns([
@@ -156,6 +196,7 @@ impl Store {
             .filter(measurement::Column::CreatorId.eq(user_id))
             .filter(measurement::Column::MeasurementTimestamp.gte(start))
             .filter(measurement::Column::MeasurementTimestamp.lt(end))
+            .filter(visible)
             .order_by_asc(measurement::Column::MeasurementTimestamp)
             .order_by_asc(measurement::Column::Id)
             .into_tuple()

@@ -295,6 +295,24 @@ async fn each_role_walks_its_journey_in_chromium() {
         "the message is where the eye is"
     );
     shot(&client, "03-patient-profile-saved").await;
+    // The trends: a tapped dot says what it is, below the chart.
+    client
+        .goto(&app.url("/portal/trends?period=month"))
+        .await
+        .unwrap();
+    let before = text_of(&client, "#trend-value").await;
+    client
+        .find(Locator::Css("svg.trend circle.dot"))
+        .await
+        .expect("a dot")
+        .click()
+        .await
+        .unwrap();
+    let read = text_of(&client, "#trend-value").await;
+    assert_ne!(read, before);
+    assert!(read.contains("bpm ·"), "{read}");
+    scroll_to(&client, "trend-chart").await;
+    shot(&client, "03b-patient-trends").await;
     client.goto(&app.url("/portal/measurements")).await.unwrap();
     client
         .find(Locator::Css("table.measurements tbody tr a"))
@@ -644,6 +662,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
             owned(&[
                 "/portal/measurements",
                 &measurement,
+                "/portal/trends?period=month",
                 "/portal/profile",
                 "/portal/reports",
                 "/portal/account",
@@ -658,6 +677,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
                 "/portal/worklist",
                 "/portal/patients",
                 &format!("/portal/patients/{}", anna.id),
+                &format!("/portal/patients/{}/trends?period=prescription", anna.id),
                 &measurement,
                 "/portal/account",
             ]),

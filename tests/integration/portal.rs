@@ -2014,3 +2014,195 @@ async fn administrators_search_users_by_name_or_address() {
     let mut physician = logged_in(&app, &world.staff_a).await;
     assert_eq!(physician.get("/portal/admin/users?q=a").await.status, 403);
 }
+
+#[tokio::test]
+async fn a_time_is_shown_on_the_patients_clock_too_when_the_zones_differ() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    // 2026-11-20 07:07 UTC: 08:07 in Brussels (the physician), 11:07 in Dubai (the patient).
+    let at = 1_795_158_420_000;
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.patient.token,
+        json!({"time_zone": "Asia/Dubai"}),
+    )
+    .await
+    .assert_ok();
+    let id = app
+        .measure_at(&world.patient, at, 70.0, "normal", &[])
+        .await;
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let page = physician.get(&format!("/portal/measurements/{id}")).await;
+    assert!(
+        page.body.contains("· 20/11/2026 08:07</h1>"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(
+            "Your time: <bdi>20/11/2026 08:07 (Europe/Brussels)</bdi> · Patient&#39;s time: \
+             <bdi>20/11/2026 11:07 (Asia/Dubai)</bdi>"
+        ),
+        "{}",
+        page.body
+    );
+    let note = "Patient: 20/11/2026 11:07 (Asia/Dubai)";
+    for list in [
+        "/portal/worklist".to_owned(),
+        "/portal/patients".to_owned(),
+        format!("/portal/patients/{}", world.patient.id),
+    ] {
+        let page = physician.get(&list).await;
+        assert!(page.body.contains(note), "{list}: {}", page.body);
+    }
+    // The patient reads one clock, their own.
+    let mut patient = logged_in(&app, &world.patient).await;
+    let own = patient.get(&format!("/portal/measurements/{id}")).await;
+    assert!(own.body.contains("· 20/11/2026 11:07</h1>"), "{}", own.body);
+    assert!(!own.body.contains("id=\"zones\""));
+    assert!(
+        !patient
+            .get("/portal/measurements")
+            .await
+            .body
+            .contains("patient-time")
+    );
+    // A zone with the same offset is the same clock: nothing more to say.
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.patient.token,
+        json!({"time_zone": "Europe/Amsterdam"}),
+    )
+    .await
+    .assert_ok();
+    let page = physician.get(&format!("/portal/measurements/{id}")).await;
+    assert!(!page.body.contains("id=\"zones\""));
+    assert!(
+        !physician
+            .get("/portal/worklist")
+            .await
+            .body
+            .contains("patient-time")
+    );
+}
+
+/// The trend view is the periodic report's own summary, chart and table over the period
+/// chosen, of what the reader may see; a report made of that period lists the same.
+#[tokio::test]
+async fn trends_show_what_a_report_of_the_same_period_shows() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    // The prescriptions start now; a moment later there is a prescription period to show
+    // (and the test's tokens still work).
+    app.clock.advance(chrono::Duration::seconds(5));
+    let now = app.clock_millis();
+    let day = 86_400_000;
+    app.measure_at(&world.patient, now - 2 * day, 64.0, "normal", &[])
+        .await;
+    app.measure_at(&world.patient, now - day, 96.0, "irregular", &[])
+        .await;
+    app.measure_at(&world.patient, now - 21 * day, 80.0, "normal", &[])
+        .await;
+    app.measure_at(&world.other_patient, now - day, 70.0, "normal", &[])
+        .await;
+    let text_of = |body: &str, id: &str| -> String {
+        let marker = format!("id=\"{id}\">");
+        let start = body
+            .find(&marker)
+            .unwrap_or_else(|| panic!("#{id} in {body}"))
+            + marker.len();
+        body[start..start + body[start..].find("</").unwrap()]
+            .replace("<bdi>", "")
+            .trim()
+            .to_owned()
+    };
+
+    // The patient's own trends: the last 7 days by default.
+    let mut patient = logged_in(&app, &world.patient).await;
+    let own = patient.get("/portal/trends").await;
+    assert_eq!(own.status, 200, "{}", own.body);
+    assert_eq!(text_of(&own.body, "trend-count"), "2");
+    assert_eq!(own.body.matches("<circle class=\"dot\"").count(), 2);
+    assert!(
+        own.body.contains(" · 64 bpm · Regular rhythm\""),
+        "{}",
+        own.body
+    );
+    assert!(own.body.contains("<option value=\"prescription\""));
+    assert!(own.body.contains("aria-current=\"page\">Trends</a>"));
+    assert!(
+        !own.body.contains("id=\"make-period-report\""),
+        "patients do not order reports"
+    );
+    // A period that means nothing is the default one.
+    let odd = patient.get("/portal/trends?period=decade").await;
+    assert_eq!(text_of(&odd.body, "trend-count"), "2");
+
+    // The physician picks the month and makes a report of exactly that period.
+    let mut physician = logged_in(&app, &world.staff_a).await;
+    let page = format!("/portal/patients/{}/trends?period=month", world.patient.id);
+    let month = physician.get(&page).await;
+    assert_eq!(text_of(&month.body, "trend-count"), "3");
+    let rates = text_of(&month.body, "trend-heart-rate");
+    let made = physician
+        .post(
+            &page,
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[("period", "month")],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.body);
+    let reports = app
+        .get(
+            &format!("/reports/v1?user_id={}", world.patient.id),
+            &world.patient.token,
+        )
+        .await
+        .assert_ok()["data"][0]
+        .clone();
+    assert_eq!(reports["data"]["measurements"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        reports["period_end_timestamp"].as_i64().unwrap()
+            - reports["period_start_timestamp"].as_i64().unwrap(),
+        30 * day
+    );
+    let pdf = app
+        .client
+        .get(app.url(&format!(
+            "/reports/v1/{}/pdf?language=en",
+            reports["id"].as_str().unwrap()
+        )))
+        .bearer_auth(&world.patient.token)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let text = crate::helpers::pdf_text(&pdf);
+    for figure in rates.trim_end_matches(" bpm").split(" · ") {
+        assert!(text.contains(figure), "{figure} of {rates} in {text}");
+    }
+    let bad = physician
+        .post(
+            &page,
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[("period", "decade")],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+
+    // Nobody reads the trends of a patient they do not see.
+    let mut stranger = logged_in(&app, &world.staff_b).await;
+    let hidden = stranger
+        .get(&format!("/portal/patients/{}/trends", world.patient.id))
+        .await;
+    assert_eq!(hidden.status, 404);
+    let other = patient
+        .get(&format!(
+            "/portal/patients/{}/trends",
+            world.other_patient.id
+        ))
+        .await;
+    assert_eq!(other.status, 404);
+}

@@ -169,6 +169,7 @@ async fn every_portal_page_and_action_follows_the_matrix() {
         page("profile", "/portal/profile".into(), everyone),
         page("own measurements", "/portal/measurements".into(), everyone),
         page("own reports", "/portal/reports".into(), everyone),
+        page("own trends", "/portal/trends".into(), everyone),
         page(
             "measurement",
             format!("/portal/measurements/{measurement}"),
@@ -195,6 +196,7 @@ async fn every_portal_page_and_action_follows_the_matrix() {
             [Denied, Denied, Ok, Ok, Ok],
         ),
         page("patient", format!("/portal/patients/{id}"), seers),
+        page("patient's trends", format!("/portal/patients/{id}/trends"), seers),
         page("admin: users", "/portal/admin/users".into(), admins),
         page("admin: groups", "/portal/admin/groups".into(), admins),
         page("admin: jobs", "/portal/admin/jobs".into(), admins),

@@ -187,6 +187,25 @@ impl Visitor {
         }
     }
 
+    /// The instant as the clock in zone `patient_zone` showed it, as `datetime` writes it, when
+    /// that clock differs from the visitor's at that instant; `None` when they agree (or the
+    /// zone is unknown). A physician in Brussels reads a patient's 11:07 in Dubai as 08:07,
+    /// and needs to see both.
+    pub fn patient_time(&self, millis: i64, patient_zone: &str) -> Option<(String, Tz)> {
+        let zone: Tz = patient_zone.parse().ok()?;
+        let theirs = local_time(zone, millis)?;
+        let ours = local_time(self.zone, millis)?;
+        if chrono::Offset::fix(theirs.offset()) == chrono::Offset::fix(ours.offset()) {
+            return None;
+        }
+        let text = format!(
+            "{} {}",
+            format::short_date(self.tr.language(), theirs.date_naive()),
+            format::time(theirs)
+        );
+        Some((text, zone))
+    }
+
     /// A calendar date in the visitor's zone and language.
     pub fn date(&self, millis: i64) -> String {
         match local_time(self.zone, millis) {

@@ -66,6 +66,7 @@ pub async fn measurement_list(
     patient_id: &Id,
     filters: &Filters,
     action: String,
+    patient_zone: Option<&str>,
 ) -> Result<MeasurementList, WebError> {
     let mut query = ListQuery::default().and(Expr::eq("creatorId", &patient_id.to_string()));
     let result = view::result_filter(filters.result.as_deref()).map(|r| r.as_str());
@@ -103,7 +104,7 @@ pub async fn measurement_list(
     Ok(MeasurementList {
         rows: headers
             .iter()
-            .map(|m| view::measurement_row(visitor, m))
+            .map(|m| view::measurement_row(visitor, m, patient_zone))
             .collect(),
         pager: Pager::new(page, total.unwrap_or(0), &base.join("&")),
         results,
@@ -155,6 +156,7 @@ pub async fn list(member: Member, filters: Query<Filters>) -> Result<HttpRespons
         member.id(),
         &filters,
         "/portal/measurements".into(),
+        None,
     )
     .await?;
     let c = Chrome::new(&member, "measurements", "measurements-title");
@@ -194,6 +196,8 @@ struct DetailPage {
     details: Vec<(String, String)>,
     review: Option<ReviewView>,
     review_form: ReviewForm,
+    /// The reader's and the patient's clock, each with its zone, when they differ.
+    zones: Option<(String, String)>,
     /// The same patient's measurements before and after this one, as this reader may see.
     previous: Option<Id>,
     next: Option<Id>,
@@ -340,7 +344,22 @@ async fn detail_page(
     // The analysis is pure and takes about a millisecond, so the pulse strip is computed
     // again for the page rather than stored.
     let findings = Findings::of(&member.tr, &data);
-    let row = view::measurement_row(member, &m.into());
+    let row = view::measurement_row(
+        member,
+        &m.into(),
+        (!own).then_some(patient_user.time_zone.as_str()),
+    );
+    // Both clocks, each named, when the reader's differs from the patient's.
+    let zones = row.patient_time.as_ref().map(|_| {
+        let taken = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
+        (
+            format!("{} ({})", member.datetime(taken), member.zone.name()),
+            member
+                .patient_time(taken, &patient_user.time_zone)
+                .map(|(time, zone)| format!("{time} ({})", zone.name()))
+                .unwrap_or_default(),
+        )
+    });
     let subject = match &patient {
         Some((_, name)) => format!("{} · {name}", row.when),
         None => row.when.clone(),
@@ -358,6 +377,7 @@ async fn detail_page(
         details: details_of(member, &data),
         review,
         review_form: review_form(member, &data),
+        zones,
         previous,
         next,
         report,

@@ -19,6 +19,7 @@ pub mod profile;
 pub mod reports;
 pub mod review;
 pub mod session;
+pub mod trends;
 pub mod view;
 pub mod worklist;
 pub mod zones;
@@ -156,12 +157,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 web::post().to(measurements::revoke_app_tokens),
             )
             .route("/measurements/{id}/review", web::post().to(review::review))
+            .route("/trends", web::get().to(trends::own))
             .route("/reports", web::get().to(reports::list))
             .route("/reports/{id}/pdf", web::get().to(reports::pdf))
             .route("/worklist", web::get().to(worklist::show))
             .route("/patients", web::get().to(patients::list))
             .route("/patients/{id}/reports", web::post().to(reports::create))
             .route("/patients/{id}", web::get().to(patients::detail))
+            .route("/patients/{id}/trends", web::get().to(trends::of_patient))
             .route("/admin/users", web::get().to(admin::users))
             .route("/admin/users", web::post().to(admin::create_user))
             .route(

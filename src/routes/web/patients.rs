@@ -85,7 +85,7 @@ pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpRes
             last: p
                 .last_measurement
                 .as_ref()
-                .map(|m| view::measurement_row(&member, m)),
+                .map(|m| view::measurement_row(&member, m, Some(&p.user.time_zone))),
         })
         .collect();
     html(&PatientsPage {
@@ -226,6 +226,7 @@ pub async fn detail(
         &id,
         &filters,
         format!("/portal/patients/{id}"),
+        (id != *member.id()).then_some(patient.time_zone.as_str()),
     )
     .await?;
     let name = format!("{} {}", patient.first_name, patient.last_name);

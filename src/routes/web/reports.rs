@@ -5,6 +5,7 @@
 use actix_web::web::{Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::chrome::{Chrome, html, see_other};
@@ -14,6 +15,7 @@ use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
+use crate::domain::periods::ChosenPeriod;
 use crate::domain::rql::{Expr, Query as ListQuery};
 use crate::store::Viewer;
 use crate::store::entities::report;
@@ -114,18 +116,41 @@ pub async fn pdf(
         .map_err(|e| WebError::Internal(anyhow::anyhow!("serving a report PDF: {e}")))
 }
 
-/// Makes a manual periodic report of the last 7 days for a patient (administrators, and the
-/// physicians of the patient's groups: whoever sees the patient, except the patient).
+/// The period of a report made on request: `week` (the default), `month` or `prescription`.
+#[derive(Debug, Default, Deserialize)]
+pub struct ReportForm {
+    #[serde(default)]
+    pub period: String,
+}
+
+/// Makes a manual periodic report of a chosen period (by default the last 7 days) for a
+/// patient (administrators, and the physicians of the patient's groups: whoever sees the
+/// patient, except the patient).
 pub async fn create(
     member: Member,
     id: Path<String>,
-    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+    CsrfForm(form): CsrfForm<ReportForm>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
+    let viewer = member.viewer();
+    let store = &member.state.store;
+    let patient = store.visible_user(&viewer, &id).await?;
+    let chosen = match form.period.as_str() {
+        "" => ChosenPeriod::Week,
+        other => ChosenPeriod::parse(other).ok_or(WebError::BadRequest("error-period-invalid"))?,
+    };
+    let record = store.user_record(patient).await?;
+    let now = store.clock().now_millis();
+    let (start, end) = chosen
+        .bounds(
+            now,
+            super::trends::prescription_of(&record.patient_enlistments, now),
+        )
+        .ok_or(WebError::BadRequest("error-period-invalid"))?;
     member
         .state
         .actions
-        .create_manual_report(&member.viewer(), &id, None, None)
+        .create_manual_report(&viewer, &id, Some(start), Some(end))
         .await?;
     Ok(see_other(&format!("/portal/patients/{id}#reports")))
 }

@@ -78,7 +78,11 @@ impl Pager {
 /// A measurement in a list.
 pub struct MeasurementRow {
     pub id: Id,
+    /// When it was taken, in the reader's zone.
     pub when: String,
+    /// When it was taken on the patient's clock, with the zone, if that clock differs from the
+    /// reader's: `Patient: 26-11-2026 11:07 (Asia/Dubai)`.
+    pub patient_time: Option<String>,
     /// The server's heart rate with its unit, or a dash.
     pub heart_rate: String,
     /// The result key (for tests and styles) and its colour name (`green`, …).
@@ -104,11 +108,26 @@ pub fn heart_rate_text(visitor: &Visitor, bpm: Option<f64>) -> String {
 }
 
 /// A list row for `m`: the server's heart rate and result.
-pub fn measurement_row(visitor: &Visitor, m: &measurement::Header) -> MeasurementRow {
+/// A measurement as lists show it; `patient_zone` is the patient's time zone when the reader is
+/// someone else, so that a clock that differs from the reader's is shown too.
+pub fn measurement_row(
+    visitor: &Visitor,
+    m: &measurement::Header,
+    patient_zone: Option<&str>,
+) -> MeasurementRow {
     let result = Headline::stored(&visitor.tr, m.result.as_deref(), m.indicator.as_deref());
+    let taken = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
     MeasurementRow {
         id: m.id,
-        when: visitor.datetime(m.measurement_timestamp.unwrap_or(m.creation_timestamp)),
+        when: visitor.datetime(taken),
+        patient_time: patient_zone
+            .and_then(|zone| visitor.patient_time(taken, zone))
+            .map(|(time, zone)| {
+                visitor.tr.text_with(
+                    "zone-patient-time",
+                    &[("time", time), ("zone", zone.name().to_owned())],
+                )
+            }),
         heart_rate: heart_rate_text(visitor, m.heart_rate),
         result_key: result.key.to_owned(),
         result_colour: result.colour.to_owned(),

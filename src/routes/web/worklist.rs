@@ -77,7 +77,11 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         .map(|item| WorkRow {
             patient_id: item.patient.id,
             patient: format!("{} {}", item.patient.first_name, item.patient.last_name),
-            measurement: view::measurement_row(&member, &item.measurement),
+            measurement: view::measurement_row(
+                &member,
+                &item.measurement,
+                Some(&item.patient.time_zone),
+            ),
             urgent: item.measurement.indicator.as_deref() == Some("urgent"),
         })
         .collect();
