@@ -1,12 +1,14 @@
 //! The audit trail: appended to by the portal (and the API) whenever someone views or
 //! downloads a patient's data or changes something; read by administrators.
 
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect,
 };
 
 use super::entities::audit_event;
+use super::query::{escape_like, lower_like};
 use super::{AdminTask, Store, StoreResult, Viewer};
 use crate::domain::id::Id;
 
@@ -82,6 +84,9 @@ pub struct AuditFilter {
     pub from: Option<i64>,
     /// Before this instant (epoch ms, exclusive).
     pub until: Option<i64>,
+    /// Entries whose action, object kind or detail holds this text, in any case (LIKE's
+    /// wildcards taken literally).
+    pub text: Option<String>,
 }
 
 impl AuditFilter {
@@ -98,6 +103,18 @@ impl AuditFilter {
         }
         if let Some(until) = self.until {
             condition = condition.add(audit_event::Column::CreationTimestamp.lt(until));
+        }
+        if let Some(text) = &self.text {
+            let pattern = format!("%{}%", escape_like(text));
+            let holds = |column: audit_event::Column| {
+                lower_like(Expr::col((audit_event::Entity, column)), &pattern)
+            };
+            condition = condition.add(
+                Condition::any()
+                    .add(holds(audit_event::Column::Action))
+                    .add(holds(audit_event::Column::ObjectKind))
+                    .add(holds(audit_event::Column::Detail)),
+            );
         }
         condition
     }

@@ -229,6 +229,30 @@ async fn administrators_filter_the_trail_and_export_a_patients_entries() {
     assert_eq!(unknown.status, 400);
     let later = admin.get("/portal/admin/audit?from=2999-01-01").await;
     assert!(!later.body.contains("user.view"), "nothing is that late");
+    // Free text in the action, the object's kind or the detail, in any case; LIKE's wildcards
+    // are taken literally.
+    let rows = |body: &str| body.matches("<tr><td>").count();
+    let views = admin.get("/portal/admin/audit?q=USER.VIEW").await;
+    assert!(rows(&views.body) > 0, "{}", views.body);
+    assert!(
+        views
+            .body
+            .split("<tr><td>")
+            .skip(1)
+            .all(|row| row.contains("user.view")),
+        "{}",
+        views.body
+    );
+    assert!(views.body.contains("value=\"USER.VIEW\""));
+    let all = admin.get("/portal/admin/audit").await;
+    assert!(rows(&views.body) < rows(&all.body));
+    for literal in ["%25", "_"] {
+        let none = admin
+            .get(&format!("/portal/admin/audit?q=user{literal}view"))
+            .await;
+        assert_eq!(none.status, 200);
+        assert_eq!(rows(&none.body), 0, "{literal}");
+    }
 
     let export = app
         .client

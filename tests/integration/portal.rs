@@ -2010,6 +2010,29 @@ async fn administrators_search_users_by_name_or_address() {
         everyone.body.contains(&world.patient_b.id)
             && everyone.body.contains(&world.other_patient.id)
     );
+    // Sorted by name unless asked otherwise; the newest account first on request.
+    app.clock.advance(chrono::Duration::seconds(5));
+    let newest = app.user("aaron").await;
+    let first_row = |body: &str| -> String {
+        let at = body.find("<tr id=\"user-").expect("a row") + "<tr id=\"user-".len();
+        body[at..at + 24].to_owned()
+    };
+    let by_name = admin.get("/portal/admin/users").await;
+    let position = |body: &str, id: &str| body.find(&format!("id=\"user-{id}\"")).unwrap();
+    assert!(position(&by_name.body, &newest.id) < position(&by_name.body, &world.admin.id));
+    let by_age = admin.get("/portal/admin/users?sort=newest").await;
+    assert_eq!(first_row(&by_age.body), newest.id);
+    assert!(
+        by_age
+            .body
+            .contains("<option value=\"newest\" selected>Newest first</option>")
+    );
+    let by_email = admin.get("/portal/admin/users?sort=email&q=tacho").await;
+    assert!(by_email.body.contains("<option value=\"email\" selected>"));
+    assert!(position(&by_email.body, &newest.id) < position(&by_email.body, &world.staff_a.id));
+    let odd = admin.get("/portal/admin/users?sort=%27;drop").await;
+    assert_eq!(odd.status, 200);
+    assert!(odd.body.contains("<option value=\"name\" selected>"));
     // Only administrators have the list.
     let mut physician = logged_in(&app, &world.staff_a).await;
     assert_eq!(physician.get("/portal/admin/users?q=a").await.status, 403);

@@ -196,7 +196,11 @@ async fn every_portal_page_and_action_follows_the_matrix() {
             [Denied, Denied, Ok, Ok, Ok],
         ),
         page("patient", format!("/portal/patients/{id}"), seers),
-        page("patient's trends", format!("/portal/patients/{id}/trends"), seers),
+        page(
+            "patient's trends",
+            format!("/portal/patients/{id}/trends"),
+            seers,
+        ),
         page("admin: users", "/portal/admin/users".into(), admins),
         page("admin: groups", "/portal/admin/groups".into(), admins),
         page("admin: jobs", "/portal/admin/jobs".into(), admins),

@@ -13,6 +13,7 @@ use super::account::{LanguageChoice, language_choices};
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
+use super::measurements::Choice;
 use super::view::{self, PAGE_SIZE, Pager};
 use crate::actions::{ActionError, NewAccount, RoleChange};
 use crate::auth::lockout::{self, LockState};
@@ -107,6 +108,7 @@ struct UsersPage {
     pager: Pager,
     /// What the list was searched for.
     search: String,
+    sorts: Vec<Choice>,
     languages: Vec<LanguageChoice>,
     notice: Option<String>,
     error: Option<String>,
@@ -125,13 +127,56 @@ async fn users_page(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    users_page_searched(member, page, "", notice, error).await
+    users_page_searched(member, page, "", UserSort::Name, notice, error).await
+}
+
+/// The orders of the user list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UserSort {
+    /// By last name, then first name.
+    Name,
+    Email,
+    /// The newest account first.
+    Newest,
+}
+
+impl UserSort {
+    const ALL: [UserSort; 3] = [UserSort::Name, UserSort::Email, UserSort::Newest];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            UserSort::Name => "name",
+            UserSort::Email => "email",
+            UserSort::Newest => "newest",
+        }
+    }
+
+    /// The order named `value`; by name when it names none.
+    fn parse(value: Option<&str>) -> Self {
+        Self::ALL
+            .into_iter()
+            .find(|s| Some(s.as_str()) == value)
+            .unwrap_or(UserSort::Name)
+    }
+
+    /// The list query in this order (the id last, so that pages never overlap).
+    fn apply(self, query: ListQuery) -> ListQuery {
+        match self {
+            UserSort::Name => query
+                .sort_by("last_name", false)
+                .sort_by("first_name", false),
+            UserSort::Email => query.sort_by("email", false),
+            UserSort::Newest => query.sort_by("creation_timestamp", true),
+        }
+        .sort_by("id", false)
+    }
 }
 
 async fn users_page_searched(
     member: &Member,
     page: u64,
     search: &str,
+    sort: UserSort,
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
@@ -150,20 +195,28 @@ async fn users_page_searched(
             like("email"),
         ]));
     }
-    let query = query
-        .sort_by("last_name", false)
-        .sort_by("first_name", false)
-        .page(PAGE_SIZE, page * PAGE_SIZE);
+    let query = sort.apply(query).page(PAGE_SIZE, page * PAGE_SIZE);
     let spec = view::list_spec(&USERS, &query)?;
     let store = &member.state.store;
     let (records, total) = store.users_to_administer(&member.viewer(), &spec).await?;
     let now = store.clock().now_millis();
-    let base = if search.is_empty() {
-        String::new()
-    } else {
-        view::query_string(&[("q", &search)])
-    };
+    let mut base = Vec::new();
+    if !search.is_empty() {
+        base.push(("q", search.as_str()));
+    }
+    if sort != UserSort::Name {
+        base.push(("sort", sort.as_str()));
+    }
+    let base = view::query_string(&base);
     let mut response = html(&UsersPage {
+        sorts: UserSort::ALL
+            .into_iter()
+            .map(|s| Choice {
+                value: s.as_str().to_owned(),
+                label: member.tr.text(&format!("admin-users-sort-{}", s.as_str())),
+                selected: s == sort,
+            })
+            .collect(),
         c: Chrome::new(member, "admin", "admin-users-title"),
         rows: user_rows(member, &records, now).await?,
         pager: Pager::new(page, total.unwrap_or(0), &base),
@@ -178,11 +231,12 @@ async fn users_page_searched(
     Ok(response)
 }
 
-/// The user list's query: a page and a search.
+/// The user list's query: a page, a search and an order (`name`, `email`, `newest`).
 #[derive(Debug, Default, Deserialize)]
 pub struct UsersQuery {
     pub page: Option<u64>,
     pub q: Option<String>,
+    pub sort: Option<String>,
 }
 
 /// Every user (or those whose name or address holds the search), paged, with the form to
@@ -190,7 +244,8 @@ pub struct UsersQuery {
 pub async fn users(member: Member, query: Query<UsersQuery>) -> Result<HttpResponse, WebError> {
     let page = query.page.unwrap_or(0).min(10_000);
     let search = query.q.as_deref().unwrap_or("");
-    users_page_searched(&member, page, search, None, None).await
+    let sort = UserSort::parse(query.sort.as_deref());
+    users_page_searched(&member, page, search, sort, None, None).await
 }
 
 /// A new account.
@@ -678,6 +733,9 @@ pub struct AuditQuery {
     pub from: String,
     #[serde(default)]
     pub to: String,
+    /// Text in the action, the object's kind or the detail.
+    #[serde(default)]
+    pub q: String,
 }
 
 impl AuditQuery {
@@ -720,6 +778,7 @@ impl AuditQuery {
             actor: person(&self.actor).await?,
             from: day(&self.from, false)?,
             until: day(&self.to, true)?,
+            text: Some(view::search_text(Some(&self.q))).filter(|t| !t.is_empty()),
         })
     }
 
