@@ -52,3 +52,26 @@ document.addEventListener("click", function (event) {
   dot.classList.add("chosen");
   out.textContent = dot.getAttribute("data-label");
 });
+// A tap on the tachogram reads the row of its table for that moment of the recording.
+document.addEventListener("click", function (event) {
+  var svg = event.target.closest && event.target.closest("svg.tachogram");
+  if (!svg || !svg.getScreenCTM()) return;
+  var section = svg.closest("section");
+  var out = section && section.querySelector(".tap-value");
+  if (!out) return;
+  var point = svg.createSVGPoint();
+  point.x = event.clientX;
+  point.y = event.clientY;
+  var at = point.matrixTransform(svg.getScreenCTM().inverse()).x / 600;
+  var rows = section.querySelectorAll("tr[data-from]");
+  var found = null;
+  rows.forEach(function (row) {
+    row.classList.remove("chosen");
+    var from = parseFloat(row.getAttribute("data-from"));
+    var to = parseFloat(row.getAttribute("data-to"));
+    if (at >= from && at < to) found = row;
+  });
+  if (!found) return;
+  found.classList.add("chosen");
+  out.textContent = found.getAttribute("data-label");
+});

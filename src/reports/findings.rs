@@ -175,6 +175,54 @@ pub struct Tachogram {
     pub stretches_svg: String,
     pub x_ticks: Vec<Tick>,
     pub y_ticks: Vec<Tick>,
+    /// The intervals summed up per stretch of time, for the portal's table beside the chart
+    /// (and what a tap on the chart reads); the PDF does not print it.
+    #[serde(skip)]
+    pub windows: Vec<IntervalWindow>,
+}
+
+/// The intervals that ended in `[start_s, end_s)` of the recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalWindow {
+    pub start_s: f64,
+    pub end_s: f64,
+    /// Where the window starts and ends on the time axis, as fractions.
+    pub from: f64,
+    pub to: f64,
+    pub count: usize,
+    pub mean_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+}
+
+/// At most about a dozen windows of whole tens of seconds: a 60 s recording in 10 s steps,
+/// an hour-long RR series in 5 min steps.
+fn interval_windows(pairs: &[(f64, f64)], x_max: f64) -> Vec<IntervalWindow> {
+    let step = ((x_max / 12.0) / 10.0).ceil().max(1.0) * 10.0;
+    let mut windows = Vec::new();
+    let mut start = 0.0;
+    while start < x_max {
+        let end = (start + step).min(x_max);
+        let values: Vec<f64> = pairs
+            .iter()
+            .filter(|(t, _)| *t / 1000.0 >= start && *t / 1000.0 < end)
+            .map(|(_, v)| *v)
+            .collect();
+        if !values.is_empty() {
+            windows.push(IntervalWindow {
+                start_s: start,
+                end_s: end,
+                from: start / x_max,
+                to: end / x_max,
+                count: values.len(),
+                mean_ms: values.iter().sum::<f64>() / values.len() as f64,
+                min_ms: values.iter().cloned().fold(f64::INFINITY, f64::min),
+                max_ms: values.iter().cloned().fold(0.0, f64::max),
+            });
+        }
+        start = end;
+    }
+    windows
 }
 
 /// One row of the pulse strip ([`STRIP_ROW_SECONDS`] of signal).
@@ -506,6 +554,7 @@ fn tachogram(
     // as the columns.
     let stretches = series::merge_spans(stretches, columns.width());
     Some(Tachogram {
+        windows: interval_windows(&pairs, x_max),
         points: pairs.len(),
         markers,
         svg: series::svg_path(

@@ -341,6 +341,22 @@ async fn each_role_walks_its_journey_in_chromium() {
         .unwrap();
     assert_eq!(drawn, json!(true), "beats are marked along the strip");
     scroll_to(&client, "tachogram").await;
+    // A tap on the tachogram reads its table's row for that moment.
+    client
+        .find(Locator::Css("svg.tachogram"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let read = text_of(&client, "#tachogram-value").await;
+    assert!(read.contains(" ms (") && read.contains(" s: "), "{read}");
+    assert!(
+        client
+            .find(Locator::Css("#tachogram-table tr.chosen"))
+            .await
+            .is_ok()
+    );
     shot(&client, "04b-patient-measurement-charts").await;
     let pdf_form_action = client
         .find(Locator::Css("#report form"))

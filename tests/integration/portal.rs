@@ -1646,6 +1646,32 @@ async fn the_measurement_page_shows_the_analysis_and_its_charts() {
         assert!(paths <= 2, "{paths} paths of class {class}");
     }
     assert!(!body.contains("<circle") && !body.contains("<polyline"));
+    // The tachogram's table alternative: the intervals per 10 s of the minute, every interval
+    // the chart draws counted once, each with its average as a rate near the heart rate.
+    let rr = measurement.data["analysis"]["rr_intervals"]
+        .as_array()
+        .expect("intervals")
+        .len();
+    let rows: Vec<&str> = body.split("<tr data-from=").skip(1).collect();
+    assert_eq!(rows.len(), 6, "0–10 s … 50–60 s");
+    assert!(rows[0].contains("<bdi>0–10 s</bdi>"), "{}", rows[0]);
+    let counted: usize = rows
+        .iter()
+        .map(|row| {
+            let cell = row.split("<td>").nth(2).unwrap();
+            cell[..cell.find('<').unwrap()].parse::<usize>().unwrap()
+        })
+        .sum();
+    assert!(
+        counted <= rr && counted + 2 >= rr,
+        "{counted} of {rr} intervals"
+    );
+    for row in &rows {
+        let bpm_at = row.find(" bpm)").expect("an average rate");
+        let open = row[..bpm_at].rfind('(').unwrap();
+        let rate: i64 = row[open + 1..bpm_at].parse().unwrap();
+        assert!((rate - bpm).abs() <= 8, "{rate} against {bpm}");
+    }
 
     let failed = app
         .measure(&world.patient, crate::helpers::fixture("no_heartrate"))

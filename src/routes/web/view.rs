@@ -166,6 +166,24 @@ pub struct TachogramSvg {
     pub y_ticks: Vec<SvgTick>,
     pub has_stretches: bool,
     pub has_points: bool,
+    /// The intervals per stretch of time: the chart's table, and what a tap on it reads.
+    pub windows: Vec<WindowRow>,
+}
+
+/// A row of the tachogram's table.
+pub struct WindowRow {
+    /// `10–20 s`.
+    pub span: String,
+    pub count: usize,
+    /// Mean interval and the rate it makes: `830 ms (72 bpm)`.
+    pub mean: String,
+    /// Shortest to longest: `790–870 ms`.
+    pub range: String,
+    /// Where the row's stretch starts and ends on the time axis, as fractions.
+    pub from: String,
+    pub to: String,
+    /// The whole row in one sentence, for a tap on the chart.
+    pub label: String,
 }
 
 /// The pulse strip as inline SVG: rows of [`STRIP_ROW_H`] stacked in one plot, each series
@@ -220,6 +238,38 @@ fn polyline(d: &mut String, points: &[[f64; 2]], at: impl Fn([f64; 2]) -> (f64, 
     for (i, p) in points.iter().enumerate() {
         let (x, y) = at(*p);
         d.push_str(&format!("{}{x:.1} {y:.1}", if i == 0 { "M" } else { "L" }));
+    }
+}
+
+fn window_row(tr: &Translator, w: &crate::reports::findings::IntervalWindow) -> WindowRow {
+    let language = tr.language();
+    let number = |value: f64| crate::reports::format::decimal(language, value, 0);
+    let span = format!("{}–{} s", number(w.start_s), number(w.end_s));
+    let mean = tr.text_with(
+        "interval-mean",
+        &[
+            ("ms", number(w.mean_ms)),
+            ("bpm", number(60_000.0 / w.mean_ms)),
+        ],
+    );
+    let range = format!("{}–{} ms", number(w.min_ms), number(w.max_ms));
+    let label = tr.text_with(
+        "interval-window",
+        &[
+            ("span", span.clone()),
+            ("count", w.count.to_string()),
+            ("mean", mean.clone()),
+            ("range", range.clone()),
+        ],
+    );
+    WindowRow {
+        span,
+        count: w.count,
+        mean,
+        range,
+        from: format!("{:.4}", w.from),
+        to: format!("{:.4}", w.to),
+        label,
     }
 }
 
@@ -287,6 +337,7 @@ fn tachogram_svg(tr: &Translator, t: &Tachogram) -> TachogramSvg {
             .collect(),
         has_stretches: !t.stretches.is_empty(),
         has_points: !points.is_empty(),
+        windows: t.windows.iter().map(|w| window_row(tr, w)).collect(),
         points,
     }
 }
