@@ -1,14 +1,20 @@
 //! ICU4X with CLDR data compiled in (Unicode CLDR, <https://cldr.unicode.org>): country names
-//! in the reader's language, sorted as that language sorts, and numbers with its separators.
-//! The formatters are built once per language on first use.
+//! in the reader's language, sorted as that language sorts, numbers with its separators, and
+//! dates in its own order and words. The formatters are built once per language on first use.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
+use chrono::{Datelike, NaiveDate};
 use fixed_decimal::{Decimal, FloatPrecision, SignedRoundingMode, UnsignedRoundingMode};
+use icu_calendar::Gregorian;
 use icu_collator::{Collator, CollatorBorrowed, options::CollatorOptions};
+use icu_datetime::FixedCalendarDateTimeFormatter;
+use icu_datetime::fieldsets::{MD, YMD};
+use icu_datetime::input::Date;
+use icu_datetime::options::YearStyle;
 use icu_decimal::DecimalFormatter;
 use icu_experimental::displaynames::DisplayNamesOptions;
 use icu_experimental::displaynames::multi::RegionDisplayNames;
@@ -19,10 +25,12 @@ use crate::domain::account::Language;
 use crate::domain::country::ISO_3166_ALPHA2;
 
 /// The ICU locale of `language`. Arabic keeps Latin digits (`-u-nu-latn`), as the apps, the
-/// charts and the PDF's tables write their figures.
+/// charts and the PDF's tables write their figures; English is British English, as the
+/// clinics using it write dates (21/11/2026, not 11/21/2026).
 fn locale(language: Language) -> Locale {
     let tag = match language {
         Language::Ar => "ar-u-nu-latn",
+        Language::En => "en-GB",
         other => other.code(),
     };
     Locale::from_str(tag).expect("the supported languages are valid locales")
@@ -32,6 +40,12 @@ struct LocaleData {
     /// Every assigned country code with its name, sorted by name.
     countries: Vec<(&'static str, String)>,
     numbers: DecimalFormatter,
+    /// A date in figures with the full year (a birthday's 58 could be 1958 or 2058).
+    short_date: FixedCalendarDateTimeFormatter<Gregorian, YMD>,
+    /// A date with the month's name.
+    long_date: FixedCalendarDateTimeFormatter<Gregorian, YMD>,
+    /// Day and month in figures, for chart ticks.
+    day_month: FixedCalendarDateTimeFormatter<Gregorian, MD>,
 }
 
 static DATA: LazyLock<HashMap<Language, LocaleData>> = LazyLock::new(|| {
@@ -63,10 +77,20 @@ impl LocaleData {
             Ordering::Equal => a.0.cmp(b.0),
             other => other,
         });
+        let dates = "compiled CLDR data has date patterns for every supported language";
         LocaleData {
             countries,
             numbers: DecimalFormatter::try_new((&locale).into(), Default::default())
                 .expect("compiled CLDR data has number symbols for every supported language"),
+            short_date: FixedCalendarDateTimeFormatter::try_new(
+                (&locale).into(),
+                YMD::short().with_year_style(YearStyle::Full),
+            )
+            .expect(dates),
+            long_date: FixedCalendarDateTimeFormatter::try_new((&locale).into(), YMD::long())
+                .expect(dates),
+            day_month: FixedCalendarDateTimeFormatter::try_new((&locale).into(), MD::short())
+                .expect(dates),
         }
     }
 }
@@ -89,6 +113,45 @@ pub fn country_name(language: Language, code: &str) -> Option<&'static str> {
         .iter()
         .find(|(c, _)| *c == code)
         .map(|(_, name)| name.as_str())
+}
+
+/// The calendar date (proleptic Gregorian, as chrono counts) for ICU.
+fn gregorian(date: NaiveDate) -> Option<Date<Gregorian>> {
+    let month = u8::try_from(date.month()).ok()?;
+    let day = u8::try_from(date.day()).ok()?;
+    Date::try_new_gregorian(date.year(), month, day).ok()
+}
+
+/// Without the bidirectional marks CLDR puts in some patterns (Arabic's `21‏/11‏/2026`): the
+/// portal isolates every value already, and in a PDF's text layer they would be stray
+/// characters.
+fn without_marks(text: String) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}'))
+        .collect()
+}
+
+/// `date` in figures as `language` writes it: `21/11/2026` (en), `21.11.2026` (de),
+/// `21-11-2026` (nl), `2026/11/21` (zh).
+pub fn short_date(language: Language, date: NaiveDate) -> String {
+    gregorian(date).map_or_else(String::new, |d| {
+        without_marks(data(language).short_date.format(&d).to_string())
+    })
+}
+
+/// `date` with the month's name: `21 November 2026` (en), `21. November 2026` (de),
+/// `2026年11月21日` (zh).
+pub fn long_date(language: Language, date: NaiveDate) -> String {
+    gregorian(date).map_or_else(String::new, |d| {
+        without_marks(data(language).long_date.format(&d).to_string())
+    })
+}
+
+/// Day and month in figures, for chart ticks: `21/11` (en), `21.11.` (de), `11/21` (zh).
+pub fn day_month(language: Language, date: NaiveDate) -> String {
+    gregorian(date).map_or_else(String::new, |d| {
+        without_marks(data(language).day_month.format(&d).to_string())
+    })
 }
 
 /// `value` with at most `decimals` places (trailing zeros dropped), with the language's
@@ -139,6 +202,37 @@ mod tests {
             .collect();
         let at = |name: &str| german.iter().position(|n| *n == name).unwrap();
         assert!(at("Oman") < at("Österreich") && at("Österreich") < at("Pakistan"));
+    }
+
+    #[test]
+    fn dates_follow_the_languages_cldr_patterns() {
+        let date = NaiveDate::from_ymd_opt(1958, 3, 14).unwrap();
+        let short: Vec<String> = Language::ALL
+            .into_iter()
+            .map(|l| short_date(l, date))
+            .collect();
+        // de en es fr it nl ar zh
+        assert_eq!(
+            short,
+            [
+                "14.03.1958",
+                "14/03/1958",
+                "14/3/1958",
+                "14/03/1958",
+                "14/03/1958",
+                "14-03-1958",
+                "14/3/1958",
+                "1958/3/14"
+            ]
+        );
+        let day = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        assert_eq!(long_date(Language::De, day), "21. November 2026");
+        assert_eq!(long_date(Language::En, day), "21 November 2026");
+        assert_eq!(long_date(Language::Es, day), "21 de noviembre de 2026");
+        assert_eq!(long_date(Language::Zh, day), "2026年11月21日");
+        assert_eq!(day_month(Language::De, day), "21.11.");
+        assert_eq!(day_month(Language::Nl, day), "21-11");
+        assert_eq!(day_month(Language::Zh, day), "11/21");
     }
 
     #[test]
