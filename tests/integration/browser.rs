@@ -151,6 +151,17 @@ async fn click(client: &Client, id: &str) {
         .unwrap();
 }
 
+/// Clicks the first element `css` selects.
+async fn click_css(client: &Client, css: &str) {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
 /// Types `text` into the field with `id`.
 async fn type_into(client: &Client, id: &str, text: &str) {
     client
@@ -859,28 +870,42 @@ async fn every_page_fits_a_360_px_phone_in_dutch_arabic_and_chinese() {
     );
 }
 
-/// Each role's main actions on a 360 px phone, in Dutch, Arabic and Chinese: the patient saves
-/// the profile and reads the trends and a measurement's chart by tapping them, the physician
-/// reviews from the work list, the administrator deactivates and reactivates a user after
-/// confirming. Every check goes by id, so it holds in every language.
+/// Each role's main actions on a 360 px phone and a 1280 px screen, in Dutch, Arabic and
+/// Chinese: the patient saves the profile and reads the trends and a measurement's chart by
+/// tapping them, the physician reviews from the work list, the administrator deactivates and
+/// reactivates a user after confirming. Every check goes by id, so it holds in every language.
 #[tokio::test]
-async fn each_role_acts_on_a_360_px_phone_in_dutch_arabic_and_chinese() {
+async fn each_role_acts_at_360_and_1280_px_in_dutch_arabic_and_chinese() {
     let app = demo_app().await;
     let driver = start_driver().await;
-    let client = phone(&driver, 360).await;
-    let luc = demo_user(&app, "luc@tacho.test").await;
+    for width in [360, 1280] {
+        let client = if width == 360 {
+            phone(&driver, width).await
+        } else {
+            browser(&driver).await
+        };
+        act_in_dutch_arabic_and_chinese(&app, &client, width).await;
+        client.close().await.unwrap();
+    }
+}
+
+async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: u32) {
+    let luc = demo_user(app, "luc@tacho.test").await;
+    // On the phone, no page may be wider than its screen.
     let fits = async |what: &str| {
-        let (page_width, screen) = page_and_screen_width(&client).await;
-        assert!(page_width <= screen, "{what}: {page_width} px");
+        if width == 360 {
+            let (page_width, screen) = page_and_screen_width(client).await;
+            assert!(page_width <= screen, "{what}: {page_width} px");
+        }
     };
     for language in ["nl", "ar", "zh"] {
         // The patient.
-        set_demo_language(&app, "anna@tacho.test", language).await;
-        login(&client, &app, "anna@tacho.test").await;
+        set_demo_language(app, "anna@tacho.test", language).await;
+        login(client, app, "anna@tacho.test").await;
         client.goto(&app.url("/portal/profile")).await.unwrap();
-        replace_text(&client, "weight", "71").await;
-        click(&client, "save-profile").await;
-        assert!(!text_of(&client, "#profile-saved").await.is_empty());
+        replace_text(client, "weight", "71").await;
+        click(client, "save-profile").await;
+        assert!(!text_of(client, "#profile-saved").await.is_empty());
         let in_view = client
             .execute(
                 "var r = document.getElementById('profile-saved').getBoundingClientRect(); \
@@ -895,54 +920,30 @@ async fn each_role_acts_on_a_360_px_phone_in_dutch_arabic_and_chinese() {
             .goto(&app.url("/portal/trends?period=month"))
             .await
             .unwrap();
-        let hint = text_of(&client, "#trend-value").await;
-        client
-            .find(Locator::Css("svg.trend circle.dot"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        assert_ne!(text_of(&client, "#trend-value").await, hint, "{language}");
+        let hint = text_of(client, "#trend-value").await;
+        click_css(client, "svg.trend circle.dot").await;
+        assert_ne!(text_of(client, "#trend-value").await, hint, "{language}");
         fits(&format!("{language} trends")).await;
         client.goto(&app.url("/portal/measurements")).await.unwrap();
-        client
-            .find(Locator::Css("table.measurements tbody tr a"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        let hint = text_of(&client, "#tachogram-value").await;
-        client
-            .find(Locator::Css("svg.tachogram"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_css(client, "table.measurements tbody tr a").await;
+        let hint = text_of(client, "#tachogram-value").await;
+        click_css(client, "svg.tachogram").await;
         assert_ne!(
-            text_of(&client, "#tachogram-value").await,
+            text_of(client, "#tachogram-value").await,
             hint,
             "{language}"
         );
         fits(&format!("{language} measurement")).await;
-        shot(&client, &format!("phone-{language}-journey-patient")).await;
-        logout(&client).await;
+        shot(client, &format!("journey-{width}-{language}-patient")).await;
+        logout(client).await;
 
         // The physician reviews the first entry of the work list.
-        set_demo_language(&app, "dr.peeters@tacho.test", language).await;
-        login(&client, &app, "dr.peeters@tacho.test").await;
-        assert_eq!(path_of(&client).await, "/portal/worklist");
+        set_demo_language(app, "dr.peeters@tacho.test", language).await;
+        login(client, app, "dr.peeters@tacho.test").await;
+        assert_eq!(path_of(client).await, "/portal/worklist");
         fits(&format!("{language} work list")).await;
-        client
-            .find(Locator::Css("table.worklist tbody tr td:nth-child(2) a"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        wait_for_path(&client, "/portal/measurements/").await;
+        click_css(client, "table.worklist tbody tr td:nth-child(2) a").await;
+        wait_for_path(client, "/portal/measurements/").await;
         client
             .find(Locator::Id("label"))
             .await
@@ -950,29 +951,23 @@ async fn each_role_acts_on_a_360_px_phone_in_dutch_arabic_and_chinese() {
             .select_by_value("sinus_rhythm")
             .await
             .unwrap();
-        type_into(&client, "patient-note", "OK").await;
-        click(&client, "save-review").await;
-        assert!(!text_of(&client, "#review-label").await.is_empty());
-        assert_eq!(text_of(&client, "#review-patient-note").await, "OK");
+        type_into(client, "patient-note", "OK").await;
+        click(client, "save-review").await;
+        assert!(!text_of(client, "#review-label").await.is_empty());
+        assert_eq!(text_of(client, "#review-patient-note").await, "OK");
         fits(&format!("{language} review")).await;
-        scroll_to(&client, "review").await;
-        shot(&client, &format!("phone-{language}-journey-physician")).await;
-        logout(&client).await;
+        scroll_to(client, "review").await;
+        shot(client, &format!("journey-{width}-{language}-physician")).await;
+        logout(client).await;
 
         // The administrator deactivates a user after confirming, then reactivates it.
-        set_demo_language(&app, "admin@tacho.test", language).await;
-        login(&client, &app, "admin@tacho.test").await;
+        set_demo_language(app, "admin@tacho.test", language).await;
+        login(client, app, "admin@tacho.test").await;
         let deactivate = format!("#user-{} button.deactivate", luc.id);
         let activate = format!("#user-{} button.activate", luc.id);
         // The list scrolls sideways in its own box on a phone, as a thumb would scroll it.
-        swipe_to(&client, &deactivate).await;
-        client
-            .find(Locator::Css(&deactivate))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        swipe_to(client, &deactivate).await;
+        click_css(client, &deactivate).await;
         client.accept_alert().await.expect("a confirmation");
         client
             .wait()
@@ -981,24 +976,17 @@ async fn each_role_acts_on_a_360_px_phone_in_dutch_arabic_and_chinese() {
             .await
             .expect("deactivated in place");
         fits(&format!("{language} users")).await;
-        shot(&client, &format!("phone-{language}-journey-admin")).await;
-        swipe_to(&client, &activate).await;
-        client
-            .find(Locator::Css(&activate))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        shot(client, &format!("journey-{width}-{language}-admin")).await;
+        swipe_to(client, &activate).await;
+        click_css(client, &activate).await;
         client
             .wait()
             .at_most(Duration::from_secs(10))
             .for_element(Locator::Css(&deactivate))
             .await
             .expect("reactivated in place");
-        logout(&client).await;
+        logout(client).await;
     }
-    client.close().await.unwrap();
 }
 
 /// Brings the element `css` to the middle of the screen, scrolling whatever box holds it
