@@ -19,6 +19,9 @@ use crate::store::{AdminTask, NewAccountLink, StoreError, UserChanges, Viewer};
 pub const RESET_LINK_HOURS: i64 = 1;
 /// How long an e-mail change link works.
 pub const EMAIL_LINK_HOURS: i64 = 24;
+/// The least time between two forgotten-password mails to one account, so that asking again
+/// and again from many addresses cannot fill its mailbox.
+pub const RESET_MAIL_COOLDOWN_SECONDS: i64 = 60;
 
 const PASSWORD_RESET: &str = "password_reset";
 const EMAIL_CHANGE: &str = "email_change";
@@ -30,7 +33,8 @@ impl Actions {
     }
 
     /// Sends a password reset link to the account with address `email`, if there is an active
-    /// one. The caller is told nothing either way, and the mail leaves in the background, so
+    /// one and none was sent in the last [`RESET_MAIL_COOLDOWN_SECONDS`]. The caller is told
+    /// nothing either way, and the mail leaves in the background, so
     /// neither the answer nor its timing tells which addresses have accounts (OWASP Forgot
     /// Password Cheat Sheet).
     pub async fn request_password_reset(&self, email: &str) -> ActionResult<()> {
@@ -41,6 +45,15 @@ impl Actions {
             return Ok(());
         };
         if !user.activation {
+            return Ok(());
+        }
+        let now = self.store.clock().now_millis();
+        let last = self
+            .store
+            .last_account_link_at(&user.id, PASSWORD_RESET)
+            .await?;
+        if last.is_some_and(|at| now - at < RESET_MAIL_COOLDOWN_SECONDS * 1000) {
+            // The link sent a moment ago is still good; the answer does not say so.
             return Ok(());
         }
         let link = self.new_link(&user, PASSWORD_RESET, None).await?;

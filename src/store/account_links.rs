@@ -3,7 +3,9 @@
 //! other cannot both succeed.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
+};
 
 use super::entities::account_link;
 use super::{Store, StoreResult};
@@ -46,6 +48,21 @@ impl Store {
         }
         .insert(&self.db)
         .await?)
+    }
+
+    /// When the newest link of `purpose` was made for `user_id`, if one was.
+    pub async fn last_account_link_at(
+        &self,
+        user_id: &Id,
+        purpose: &str,
+    ) -> StoreResult<Option<i64>> {
+        Ok(account_link::Entity::find()
+            .filter(account_link::Column::UserId.eq(*user_id))
+            .filter(account_link::Column::Purpose.eq(purpose))
+            .order_by_desc(account_link::Column::CreationTimestamp)
+            .one(&self.db)
+            .await?
+            .map(|link| link.creation_timestamp))
     }
 
     /// The open link of `purpose` whose secret has this hash, spent by this call; `None` when
