@@ -89,6 +89,11 @@ impl Language {
         code.and_then(Self::parse).unwrap_or(Language::En)
     }
 
+    /// The writing direction, as HTML's `dir` names it: `rtl` for Arabic, else `ltr`.
+    pub fn direction(self) -> &'static str {
+        if self == Language::Ar { "rtl" } else { "ltr" }
+    }
+
     /// Lower-case code, as used for translations.
     pub fn code(self) -> &'static str {
         match self {

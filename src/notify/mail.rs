@@ -106,6 +106,11 @@ impl Mailer {
             .parse()
             .context("the reader's stored address is not an e-mail address")?;
         let email = self.build(reader, to, message)?;
+        self.deliver(email).await
+    }
+
+    /// Hands `email` to the relay.
+    async fn deliver(&self, email: lettre::Message) -> anyhow::Result<()> {
         // lettre bounds only the connect; a relay that stops answering mid-session would hold
         // the worker for as long as the relay keeps the connection open.
         tokio::time::timeout(SEND_TIMEOUT, self.transport.send(email))
@@ -129,7 +134,7 @@ impl Mailer {
         let to: Mailbox = address
             .parse()
             .context("the address is not an e-mail address")?;
-        let language = Language::parse(&reader.language).unwrap_or(Language::En);
+        let language = Language::or_english(Some(&reader.language));
         let tr = Translator::new(language);
         let greeting = tr.text_with("mail-greeting", &[("name", reader.first_name.clone())]);
         let body = tr.text_with_count(&format!("mail-body-{}", purpose.key()), "hours", hours);
@@ -142,17 +147,13 @@ impl Mailer {
             tr.text("mail-not-you")
         };
         let plain = format!("{greeting}\n\n{body}\n\n{action}: {link}\n\n{ignore}\n");
-        let dir = if language == Language::Ar {
-            "rtl"
-        } else {
-            "ltr"
-        };
         let html = format!(
             "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><body>\
              <p>{greeting}</p><p>{body}</p>\
              <p><a href=\"{link}\">{action}</a></p>\
              <p><small>{ignore}</small></p></body></html>",
             lang = language.code(),
+            dir = language.direction(),
             greeting = escape(&greeting),
             body = escape(&body),
             link = escape(link),
@@ -170,11 +171,7 @@ impl Mailer {
                     .singlepart(SinglePart::plain(plain))
                     .singlepart(SinglePart::html(html)),
             )?;
-        tokio::time::timeout(SEND_TIMEOUT, self.transport.send(email))
-            .await
-            .context("the SMTP relay did not answer in time")?
-            .context("the SMTP relay refused the message")?;
-        Ok(())
+        self.deliver(email).await
     }
 
     fn build(
@@ -183,7 +180,7 @@ impl Mailer {
         to: Mailbox,
         message: &Message,
     ) -> anyhow::Result<lettre::Message> {
-        let language = Language::parse(&reader.language).unwrap_or(Language::En);
+        let language = Language::or_english(Some(&reader.language));
         let text = Text::new(Translator::new(language), reader, message);
         let alternative = MultiPart::alternative()
             .singlepart(SinglePart::plain(text.plain()))
@@ -306,11 +303,6 @@ impl<'a> Text<'a> {
     }
 
     fn html(&self) -> String {
-        let dir = if self.tr.language() == Language::Ar {
-            "rtl"
-        } else {
-            "ltr"
-        };
         let lines: String = self
             .lines()
             .iter()
@@ -324,6 +316,7 @@ impl<'a> Text<'a> {
              <p><small><a href=\"{settings_link}\">{settings}</a></small></p>\
              </body></html>",
             lang = self.tr.language().code(),
+            dir = self.tr.language().direction(),
             greeting = escape(&self.greeting()),
             link = escape(&self.message.link),
             open = escape(&self.tr.text("mail-open")),

@@ -10,7 +10,6 @@ use askama::Template;
 
 use super::context::{Visitor, accepted_language};
 use super::error::{ErrorPage, WebError};
-use crate::domain::account::Language;
 use crate::i18n::Translator;
 
 /// Scripts only from this origin (no inline script), no framing, no plug-ins.
@@ -44,7 +43,7 @@ impl Chrome {
         Chrome {
             tr: visitor.tr.clone(),
             lang: visitor.tr.language().code(),
-            dir: direction(visitor.tr.language()),
+            dir: visitor.tr.language().direction(),
             csrf: visitor.csrf.clone(),
             user_name: user.map(|r| format!("{} {}", r.user.first_name, r.user.last_name)),
             admin: user.is_some_and(|r| r.user.is_admin()),
@@ -89,15 +88,6 @@ impl Chrome {
         } else {
             "false"
         }
-    }
-}
-
-/// `rtl` for Arabic, else `ltr`.
-pub fn direction(language: Language) -> &'static str {
-    if language == Language::Ar {
-        "rtl"
-    } else {
-        "ltr"
     }
 }
 
@@ -174,7 +164,7 @@ pub async fn portal_middleware(
                     Some(visitor) => Chrome::new(&visitor, "", "error-title"),
                     None => Chrome {
                         lang: tr.language().code(),
-                        dir: direction(tr.language()),
+                        dir: tr.language().direction(),
                         tr,
                         csrf: String::new(),
                         user_name: None,
