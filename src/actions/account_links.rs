@@ -23,8 +23,35 @@ pub const EMAIL_LINK_HOURS: i64 = 24;
 /// and again from many addresses cannot fill its mailbox.
 pub const RESET_MAIL_COOLDOWN_SECONDS: i64 = 60;
 
-const PASSWORD_RESET: &str = "password_reset";
-const EMAIL_CHANGE: &str = "email_change";
+/// What a link is for: its stored name, how long it works and the portal page it opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    PasswordReset,
+    EmailChange,
+}
+
+impl Purpose {
+    fn as_str(self) -> &'static str {
+        match self {
+            Purpose::PasswordReset => "password_reset",
+            Purpose::EmailChange => "email_change",
+        }
+    }
+
+    fn hours(self) -> i64 {
+        match self {
+            Purpose::PasswordReset => RESET_LINK_HOURS,
+            Purpose::EmailChange => EMAIL_LINK_HOURS,
+        }
+    }
+
+    fn page(self) -> &'static str {
+        match self {
+            Purpose::PasswordReset => "/portal/password/reset/",
+            Purpose::EmailChange => "/portal/account/email/confirm/",
+        }
+    }
+}
 
 impl Actions {
     /// Whether account links can be sent (the server has an SMTP relay).
@@ -50,13 +77,13 @@ impl Actions {
         let now = self.store.clock().now_millis();
         let last = self
             .store
-            .last_account_link_at(&user.id, PASSWORD_RESET)
+            .last_account_link_at(&user.id, Purpose::PasswordReset.as_str())
             .await?;
         if last.is_some_and(|at| now - at < RESET_MAIL_COOLDOWN_SECONDS * 1000) {
             // The link sent a moment ago is still good; the answer does not say so.
             return Ok(());
         }
-        let link = self.new_link(&user, PASSWORD_RESET, None).await?;
+        let link = self.new_link(&user, Purpose::PasswordReset, None).await?;
         let requester = Viewer {
             user_id: ANONYMOUS,
             admin: false,
@@ -69,7 +96,7 @@ impl Actions {
                 &user.id,
             ))
             .await?;
-        self.mail_in_background(user, AccountMail::PasswordReset, link);
+        self.mail_reset_in_background(user, link);
         Ok(())
     }
 
@@ -106,14 +133,14 @@ impl Actions {
             .await?;
         store.commit().await?;
         self.sessions.end_sessions_of(id).await?;
-        let link = self.new_link(&user, PASSWORD_RESET, None).await?;
+        let link = self.new_link(&user, Purpose::PasswordReset, None).await?;
         mailer
             .send_account_link(
                 &user,
                 &user.email,
                 AccountMail::AdminReset,
                 &link,
-                RESET_LINK_HOURS,
+                Purpose::PasswordReset.hours(),
             )
             .await?;
         Ok(user)
@@ -123,7 +150,7 @@ impl Actions {
     pub async fn password_reset_is_open(&self, secret: &str) -> ActionResult<bool> {
         Ok(self
             .store
-            .account_link_is_open(&token::hash(secret), PASSWORD_RESET)
+            .account_link_is_open(&token::hash(secret), Purpose::PasswordReset.as_str())
             .await?)
     }
 
@@ -137,7 +164,7 @@ impl Actions {
         let hash = self.auth.hasher().hash(new.expose().to_owned()).await?;
         let store = self.store.begin().await?;
         let link = store
-            .spend_account_link(&token::hash(secret), PASSWORD_RESET)
+            .spend_account_link(&token::hash(secret), Purpose::PasswordReset.as_str())
             .await?
             .ok_or_else(link_closed)?;
         let user = store
@@ -177,20 +204,9 @@ impl Actions {
         let Some(mailer) = self.notifier.mailer() else {
             return Err(mail_off());
         };
-        let user = match self
-            .auth
-            .verify_login(current_email, password, network)
-            .await
-        {
-            Ok(user) if user.id == viewer.user_id => user,
-            Err(crate::auth::LoginError::Internal(e)) => return Err(ActionError::Internal(e)),
-            _ => {
-                return Err(ActionError::invalid(
-                    "the current password is wrong",
-                    "password-current-wrong",
-                ));
-            }
-        };
+        let user = self
+            .verify_own_password(viewer, current_email, password, network)
+            .await?;
         if new.as_str() == user.email {
             return Err(ActionError::invalid(
                 "email: is the current address",
@@ -201,7 +217,7 @@ impl Actions {
             return Err(StoreError::EmailUsed.into());
         }
         let link = self
-            .new_link(&user, EMAIL_CHANGE, Some(new.as_str().to_owned()))
+            .new_link(&user, Purpose::EmailChange, Some(new.as_str().to_owned()))
             .await?;
         self.store
             .audit(entry(
@@ -217,7 +233,7 @@ impl Actions {
                 new.as_str(),
                 AccountMail::EmailChange,
                 &link,
-                EMAIL_LINK_HOURS,
+                Purpose::EmailChange.hours(),
             )
             .await?;
         Ok(())
@@ -228,7 +244,7 @@ impl Actions {
     pub async fn confirm_email_change(&self, secret: &str) -> ActionResult<user::Model> {
         let store = self.store.begin().await?;
         let link = store
-            .spend_account_link(&token::hash(secret), EMAIL_CHANGE)
+            .spend_account_link(&token::hash(secret), Purpose::EmailChange.as_str())
             .await?
             .ok_or_else(link_closed)?;
         let new_email = link.new_email.clone().ok_or_else(link_closed)?;
@@ -256,44 +272,37 @@ impl Actions {
     async fn new_link(
         &self,
         user: &user::Model,
-        purpose: &'static str,
+        purpose: Purpose,
         new_email: Option<String>,
     ) -> ActionResult<String> {
-        let hours = if purpose == PASSWORD_RESET {
-            RESET_LINK_HOURS
-        } else {
-            EMAIL_LINK_HOURS
-        };
         let secret = token::generate();
         let expires_at =
-            self.store.clock().now_millis() + Duration::hours(hours).num_milliseconds();
+            self.store.clock().now_millis() + Duration::hours(purpose.hours()).num_milliseconds();
         self.store
             .insert_account_link(NewAccountLink {
                 secret_hash: token::hash(&secret),
                 user_id: user.id,
-                purpose,
+                purpose: purpose.as_str(),
                 new_email,
                 expires_at,
             })
             .await?;
-        let path = if purpose == PASSWORD_RESET {
-            "/portal/password/reset/"
-        } else {
-            "/portal/account/email/confirm/"
-        };
-        Ok(self.notifier.portal_url(&format!("{path}{secret}")))
+        Ok(self
+            .notifier
+            .portal_url(&format!("{}{secret}", purpose.page())))
     }
 
     /// Sends a password reset link without making the caller wait for the relay; a failure is
     /// logged (never the link).
-    fn mail_in_background(&self, user: user::Model, purpose: AccountMail, link: String) {
+    fn mail_reset_in_background(&self, user: user::Model, link: String) {
         let Some(mailer) = self.notifier.mailer() else {
             tracing::warn!(user = %user.id, "a password reset was asked for, but e-mail is off");
             return;
         };
         tokio::spawn(async move {
+            let hours = Purpose::PasswordReset.hours();
             if let Err(error) = mailer
-                .send_account_link(&user, &user.email, purpose, &link, RESET_LINK_HOURS)
+                .send_account_link(&user, &user.email, AccountMail::PasswordReset, &link, hours)
                 .await
             {
                 tracing::warn!(user = %user.id, error = %format!("{error:#}"), "an account link was not sent");

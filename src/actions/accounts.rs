@@ -249,16 +249,8 @@ impl Actions {
         new: NewPassword,
         network: Network,
     ) -> ActionResult<()> {
-        match self.auth.verify_login(email, current, network).await {
-            Ok(user) if user.id == viewer.user_id => {}
-            Err(crate::auth::LoginError::Internal(e)) => return Err(ActionError::Internal(e)),
-            _ => {
-                return Err(ActionError::invalid(
-                    "the current password is wrong",
-                    "password-current-wrong",
-                ));
-            }
-        }
+        self.verify_own_password(viewer, email, current, network)
+            .await?;
         let hash = self.auth.hasher().hash(new.expose().to_owned()).await?;
         let store = self.store.begin().await?;
         store
@@ -280,6 +272,26 @@ impl Actions {
         store.commit().await?;
         self.sessions.end_sessions_of(&viewer.user_id).await?;
         Ok(())
+    }
+
+    /// The viewer's own account, after checking that `password` is its current password under
+    /// the login lockout rules (a wrong one counts as a failed login). Asked before a change
+    /// that a stolen session alone must not make.
+    pub(super) async fn verify_own_password(
+        &self,
+        viewer: &Viewer,
+        email: &str,
+        password: &str,
+        network: Network,
+    ) -> ActionResult<user::Model> {
+        match self.auth.verify_login(email, password, network).await {
+            Ok(user) if user.id == viewer.user_id => Ok(user),
+            Err(crate::auth::LoginError::Internal(e)) => Err(ActionError::Internal(e)),
+            _ => Err(ActionError::invalid(
+                "the current password is wrong",
+                "password-current-wrong",
+            )),
+        }
     }
 
     /// Ends every login of the viewer's account: all its API tokens and all its portal
