@@ -22,13 +22,18 @@ struct ForgotPage {
     sent: bool,
 }
 
+/// The forgotten-password page: the form, or after a request the notice.
+fn forgot_page(visitor: &Visitor, sent: bool) -> Result<HttpResponse, WebError> {
+    html(&ForgotPage {
+        c: Chrome::new(visitor, "login", "forgot-title"),
+        mail: visitor.state.actions.sends_mail(),
+        sent,
+    })
+}
+
 /// The form that asks for the address.
 pub async fn forgot_form(visitor: Visitor) -> Result<HttpResponse, WebError> {
-    html(&ForgotPage {
-        mail: visitor.state.actions.sends_mail(),
-        c: Chrome::new(&visitor, "login", "forgot-title"),
-        sent: false,
-    })
+    forgot_page(&visitor, false)
 }
 
 /// What the forgotten-password form posts.
@@ -51,11 +56,7 @@ pub async fn forgot(
         return Err(WebError::TooManyRequests);
     }
     state.actions.request_password_reset(&form.email).await?;
-    html(&ForgotPage {
-        mail: state.actions.sends_mail(),
-        c: Chrome::new(&visitor, "login", "forgot-title"),
-        sent: true,
-    })
+    forgot_page(&visitor, true)
 }
 
 #[derive(Template)]

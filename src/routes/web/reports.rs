@@ -139,13 +139,10 @@ pub async fn create(
         "" => ChosenPeriod::Week,
         other => ChosenPeriod::parse(other).ok_or(WebError::BadRequest("error-period-invalid"))?,
     };
-    let record = store.user_record(patient).await?;
     let now = store.clock().now_millis();
+    let prescription = super::trends::prescription_period(store, &patient, now).await?;
     let (start, end) = chosen
-        .bounds(
-            now,
-            super::trends::prescription_of(&record.patient_enlistments, now),
-        )
+        .bounds(now, prescription)
         .ok_or(WebError::BadRequest("error-period-invalid"))?;
     member
         .state

@@ -20,6 +20,8 @@ use crate::domain::periods::ChosenPeriod;
 use crate::domain::time::local_time;
 use crate::reports::format;
 use crate::reports::periodic::{self, Chart, PeriodicReportInput, Summary, TableRow};
+use crate::store::Store;
+use crate::store::entities::{patient_enlistment, user};
 
 /// The chart's height in SVG units.
 const CHART_H: f64 = 160.0;
@@ -85,9 +87,8 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
     let store = &member.state.store;
     // The read is recorded, and refused (404) for a patient the reader does not see.
     let patient = member.state.actions.view_user(&viewer, id).await?;
-    let record = store.user_record(patient.clone()).await?;
     let now = store.clock().now_millis();
-    let prescription = prescription_of(&record.patient_enlistments, now);
+    let prescription = prescription_period(store, &patient, now).await?;
     let offered: Vec<ChosenPeriod> = ChosenPeriod::ALL
         .into_iter()
         .filter(|p| p.bounds(now, prescription).is_some())
@@ -145,12 +146,18 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
     })
 }
 
-/// The period of the patient's prescription: the running ones' earliest start to their
-/// latest end, or else the last one that ended.
-pub fn prescription_of(
-    enlistments: &[crate::store::entities::patient_enlistment::Model],
+/// The period of `patient`'s prescription at `now`, for [`ChosenPeriod::bounds`]: the
+/// running ones' earliest start to their latest end, or else the last one that ended.
+pub async fn prescription_period(
+    store: &Store,
+    patient: &user::Model,
     now: i64,
-) -> Option<(i64, i64)> {
+) -> Result<Option<(i64, i64)>, WebError> {
+    let record = store.user_record(patient.clone()).await?;
+    Ok(prescription_of(&record.patient_enlistments, now))
+}
+
+fn prescription_of(enlistments: &[patient_enlistment::Model], now: i64) -> Option<(i64, i64)> {
     let running: Vec<_> = enlistments
         .iter()
         .filter(|e| e.expiry_timestamp > now)
