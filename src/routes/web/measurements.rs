@@ -344,22 +344,18 @@ async fn detail_page(
     // The analysis is pure and takes about a millisecond, so the pulse strip is computed
     // again for the page rather than stored.
     let findings = Findings::of(&member.tr, &data);
-    let row = view::measurement_row(
-        member,
-        &m.into(),
-        (!own).then_some(patient_user.time_zone.as_str()),
-    );
-    // Both clocks, each named, when the reader's differs from the patient's.
-    let zones = row.patient_time.as_ref().map(|_| {
-        let taken = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
-        (
-            format!("{} ({})", member.datetime(taken), member.zone.name()),
-            member
-                .patient_time(taken, &patient_user.time_zone)
-                .map(|(time, zone)| format!("{time} ({})", zone.name()))
-                .unwrap_or_default(),
-        )
-    });
+    // The page names both clocks itself (`zones`), so its heading's row needs no second one.
+    let row = view::measurement_row(member, &m.into(), None);
+    let taken = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
+    let zones = (!own)
+        .then(|| member.patient_time(taken, &patient_user.time_zone))
+        .flatten()
+        .map(|(time, zone)| {
+            (
+                format!("{} ({})", member.datetime(taken), member.zone.name()),
+                format!("{time} ({})", zone.name()),
+            )
+        });
     let subject = match &patient {
         Some((_, name)) => format!("{} · {name}", row.when),
         None => row.when.clone(),
