@@ -13,6 +13,7 @@ use super::context::{CsrfForm, Member};
 use super::error::WebError;
 use crate::analysis::Label;
 use crate::domain::id::Id;
+use crate::domain::measurement::Summary;
 use crate::reports::common::translated_or_raw;
 
 /// The form's value for a conclusion written out instead of picked.
@@ -93,19 +94,12 @@ pub fn review_form(member: &Member, data: &Map<String, Value>) -> ReviewForm {
     let saved_label = saved.map(|r| text_of(r, "label")).unwrap_or("");
     let proposed = match saved {
         Some(_) => Label::from_wire(saved_label),
-        None => data
-            .get("analysis")
-            .and_then(|a| a.get("rhythm"))
-            .and_then(|r| r.get("labels"))
-            .and_then(Value::as_array)
-            // Least severe first: the most severe known label is the last.
-            .and_then(|labels| {
-                labels
-                    .iter()
-                    .rev()
-                    .filter_map(Value::as_str)
-                    .find_map(Label::from_wire)
-            }),
+        // The analysis' labels come least severe first: the most severe known one is the last.
+        None => Summary::of(data)
+            .labels
+            .iter()
+            .rev()
+            .find_map(|label| Label::from_wire(label)),
     };
     let other = saved.is_some() && proposed.is_none() && !saved_label.is_empty();
     ReviewForm {
