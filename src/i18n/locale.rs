@@ -131,27 +131,26 @@ fn without_marks(text: String) -> String {
         .collect()
 }
 
+/// `date` written by `format`, or nothing for a date ICU's calendar cannot hold.
+fn written(date: NaiveDate, format: impl Fn(&Date<Gregorian>) -> String) -> String {
+    gregorian(date).map_or_else(String::new, |d| without_marks(format(&d)))
+}
+
 /// `date` in figures as `language` writes it: `21/11/2026` (en), `21.11.2026` (de),
 /// `21-11-2026` (nl), `2026/11/21` (zh).
 pub fn short_date(language: Language, date: NaiveDate) -> String {
-    gregorian(date).map_or_else(String::new, |d| {
-        without_marks(data(language).short_date.format(&d).to_string())
-    })
+    written(date, |d| data(language).short_date.format(d).to_string())
 }
 
 /// `date` with the month's name: `21 November 2026` (en), `21. November 2026` (de),
 /// `2026年11月21日` (zh).
 pub fn long_date(language: Language, date: NaiveDate) -> String {
-    gregorian(date).map_or_else(String::new, |d| {
-        without_marks(data(language).long_date.format(&d).to_string())
-    })
+    written(date, |d| data(language).long_date.format(d).to_string())
 }
 
 /// Day and month in figures, for chart ticks: `21/11` (en), `21.11.` (de), `11/21` (zh).
 pub fn day_month(language: Language, date: NaiveDate) -> String {
-    gregorian(date).map_or_else(String::new, |d| {
-        without_marks(data(language).day_month.format(&d).to_string())
-    })
+    written(date, |d| data(language).day_month.format(d).to_string())
 }
 
 /// `value` with at most `decimals` places (trailing zeros dropped), with the language's
