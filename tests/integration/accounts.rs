@@ -9,7 +9,7 @@ use sea_orm::{ConnectionTrait, Statement};
 
 use crate::helpers::{PASSWORD, TestApp, spawn_app};
 use crate::notifications::{Inbox, notifying_app};
-use crate::portal::{Browser, logged_in};
+use crate::portal::{Browser, Page, logged_in};
 
 /// The one message to `address` whose subject is `subject`, waited for (account mail leaves in
 /// the background); returns its plain text.
@@ -62,6 +62,12 @@ async fn stored_hashes(app: &TestApp) -> Vec<String> {
     .collect()
 }
 
+/// Posts the forgotten-password form for `email`.
+async fn ask_for_reset(visitor: &mut Browser<'_>, email: &str) -> Page {
+    let form = "/portal/password/forgot";
+    visitor.post(form, form, &[("email", email)]).await
+}
+
 const RESET: &str = "/portal/password/reset/";
 const CONFIRM: &str = "/portal/account/email/confirm/";
 
@@ -74,21 +80,8 @@ async fn a_forgotten_password_is_reset_once_through_an_emailed_link() {
     assert!(login.body.contains("href=\"/portal/password/forgot\""));
 
     // The answer is the same for an address with an account and one without.
-    let ask = |email: &'static str| [("email", email)];
-    let known = visitor
-        .post(
-            "/portal/password/forgot",
-            "/portal/password/forgot",
-            &[("email", user.email.as_str())],
-        )
-        .await;
-    let unknown = visitor
-        .post(
-            "/portal/password/forgot",
-            "/portal/password/forgot",
-            &ask("nobody@tacho.test"),
-        )
-        .await;
+    let known = ask_for_reset(&mut visitor, &user.email).await;
+    let unknown = ask_for_reset(&mut visitor, "nobody@tacho.test").await;
     assert_eq!(known.status, StatusCode::OK);
     assert_eq!(unknown.status, StatusCode::OK);
     let notice =
@@ -157,13 +150,7 @@ async fn a_forgotten_password_is_reset_once_through_an_emailed_link() {
 
     // Asking again within a minute makes no link and sends nothing (the answer is the same).
     let links_before = stored_hashes(&app).await.len();
-    let again = visitor
-        .post(
-            "/portal/password/forgot",
-            "/portal/password/forgot",
-            &[("email", user.email.as_str())],
-        )
-        .await;
+    let again = ask_for_reset(&mut visitor, &user.email).await;
     assert_eq!(notice(&again.body), notice(&known.body));
     assert_eq!(
         stored_hashes(&app).await.len(),
@@ -176,13 +163,7 @@ async fn a_forgotten_password_is_reset_once_through_an_emailed_link() {
     for round in 0..2 {
         app.clock.advance(chrono::Duration::seconds(61));
         inbox.received.lock().unwrap().clear();
-        visitor
-            .post(
-                "/portal/password/forgot",
-                "/portal/password/forgot",
-                &[("email", user.email.as_str())],
-            )
-            .await;
+        ask_for_reset(&mut visitor, &user.email).await;
         let text = mail_to(&inbox, &user.email, "Tacho: set a new password").await;
         links.push(link_in(&text, RESET).0);
         assert_eq!(links.len(), round + 1);
