@@ -142,21 +142,19 @@ async fn logout(client: &Client) {
 
 /// Clicks the element with `id`.
 async fn click(client: &Client, id: &str) {
-    client
-        .find(Locator::Id(id))
-        .await
-        .unwrap_or_else(|e| panic!("#{id}: {e}"))
-        .click()
-        .await
-        .unwrap();
+    press(client, Locator::Id(id)).await;
 }
 
 /// Clicks the first element `css` selects.
 async fn click_css(client: &Client, css: &str) {
+    press(client, Locator::Css(css)).await;
+}
+
+async fn press(client: &Client, locator: Locator<'_>) {
     client
-        .find(Locator::Css(css))
+        .find(locator)
         .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .unwrap_or_else(|e| panic!("{locator:?}: {e}"))
         .click()
         .await
         .unwrap();
