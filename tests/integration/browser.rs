@@ -160,6 +160,19 @@ async fn press(client: &Client, locator: Locator<'_>) {
         .unwrap();
 }
 
+/// Whether the element with `id` is within the screen's height as it is scrolled now.
+async fn in_view(client: &Client, id: &str) -> bool {
+    client
+        .execute(
+            "var r = document.getElementById(arguments[0]).getBoundingClientRect(); \
+             return r.top >= 0 && r.bottom <= window.innerHeight;",
+            vec![json!(id)],
+        )
+        .await
+        .unwrap()
+        == json!(true)
+}
+
 /// Types `text` into the field with `id`.
 async fn type_into(client: &Client, id: &str, text: &str) {
     client
@@ -290,17 +303,8 @@ async fn each_role_walks_its_journey_in_chromium() {
         "saved without leaving the page"
     );
     // The confirmation stands beside the button just pressed: in view without scrolling.
-    let in_view = client
-        .execute(
-            "var r = document.getElementById('profile-saved').getBoundingClientRect(); \
-             return r.top >= 0 && r.bottom <= window.innerHeight;",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        in_view,
-        serde_json::json!(true),
+    assert!(
+        in_view(&client, "profile-saved").await,
         "the message is where the eye is"
     );
     shot(&client, "03-patient-profile-saved").await;
@@ -904,15 +908,10 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
         replace_text(client, "weight", "71").await;
         click(client, "save-profile").await;
         assert!(!text_of(client, "#profile-saved").await.is_empty());
-        let in_view = client
-            .execute(
-                "var r = document.getElementById('profile-saved').getBoundingClientRect(); \
-                 return r.top >= 0 && r.bottom <= window.innerHeight;",
-                vec![],
-            )
-            .await
-            .unwrap();
-        assert_eq!(in_view, json!(true), "{language}: the notice is in view");
+        assert!(
+            in_view(client, "profile-saved").await,
+            "{language}: the notice is in view"
+        );
         fits(&format!("{language} profile")).await;
         client
             .goto(&app.url("/portal/trends?period=month"))
