@@ -10,7 +10,7 @@ use crate::auth::password::PasswordHasher;
 use crate::domain::id::Id;
 use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
-use crate::store::{NewGroup, NewUser, Store, StoreResult, Viewer};
+use crate::store::{NewGroup, NewUser, Service, Store, StoreResult, Viewer};
 
 /// The password of every demo account.
 pub const DEMO_PASSWORD: &str = "tacho-demo";
@@ -150,7 +150,11 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
     let password_hash = hasher.hash(DEMO_PASSWORD.to_owned()).await?;
     let mut logins = Vec::new();
     for person in people() {
-        if store.user_by_email(person.email).await?.is_none() {
+        if store
+            .user_by_email(&Service::Operator, person.email)
+            .await?
+            .is_none()
+        {
             let user = store
                 .create_user(NewUser {
                     email: person.email.into(),
@@ -176,7 +180,7 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
                 ("patient", Some(g)) => {
                     store
                         .enlist_patient(&user.id, &group_ids[g], prescription_end)
-                        .await?
+                        .await?;
                 }
                 _ => {}
             }

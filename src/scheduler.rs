@@ -19,7 +19,9 @@ use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::notify::Notifier;
 use crate::store::entities::{job, report};
-use crate::store::{NOTIFY_JOB, NewJob, NewReport, Store, StoreError};
+use crate::store::{
+    NOTIFY_JOB, NewJob, NewReport, Prescription, Service, Store, StoreError, Viewer,
+};
 use crate::telemetry::metrics;
 
 /// The job kind of a scheduled periodic report.
@@ -53,6 +55,11 @@ impl Default for SchedulerOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportJob {
     pub user_id: Id,
+    /// The group of the prescription the report is made for. Jobs enqueued before reports
+    /// belonged to a prescription have none: their group is found from the prescription's
+    /// start in their key.
+    #[serde(default)]
+    pub group_id: Option<Id>,
     pub trigger: String,
     pub start: i64,
     pub end: i64,
@@ -123,15 +130,26 @@ pub struct Scheduler {
     stop: CancellationToken,
 }
 
-/// The unique key of a scheduled report: user, prescription start, trigger and the period's
-/// number. Not the period's start: a patient who changes time zone moves the periods' instants
-/// by the zones' daylight-saving difference, and must not get one period twice.
-pub fn dedupe_key(user_id: &Id, prescription_start: i64, period: &Period) -> String {
+/// The unique key of a scheduled report: the prescription (user, group and start), trigger
+/// and the period's number. Not the period's start: a patient who changes time zone moves the
+/// periods' instants by the zones' daylight-saving difference, and must not get one period
+/// twice.
+pub fn dedupe_key(user_id: &Id, group_id: &Id, prescription_start: i64, period: &Period) -> String {
     format!(
-        "report:{user_id}:{prescription_start}:{}:{}",
+        "report:{user_id}:{group_id}:{prescription_start}:{}:{}",
         period.trigger.as_str(),
         period.index
     )
+}
+
+/// The prescription start in a key of [`dedupe_key`]'s earlier form,
+/// `report:<user>:<prescription start>:<trigger>:<period>`.
+fn legacy_prescription_start(key: &str) -> Option<i64> {
+    let parts: Vec<&str> = key.split(':').collect();
+    match parts.as_slice() {
+        ["report", _, start, _, _] => start.parse().ok(),
+        _ => None,
+    }
 }
 
 impl Scheduler {
@@ -165,7 +183,7 @@ impl Scheduler {
         let mut enqueued = 0;
         let mut jobs = Vec::new();
         let mut marks = Vec::new();
-        for open in self.store.open_prescriptions().await? {
+        for open in self.store.open_prescriptions(&Service::Scheduler).await? {
             let e = &open.enlistment;
             let zone: Tz = TimeZone::parse(&open.time_zone)
                 .map(|z| z.0)
@@ -181,13 +199,14 @@ impl Scheduler {
             for period in &fresh {
                 let payload = ReportJob {
                     user_id: e.user_id,
+                    group_id: Some(e.group_id),
                     trigger: period.trigger.as_str().to_owned(),
                     start: period.start,
                     end: period.end,
                 };
                 jobs.push(NewJob {
                     kind: PERIODIC_REPORT.to_owned(),
-                    dedupe_key: dedupe_key(&e.user_id, e.creation_timestamp, period),
+                    dedupe_key: dedupe_key(&e.user_id, &e.group_id, e.creation_timestamp, period),
                     payload: serde_json::to_string(&payload).unwrap_or_default(),
                     run_after: now,
                     max_attempts: MAX_ATTEMPTS,
@@ -375,26 +394,58 @@ impl Scheduler {
     }
 
     /// The report a job asks for, read but not stored; none when there is nothing to make
-    /// (the patient's account was deactivated).
+    /// (the patient's account was deactivated). It lists the measurements shared with the
+    /// prescription's group, read through that [`Prescription`]'s scope.
     async fn prepare_report(&self, job: &job::Model) -> anyhow::Result<Option<report::Model>> {
         let payload: ReportJob = serde_json::from_str(&job.payload)?;
         let trigger = Trigger::parse(&payload.trigger)
             .ok_or_else(|| anyhow::anyhow!("unknown trigger `{}`", payload.trigger))?;
-        if !self.store.user_is_active(&payload.user_id).await? {
+        if !self
+            .store
+            .user_is_active(&Service::Scheduler, &payload.user_id)
+            .await?
+        {
             return Ok(None);
         }
-        Ok(Some(
-            self.store
-                .prepare_report(NewReport {
+        let group = match payload.group_id {
+            Some(group) => Some(group),
+            None => match legacy_prescription_start(&job.dedupe_key) {
+                Some(start) => {
+                    self.store
+                        .prescription_group(&Service::Scheduler, &payload.user_id, start)
+                        .await?
+                }
+                None => None,
+            },
+        };
+        let new = NewReport {
+            user_id: payload.user_id,
+            group_id: group,
+            creator_id: None,
+            trigger,
+            dedupe_key: Some(job.dedupe_key.clone()),
+            start: payload.start,
+            end: payload.end,
+        };
+        let report = match group {
+            Some(group) => {
+                let prescription = Prescription {
+                    patient: payload.user_id,
+                    group,
+                };
+                self.store.prepare_report(&prescription, new).await?
+            }
+            // A prescription that no longer exists: the report is the patient's alone, of
+            // what the patient sees.
+            None => {
+                let patient = Viewer {
                     user_id: payload.user_id,
-                    creator_id: None,
-                    trigger,
-                    dedupe_key: Some(job.dedupe_key.clone()),
-                    start: payload.start,
-                    end: payload.end,
-                })
-                .await?,
-        ))
+                    admin: false,
+                };
+                self.store.prepare_report(&patient, new).await?
+            }
+        };
+        Ok(Some(report))
     }
 
     /// Makes the report a job asks for; false when there is nothing to make.

@@ -93,3 +93,11 @@ mail-body-email-change = يريد أحدهم استخدام هذا العنوا�
 mail-action-email-change = أكّد هذا العنوان
 mail-not-you = إذا لم تطلب ذلك، فتجاهل هذه الرسالة: لن يتغير شيء.
 mail-ask-admin = إذا لم تكن تتوقع ذلك، فتواصل مع عيادتك.
+mail-subject-email-change-notice = Tacho: يجري تغيير عنوان بريدك الإلكتروني
+mail-body-email-change-notice = طلب شخص مسجّل الدخول إلى حسابك في Tacho تغيير عنوان بريده الإلكتروني. إن لم تكن أنت، فأوقف التغيير بالرابط أدناه (يعمل لمدة { $hours ->
+    [one] ساعة واحدة
+   *[other] { $hours } ساعة
+})، ثم اختر كلمة مرور جديدة.
+mail-action-email-change-notice = إيقاف التغيير
+mail-new-address = سيكون العنوان الجديد { $address }.
+mail-was-you = إن كنت أنت، فلا حاجة لأي إجراء آخر.

@@ -93,3 +93,11 @@ mail-body-email-change = Jemand möchte diese Adresse für ein Tacho-Konto verwe
 mail-action-email-change = Diese Adresse bestätigen
 mail-not-you = Wenn Sie das nicht angefragt haben, ignorieren Sie diese E-Mail: Es ändert sich nichts.
 mail-ask-admin = Wenn Sie das nicht erwartet haben, wenden Sie sich an Ihre Klinik.
+mail-subject-email-change-notice = Tacho: Ihre E-Mail-Adresse wird geändert
+mail-body-email-change-notice = Jemand, der bei Ihrem Tacho-Konto angemeldet ist, hat eine Änderung der E-Mail-Adresse verlangt. Wenn Sie es nicht waren, stoppen Sie die Änderung mit dem Link unten (er gilt { $hours ->
+    [one] eine Stunde
+   *[other] { $hours } Stunden
+}) und legen Sie danach ein neues Passwort fest.
+mail-action-email-change-notice = Änderung stoppen
+mail-new-address = Die neue Adresse wäre { $address }.
+mail-was-you = Wenn Sie es waren, ist nichts weiter nötig.

@@ -93,3 +93,11 @@ mail-body-email-change = Someone asked to use this address for a Tacho account. 
 mail-action-email-change = Confirm this address
 mail-not-you = If you did not ask for this, ignore this e-mail: nothing changes.
 mail-ask-admin = If you did not expect this, contact your clinic.
+mail-subject-email-change-notice = Tacho: your e-mail address is being changed
+mail-body-email-change-notice = Someone signed in to your Tacho account asked to change its e-mail address. If it was not you, stop the change with the link below (it works for { $hours ->
+    [one] one hour
+   *[other] { $hours } hours
+}), then set a new password.
+mail-action-email-change-notice = Stop the change
+mail-new-address = The new address would be { $address }.
+mail-was-you = If it was you, nothing more is needed.

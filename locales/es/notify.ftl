@@ -93,3 +93,11 @@ mail-body-email-change = Alguien quiere usar esta dirección para una cuenta de 
 mail-action-email-change = Confirmar esta dirección
 mail-not-you = Si no lo ha pedido usted, ignore este correo: no cambia nada.
 mail-ask-admin = Si no lo esperaba, póngase en contacto con su clínica.
+mail-subject-email-change-notice = Tacho: su dirección de correo va a cambiar
+mail-body-email-change-notice = Alguien con la sesión iniciada en su cuenta de Tacho ha pedido cambiar su dirección de correo. Si no fue usted, detenga el cambio con el enlace de abajo (funciona durante { $hours ->
+    [one] una hora
+   *[other] { $hours } horas
+}) y después elija una contraseña nueva.
+mail-action-email-change-notice = Detener el cambio
+mail-new-address = La nueva dirección sería { $address }.
+mail-was-you = Si fue usted, no hace falta nada más.

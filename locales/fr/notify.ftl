@@ -93,3 +93,11 @@ mail-body-email-change = Quelqu'un souhaite utiliser cette adresse pour un compt
 mail-action-email-change = Confirmer cette adresse
 mail-not-you = Si vous n'avez rien demandé, ignorez cet e-mail : rien ne change.
 mail-ask-admin = Si vous ne vous y attendiez pas, contactez votre clinique.
+mail-subject-email-change-notice = Tacho : votre adresse e-mail va changer
+mail-body-email-change-notice = Une personne connectée à votre compte Tacho a demandé à changer son adresse e-mail. Si ce n’est pas vous, arrêtez ce changement avec le lien ci-dessous (valable { $hours ->
+    [one] une heure
+   *[other] { $hours } heures
+}), puis choisissez un nouveau mot de passe.
+mail-action-email-change-notice = Arrêter le changement
+mail-new-address = La nouvelle adresse serait { $address }.
+mail-was-you = Si c’est vous, il n’y a rien d’autre à faire.

@@ -93,3 +93,11 @@ mail-body-email-change = Qualcuno vuole usare questo indirizzo per un account Ta
 mail-action-email-change = Conferma questo indirizzo
 mail-not-you = Se non l'ha chiesto lei, ignori questa e-mail: non cambia nulla.
 mail-ask-admin = Se non se lo aspettava, contatti la sua clinica.
+mail-subject-email-change-notice = Tacho: il suo indirizzo e-mail sta per cambiare
+mail-body-email-change-notice = Qualcuno collegato al suo account Tacho ha chiesto di cambiarne l’indirizzo e-mail. Se non è stato lei, fermi la modifica con il link qui sotto (valido per { $hours ->
+    [one] un’ora
+   *[other] { $hours } ore
+}), poi scelga una nuova password.
+mail-action-email-change-notice = Fermare la modifica
+mail-new-address = Il nuovo indirizzo sarebbe { $address }.
+mail-was-you = Se è stato lei, non serve altro.

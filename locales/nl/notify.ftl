@@ -93,3 +93,11 @@ mail-body-email-change = Iemand wil dit adres gebruiken voor een Tacho-account. 
 mail-action-email-change = Dit adres bevestigen
 mail-not-you = Heeft u hier niet om gevraagd? Negeer dan deze e-mail: er verandert niets.
 mail-ask-admin = Had u dit niet verwacht? Neem dan contact op met uw kliniek.
+mail-subject-email-change-notice = Tacho: uw e-mailadres wordt gewijzigd
+mail-body-email-change-notice = Iemand die bij uw Tacho-account is aangemeld, heeft gevraagd het e-mailadres te wijzigen. Was u het niet, stop de wijziging dan met de link hieronder (die werkt { $hours ->
+    [one] één uur
+   *[other] { $hours } uur
+}) en stel daarna een nieuw wachtwoord in.
+mail-action-email-change-notice = De wijziging stoppen
+mail-new-address = Het nieuwe adres zou { $address } zijn.
+mail-was-you = Was u het zelf, dan hoeft u niets te doen.

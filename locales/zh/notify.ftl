@@ -84,3 +84,11 @@ mail-body-email-change = 有人希望将此地址用于 Tacho 账户。下方链
 mail-action-email-change = 确认此地址
 mail-not-you = 如果这不是您本人的请求，请忽略此邮件：不会有任何更改。
 mail-ask-admin = 如果您没有预料到此邮件，请联系您的诊所。
+mail-subject-email-change-notice = Tacho：您的电子邮件地址即将更改
+mail-body-email-change-notice = 有人在登录您的 Tacho 账户后请求更改其电子邮件地址。如果不是您本人，请用下面的链接停止此更改（有效期 { $hours ->
+    [one] 1 小时
+   *[other] { $hours } 小时
+}），然后设置新密码。
+mail-action-email-change-notice = 停止此更改
+mail-new-address = 新地址将是 { $address }。
+mail-was-you = 如果是您本人，无需任何操作。

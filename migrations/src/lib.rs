@@ -21,6 +21,7 @@ mod m20261124_000040_audit_append_only;
 mod m20261125_000050_notifications;
 mod m20261126_000060_event_fan_out;
 mod m20261126_000070_account_links;
+mod m20261126_000080_report_groups;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000050_notifications::Migration),
             Box::new(m20261126_000060_event_fan_out::Migration),
             Box::new(m20261126_000070_account_links::Migration),
+            Box::new(m20261126_000080_report_groups::Migration),
         ]
     }
 }

@@ -5,14 +5,14 @@
 
 use chrono::Duration;
 
-use super::{ANONYMOUS, ActionError, ActionResult, Actions, entry};
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::auth::token;
 use crate::domain::account::{Email, NewPassword};
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::notify::AccountMail;
 use crate::store::entities::user;
-use crate::store::{AdminTask, NewAccountLink, StoreError, UserChanges, Viewer};
+use crate::store::{AdminTask, NewAccountLink, Service, StoreError, UserChanges, Viewer};
 
 /// How long a password reset link works: long enough to read the mail, short enough that an
 /// old mailbox is no way in (OWASP Forgot Password Cheat Sheet: short-lived tokens).
@@ -28,6 +28,8 @@ pub const RESET_MAIL_COOLDOWN_SECONDS: i64 = 60;
 enum Purpose {
     PasswordReset,
     EmailChange,
+    /// Stops a pending address change; sent to the current address.
+    EmailChangeStop,
 }
 
 impl Purpose {
@@ -35,13 +37,14 @@ impl Purpose {
         match self {
             Purpose::PasswordReset => "password_reset",
             Purpose::EmailChange => "email_change",
+            Purpose::EmailChangeStop => "email_change_stop",
         }
     }
 
     fn hours(self) -> i64 {
         match self {
             Purpose::PasswordReset => RESET_LINK_HOURS,
-            Purpose::EmailChange => EMAIL_LINK_HOURS,
+            Purpose::EmailChange | Purpose::EmailChangeStop => EMAIL_LINK_HOURS,
         }
     }
 
@@ -49,6 +52,7 @@ impl Purpose {
         match self {
             Purpose::PasswordReset => "/portal/password/reset/",
             Purpose::EmailChange => "/portal/account/email/confirm/",
+            Purpose::EmailChangeStop => "/portal/account/email/stop/",
         }
     }
 }
@@ -68,7 +72,11 @@ impl Actions {
         let Ok(email) = Email::parse(email) else {
             return Ok(());
         };
-        let Some(user) = self.store.user_by_email(email.as_str()).await? else {
+        let Some(user) = self
+            .store
+            .user_by_email(&Service::SignIn, email.as_str())
+            .await?
+        else {
             return Ok(());
         };
         if !user.activation {
@@ -128,6 +136,7 @@ impl Actions {
             )
             .await?;
         store.revoke_tokens_of(id).await?;
+        store.spend_account_links_of(id).await?;
         store
             .audit(entry(viewer, "user.password.reset", "user", id))
             .await?;
@@ -141,6 +150,7 @@ impl Actions {
                 AccountMail::AdminReset,
                 &link,
                 Purpose::PasswordReset.hours(),
+                None,
             )
             .await?;
         Ok(user)
@@ -181,6 +191,8 @@ impl Actions {
             .clear_login_attempts(&crate::auth::login_key(&user.email))
             .await?;
         store.revoke_tokens_of(&user.id).await?;
+        // A pending address change asked for by whoever knew the old password ends too.
+        store.spend_account_links_of(&user.id).await?;
         let owner = Viewer::of(&user);
         store
             .audit(entry(&owner, "account.password.reset", "user", &user.id))
@@ -192,7 +204,9 @@ impl Actions {
 
     /// Starts a change of the viewer's address to `new`: after the current password is checked
     /// (a wrong one counts as a failed login), a link is sent to the new address, and the
-    /// address changes only when it is opened.
+    /// address changes only when it is opened. The current address is told, with a link that
+    /// stops the change and ends every login (see [`Actions::stop_email_change`]): someone
+    /// with the password or a session cannot move the account away unnoticed.
     pub async fn request_email_change(
         &self,
         viewer: &Viewer,
@@ -213,7 +227,12 @@ impl Actions {
                 "email-same",
             ));
         }
-        if self.store.user_by_email(new.as_str()).await?.is_some() {
+        if self
+            .store
+            .user_by_email(&Service::SignIn, new.as_str())
+            .await?
+            .is_some()
+        {
             return Err(StoreError::EmailUsed.into());
         }
         let link = self
@@ -227,6 +246,7 @@ impl Actions {
                 &user.id,
             ))
             .await?;
+        let stop = self.new_link(&user, Purpose::EmailChangeStop, None).await?;
         mailer
             .send_account_link(
                 &user,
@@ -234,8 +254,59 @@ impl Actions {
                 AccountMail::EmailChange,
                 &link,
                 Purpose::EmailChange.hours(),
+                None,
             )
             .await?;
+        mailer
+            .send_account_link(
+                &user,
+                &user.email,
+                AccountMail::EmailChangeNotice,
+                &stop,
+                Purpose::EmailChangeStop.hours(),
+                Some(new.as_str()),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Whether `secret` is an open link that stops an address change (its page asks first).
+    pub async fn email_change_stop_is_open(&self, secret: &str) -> ActionResult<bool> {
+        Ok(self
+            .store
+            .account_link_is_open(&token::hash(secret), Purpose::EmailChangeStop.as_str())
+            .await?)
+    }
+
+    /// Stops a pending address change through link `secret`, sent to the current address,
+    /// which is spent: every pending account link of the account is spent, every API token
+    /// revoked and every portal session ended, since whoever asked for the change had the
+    /// password or a session. The owner then sets a new password through a forgotten-password
+    /// link, which goes to the address that was kept.
+    pub async fn stop_email_change(&self, secret: &str) -> ActionResult<()> {
+        let store = self.store.begin().await?;
+        let link = store
+            .spend_account_link(&token::hash(secret), Purpose::EmailChangeStop.as_str())
+            .await?
+            .ok_or_else(link_closed)?;
+        let stopped = store
+            .spend_account_links_for(&link.user_id, Purpose::EmailChange.as_str())
+            .await?;
+        store.spend_account_links_of(&link.user_id).await?;
+        store.revoke_tokens_of(&link.user_id).await?;
+        let owner = Viewer {
+            user_id: link.user_id,
+            admin: false,
+        };
+        store
+            .audit(
+                entry(&owner, "account.email.change.stop", "user", &link.user_id).detail(format!(
+                    "{stopped} pending changes stopped; every login ended"
+                )),
+            )
+            .await?;
+        store.commit().await?;
+        self.sessions.end_sessions_of(&link.user_id).await?;
         Ok(())
     }
 
@@ -248,7 +319,11 @@ impl Actions {
             .await?
             .ok_or_else(link_closed)?;
         let new_email = link.new_email.clone().ok_or_else(link_closed)?;
-        if store.user_by_email(&new_email).await?.is_some() {
+        if store
+            .user_by_email(&Service::SignIn, &new_email)
+            .await?
+            .is_some()
+        {
             return Err(StoreError::EmailUsed.into());
         }
         let user = store
@@ -259,6 +334,10 @@ impl Actions {
                     ..UserChanges::default()
                 },
             )
+            .await?;
+        // The change happened: the link that would have stopped it is moot.
+        store
+            .spend_account_links_for(&user.id, Purpose::EmailChangeStop.as_str())
             .await?;
         let owner = Viewer::of(&user);
         store
@@ -302,7 +381,14 @@ impl Actions {
         tokio::spawn(async move {
             let hours = Purpose::PasswordReset.hours();
             if let Err(error) = mailer
-                .send_account_link(&user, &user.email, AccountMail::PasswordReset, &link, hours)
+                .send_account_link(
+                    &user,
+                    &user.email,
+                    AccountMail::PasswordReset,
+                    &link,
+                    hours,
+                    None,
+                )
                 .await
             {
                 tracing::warn!(user = %user.id, error = %format!("{error:#}"), "an account link was not sent");

@@ -8,7 +8,7 @@ use crate::domain::account::{
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::store::entities::user;
-use crate::store::{AdminTask, AuditEntry, NewUser, StoreError, UserChanges, Viewer};
+use crate::store::{AdminTask, AuditEntry, NewUser, Service, StoreError, UserChanges, Viewer};
 
 /// A new account, parsed.
 #[derive(Debug)]
@@ -86,7 +86,11 @@ impl Actions {
             None => hasher.hash_for_registration(password).await?,
         };
         let store = self.store.begin().await?;
-        if store.user_by_email(new.email.as_str()).await?.is_some() {
+        if store
+            .user_by_email(&Service::SignIn, new.email.as_str())
+            .await?
+            .is_some()
+        {
             return Err(StoreError::EmailUsed.into());
         }
         let roles: Vec<String> = new.roles.iter().map(|r| r.as_str().to_owned()).collect();
@@ -200,7 +204,7 @@ impl Actions {
                 let account = match crate::domain::account::Email::parse(email.trim()) {
                     Ok(email) => self
                         .store
-                        .user_by_email(email.as_str())
+                        .user_by_email(&Service::SignIn, email.as_str())
                         .await?
                         .map(|u| u.id),
                     Err(_) => None,
@@ -239,8 +243,9 @@ impl Actions {
 
     /// Changes the viewer's own password after checking the current one (under the login
     /// lockout rules: a wrong current password counts as a failed login). Every login of the
-    /// account ends with it: its tokens are revoked with the change and then its portal
-    /// sessions are ended (the portal gives the session that made the change a new one).
+    /// account ends with it: its tokens are revoked and its pending account links spent with
+    /// the change, and then its portal sessions are ended (the portal gives the session that
+    /// made the change a new one).
     pub async fn change_password(
         &self,
         viewer: &Viewer,
@@ -263,6 +268,7 @@ impl Actions {
             )
             .await?;
         store.revoke_tokens_of(&viewer.user_id).await?;
+        store.spend_account_links_of(&viewer.user_id).await?;
         store
             .audit(
                 entry(viewer, "account.password", "user", &viewer.user_id)
@@ -295,10 +301,12 @@ impl Actions {
     }
 
     /// Ends every login of the viewer's account: all its API tokens and all its portal
-    /// sessions, the one that asks included.
+    /// sessions, the one that asks included, and every pending account link (a password reset,
+    /// an address change) that someone with one of those logins may have asked for.
     pub async fn sign_out_everywhere(&self, viewer: &Viewer) -> ActionResult<()> {
         let store = self.store.begin().await?;
         store.revoke_tokens_of(&viewer.user_id).await?;
+        store.spend_account_links_of(&viewer.user_id).await?;
         store
             .audit(entry(
                 viewer,
@@ -334,7 +342,8 @@ impl Actions {
     }
 
     /// Activates or deactivates an account (administrators; never one's own deactivation).
-    /// Deactivation revokes its tokens with the change and then ends its portal sessions;
+    /// Deactivation revokes its tokens and spends its pending account links with the change,
+    /// and then ends its portal sessions;
     /// activation also lifts a lockout after failed logins.
     pub async fn set_activation(
         &self,
@@ -353,6 +362,9 @@ impl Actions {
                 .await?;
         }
         let updated = store.set_activation(id, active).await?;
+        if !active {
+            store.spend_account_links_of(id).await?;
+        }
         let action = if active {
             "user.activate"
         } else {
@@ -385,7 +397,7 @@ impl Actions {
         store.commit().await?;
         Ok(self
             .store
-            .user_by_id(id)
+            .user_by_id(viewer, id)
             .await?
             .ok_or(StoreError::NotFound)?)
     }

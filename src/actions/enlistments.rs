@@ -30,12 +30,20 @@ impl Actions {
         // The scheduler counts days up to the expiry and reports show it as a date.
         check_millis("expiry_timestamp", expiry)
             .map_err(|message| ActionError::invalid(message, "admin-enlist-invalid"))?;
-        store.enlist_patient(patient, group, expiry).await?;
+        let previous = store.enlist_patient(patient, group, expiry).await?;
+        let mut detail = format!("group {group} until {}", rfc3339_millis(expiry));
+        if previous.is_some_and(|previous| expiry < previous) {
+            // A shortened prescription ends what the group held on the patient now.
+            let (links, files) = store
+                .end_prescription_grants(patient, group, &viewer.user_id)
+                .await?;
+            detail.push_str(&ended(links, files));
+        }
         store
             .audit(
                 entry(viewer, "enlistment.patient", "user", patient)
                     .patient(patient)
-                    .detail(format!("group {group} until {}", rfc3339_millis(expiry))),
+                    .detail(detail),
             )
             .await?;
         Ok(store.commit().await?)
@@ -56,11 +64,14 @@ impl Actions {
             .group_to_staff(viewer, group, GroupTask::EndEnlistments)
             .await?;
         store.end_patient_enlistment(patient, group).await?;
+        let (links, files) = store
+            .end_prescription_grants(patient, group, &viewer.user_id)
+            .await?;
         store
             .audit(
                 entry(viewer, "enlistment.patient.end", "user", patient)
                     .patient(patient)
-                    .detail(format!("group {group}")),
+                    .detail(format!("group {group}{}", ended(links, files))),
             )
             .await?;
         store.commit().await?;
@@ -88,19 +99,33 @@ impl Actions {
         Ok(store.commit().await?)
     }
 
-    /// Removes a user from a group's staff (administrators).
+    /// Removes a user from a group's staff (administrators). What it held through the group
+    /// ends with it: its shared links to measurements it no longer sees are revoked, and the
+    /// app tokens of those measurements' reports change.
     pub async fn remove_staff(&self, viewer: &Viewer, user: &Id, group: &Id) -> ActionResult<()> {
         let store = self.store.begin().await?;
-        store
+        let account = store
             .user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
             .await?;
         store.remove_staff(user, group).await?;
+        let (links, files) = store
+            .end_staff_grants(&Viewer::of(&account), group, &viewer.user_id)
+            .await?;
         store
             .audit(
                 entry(viewer, "enlistment.staff.remove", "user", user)
-                    .detail(format!("group {group}")),
+                    .detail(format!("group {group}{}", ended(links, files))),
             )
             .await?;
         store.commit().await.map_err(StoreError::into)
+    }
+}
+
+/// What ending a grant did, for its audit record.
+fn ended(links: u64, files: u64) -> String {
+    if links + files == 0 {
+        String::new()
+    } else {
+        format!("; {links} shared links revoked, {files} report files given new tokens")
     }
 }

@@ -35,25 +35,20 @@ impl Actions {
         Ok(self.store.unread_count(viewer).await?)
     }
 
-    /// Marks one of `viewer`'s entries read or unread; another reader's is not found.
+    /// Marks one of `viewer`'s entries read or unread; another reader's, or one about what the
+    /// viewer no longer sees, is not found.
     pub async fn mark_notification(
         &self,
         viewer: &Viewer,
         id: &Id,
         read: bool,
     ) -> ActionResult<notification::Model> {
-        Ok(self
-            .store
-            .mark_notification(&viewer.user_id, id, read)
-            .await?)
+        Ok(self.store.mark_notification(viewer, id, read).await?)
     }
 
     /// Marks every entry of `viewer`'s inbox read.
     pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> ActionResult<u64> {
-        Ok(self
-            .store
-            .mark_all_notifications_read(&viewer.user_id)
-            .await?)
+        Ok(self.store.mark_all_notifications_read(viewer).await?)
     }
 
     /// Stores what `viewer` chose to receive.

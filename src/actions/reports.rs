@@ -8,7 +8,7 @@ use crate::domain::id::Id;
 use crate::domain::periods::{Trigger, manual_period};
 use crate::domain::time::rfc3339_millis;
 use crate::store::entities::{file, report};
-use crate::store::{NewReport, ReportRecord, StoreError, Viewer};
+use crate::store::{Both, NewReport, Prescription, ReportRecord, Viewer};
 
 /// A measurement's PDF as handed out.
 #[derive(Debug)]
@@ -45,11 +45,7 @@ impl Actions {
         let id = *measurement;
         let record = self.store.visible_measurement(viewer, &id).await?;
         let patient_id = record.measurement.creator_id;
-        let patient = self
-            .store
-            .user_by_id(&patient_id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let patient = self.store.patient_of_measurement(viewer, &id).await?;
         if reuse {
             let latest = self.store.latest_measurement_report(viewer, &id).await?;
             let updated = record.measurement.update_timestamp;
@@ -91,11 +87,16 @@ impl Actions {
 
     /// Makes a manual periodic report of a patient's measurements from `start` to `end`
     /// (epoch ms; by default the 7 days up to now): administrators, and the staff of a group
-    /// the patient is in, never the patient.
+    /// the patient is in, never the patient. The report is made for the group through which
+    /// the maker sees the patient (`group`, which must be named when there are several; see
+    /// [`report_group`]) and lists only what both the maker and that group see; without any
+    /// such group (an administrator, the patient in no running prescription) it lists what
+    /// the maker sees and is kept for the patient and administrators.
     pub async fn create_manual_report(
         &self,
         viewer: &Viewer,
         patient: &Id,
+        group: Option<Id>,
         start: Option<i64>,
         end: Option<i64>,
     ) -> ActionResult<report::Model> {
@@ -103,23 +104,37 @@ impl Actions {
         let patient = store.patient_to_report_on(viewer, patient).await?;
         let (start, end) = manual_period(start, end, store.clock().now_millis())
             .map_err(|message| ActionError::invalid(message, "error-period-invalid"))?;
-        let report = store
-            .create_report(NewReport {
-                user_id: patient.id,
-                creator_id: Some(viewer.user_id),
-                trigger: Trigger::Manual,
-                dedupe_key: None,
-                start,
-                end,
-            })
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("a manual report was not stored"))?;
+        let candidates = store.report_groups(viewer, &patient.id).await?;
+        let group = report_group(&candidates, group)?;
+        let new = NewReport {
+            user_id: patient.id,
+            group_id: group,
+            creator_id: Some(viewer.user_id),
+            trigger: Trigger::Manual,
+            dedupe_key: None,
+            start,
+            end,
+        };
+        let made = match group {
+            Some(group) => {
+                let prescription = Prescription {
+                    patient: patient.id,
+                    group,
+                };
+                store
+                    .create_report(&Both(viewer, &prescription), new)
+                    .await?
+            }
+            None => store.create_report(viewer, new).await?,
+        };
+        let report = made.ok_or_else(|| anyhow::anyhow!("a manual report was not stored"))?;
         let period = format!("{} to {}", rfc3339_millis(start), rfc3339_millis(end));
+        let group = group.map_or_else(|| "the patient only".to_owned(), |g| format!("group {g}"));
         store
             .audit(
                 entry(viewer, "report.create", "periodic-report", &report.id)
                     .patient(&patient.id)
-                    .detail(format!("manual, {period}")),
+                    .detail(format!("manual, {period}, for {group}")),
             )
             .await?;
         store.commit().await?;
@@ -135,11 +150,7 @@ impl Actions {
         zone: Option<TimeZone>,
     ) -> ActionResult<PeriodicPdf> {
         let report = self.store.visible_report(viewer, report).await?;
-        let patient = self
-            .store
-            .user_by_id(&report.user_id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let patient = self.store.patient_of_report(viewer, &report.id).await?;
         let language = language.unwrap_or_else(|| Language::or_english(Some(&patient.language)));
         let zone: Tz = match zone {
             Some(zone) => zone.0,
@@ -156,5 +167,48 @@ impl Actions {
             .detail(format!("{}, {}", language.code(), zone.name()));
         self.store.audit(audit).await?;
         Ok(PeriodicPdf { report, file })
+    }
+}
+
+/// The group a manual report is made for, of `candidates` (the groups through which its
+/// maker sees the patient, [`crate::store::Store::report_groups`]): the one `named`, which
+/// must be among them; else the only one; none when there is none.
+pub fn report_group(candidates: &[Id], named: Option<Id>) -> ActionResult<Option<Id>> {
+    match (named, candidates) {
+        (Some(group), _) if candidates.contains(&group) => Ok(Some(group)),
+        (Some(_), _) => Err(ActionError::invalid(
+            "group_id must be a group of the patient's running prescriptions that you are staff of",
+            "error-report-group-invalid",
+        )),
+        (None, []) => Ok(None),
+        (None, [group]) => Ok(Some(*group)),
+        (None, _) => Err(ActionError::invalid(
+            "group_id is needed: you see the patient through several groups; name the one the report is for",
+            "error-report-group-needed",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manual_report_is_made_for_the_one_group_named_or_possible() {
+        let (a, b, c) = (Id::generate(), Id::generate(), Id::generate());
+        assert_eq!(report_group(&[], None).unwrap(), None);
+        assert_eq!(report_group(&[a], None).unwrap(), Some(a));
+        assert_eq!(report_group(&[a, b], Some(b)).unwrap(), Some(b));
+        let needed = report_group(&[a, b], None).unwrap_err();
+        assert!(
+            needed.to_string().contains("group_id is needed"),
+            "{needed}"
+        );
+        let foreign = report_group(&[a, b], Some(c)).unwrap_err();
+        assert!(
+            foreign.to_string().contains("group_id must be"),
+            "{foreign}"
+        );
+        assert!(report_group(&[], Some(c)).is_err());
     }
 }

@@ -9,7 +9,7 @@ use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::domain::time::rfc3339_millis;
 use crate::store::entities::{file, shared_link};
-use crate::store::{NewSharedLink, StoreError, Viewer};
+use crate::store::{NewSharedLink, Service, StoreError, Viewer};
 
 /// How long a shared link lasts unless its maker says otherwise, in days.
 pub const DEFAULT_LINK_DAYS: i64 = 30;
@@ -79,7 +79,7 @@ impl Actions {
         measurement: &Id,
     ) -> ActionResult<Vec<shared_link::Model>> {
         self.store.visible_measurement(viewer, measurement).await?;
-        Ok(self.store.shared_links_of(measurement).await?)
+        Ok(self.store.shared_links_of(viewer, measurement).await?)
     }
 
     /// Revokes a link of a measurement the viewer sees: its address opens nothing from now on.
@@ -117,7 +117,7 @@ impl Actions {
     ) -> ActionResult<usize> {
         let store = self.store.begin().await?;
         let record = store.visible_measurement(viewer, measurement).await?;
-        let files = store.files_of_measurement(measurement).await?;
+        let files = store.files_of_measurement(viewer, measurement).await?;
         for file in &files {
             store.rotate_file_secret(file).await?;
         }
@@ -146,7 +146,7 @@ impl Actions {
             .ok_or(StoreError::NotFound)?;
         let file = self
             .store
-            .file_by_id(&link.file_id)
+            .file_by_id(&Service::Capability, &link.file_id)
             .await?
             .ok_or(StoreError::NotFound)?;
         let anonymous = anonymous();
@@ -169,7 +169,10 @@ impl Actions {
     ) -> ActionResult<()> {
         let mut record = entry(&anonymous(), "file.download", "file", &file.id)
             .detail(format!("from {network}"));
-        record.patient_id = self.store.patient_of_file(&file.id).await?;
+        record.patient_id = self
+            .store
+            .patient_of_file(&Service::Capability, &file.id)
+            .await?;
         self.store.audit(record).await?;
         Ok(())
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::store::entities::user;
-use crate::store::{AccessCheck, NewTokenPair, RefreshCheck, Store, StoreError};
+use crate::store::{AccessCheck, NewTokenPair, RefreshCheck, Service, Store, StoreError};
 use lockout::LockState;
 use password::PasswordHasher;
 
@@ -149,7 +149,11 @@ impl Authenticator {
         let now = self.store.clock().now_millis();
         let failures = self.reserve(&login, &network, now).await?;
         let known = match crate::domain::account::Email::parse(&typed) {
-            Ok(email) => self.store.user_by_email(email.as_str()).await?,
+            Ok(email) => {
+                self.store
+                    .user_by_email(&Service::SignIn, email.as_str())
+                    .await?
+            }
             Err(_) => None,
         };
         let checked = match &known {

@@ -11,7 +11,7 @@ use super::reports::open_store;
 use crate::config::{FileStorageKind, Settings};
 use crate::domain::clock::SystemClock;
 use crate::storage::{self, LocalStorage, Migration, MigrationCounts};
-use crate::store::Store;
+use crate::store::{Service, Store};
 
 /// Copies every recorded file from `TACHO_FILE_STORAGE` to the storage of kind `to`, with a
 /// progress bar. Resumable: files the destination holds are not copied again.
@@ -92,7 +92,7 @@ pub async fn backup(settings: Settings, to: &Path) -> anyhow::Result<()> {
         .await
         .context("cannot connect to the database")?;
     let database = to.join("tacho.db");
-    store.backup_into(&database).await.with_context(|| {
+    store.backup_into(&Service::Operator, &database).await.with_context(|| {
         format!(
             "cannot copy the database (for PostgreSQL, see pg_dump in docs/operations.md) to {}",
             database.display()

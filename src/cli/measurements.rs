@@ -8,6 +8,7 @@ use chrono::NaiveDate;
 use super::progress::Progress;
 use super::reports::open_store;
 use crate::config::Settings;
+use crate::store::Service;
 
 /// Measurements read per query: each carries its payload (~0.4 MB for a minute of camera
 /// traces), so a batch holds some 25 MB at most.
@@ -35,7 +36,9 @@ pub async fn reanalyse(settings: Settings, since: Option<&str>) -> anyhow::Resul
     let since = since.map(parse_since).transpose()?;
     let store = open_store(&settings).await?;
     let started = Instant::now();
-    let total = store.count_measurements_since(since).await?;
+    let total = store
+        .count_measurements_since(&Service::Operator, since)
+        .await?;
     let mut progress = Progress::new(
         "reanalyse",
         "measurements",
@@ -43,7 +46,7 @@ pub async fn reanalyse(settings: Settings, since: Option<&str>) -> anyhow::Resul
         total,
     );
     let run = store
-        .reanalyse_measurements(since, BATCH, |run| {
+        .reanalyse_measurements(&Service::Operator, since, BATCH, |run| {
             let counts = format!("{} changed, {} failed", run.changed, run.failed);
             progress.update(run.examined, &counts)
         })

@@ -132,6 +132,11 @@ struct CreateReport {
     /// (excluded); default now.
     #[arg(long)]
     to: Option<String>,
+    /// The group the report is made for (its id): the report lists only the measurements
+    /// shared with that group, and its staff see it. Without it, the report lists every
+    /// measurement of the period and is kept for the patient and administrators.
+    #[arg(long)]
+    group: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -211,6 +216,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             reports::create(
                 settings,
                 &args.user,
+                args.group.as_deref(),
                 args.from.as_deref(),
                 args.to.as_deref(),
             )

@@ -16,7 +16,7 @@ use crate::domain::periods::{Trigger, manual_period};
 use crate::domain::time::local_time;
 use crate::notify::Notifier;
 use crate::scheduler::{Scheduler, SchedulerOptions};
-use crate::store::{NewReport, Store};
+use crate::store::{NewReport, Prescription, Service, Store};
 
 /// Migrates, then connects to the database of `settings`.
 pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
@@ -111,15 +111,19 @@ fn local(zone: Tz, millis: i64) -> String {
 pub async fn create(
     settings: Settings,
     user: &str,
+    group: Option<&str>,
     from: Option<&str>,
     to: Option<&str>,
 ) -> anyhow::Result<()> {
     let store = open_store(&settings).await?;
+    let operator = Service::Operator;
     let patient = if user.contains('@') {
-        store.user_by_email(&user.trim().to_lowercase()).await?
+        store
+            .user_by_email(&operator, &user.trim().to_lowercase())
+            .await?
     } else {
         let id = Id::parse(user).map_err(|e| anyhow::anyhow!("--user: {e}"))?;
-        store.user_by_id(&id).await?
+        store.user_by_id(&operator, &id).await?
     }
     .with_context(|| format!("no user {user}"))?;
     let zone = TimeZone::parse(&patient.time_zone)
@@ -131,17 +135,29 @@ pub async fn create(
         SystemClock.now_millis(),
     )
     .map_err(|e| anyhow::anyhow!(e))?;
-    let report = store
-        .create_report(NewReport {
-            user_id: patient.id,
-            creator_id: None,
-            trigger: Trigger::Manual,
-            dedupe_key: None,
-            start,
-            end,
-        })
-        .await?
-        .context("the report was not stored")?;
+    let group = group
+        .map(|g| Id::parse(g).map_err(|e| anyhow::anyhow!("--group: {e}")))
+        .transpose()?;
+    let new = NewReport {
+        user_id: patient.id,
+        group_id: group,
+        creator_id: None,
+        trigger: Trigger::Manual,
+        dedupe_key: None,
+        start,
+        end,
+    };
+    let made = match group {
+        Some(group) => {
+            let prescription = Prescription {
+                patient: patient.id,
+                group,
+            };
+            store.create_report(&prescription, new).await?
+        }
+        None => store.create_report(&operator, new).await?,
+    };
+    let report = made.context("the report was not stored")?;
     let count = crate::reports::periodic::items(&report).len();
     println!(
         "created report {} for {} {}: {count} measurements from {} to {}",

@@ -53,6 +53,9 @@ pub enum AccountMail {
     EmailChange,
     /// Sets a new password after an administrator reset the old one.
     AdminReset,
+    /// Tells the current address that a change to another was asked for, with a link that
+    /// stops it.
+    EmailChangeNotice,
 }
 
 impl AccountMail {
@@ -62,6 +65,7 @@ impl AccountMail {
             AccountMail::PasswordReset => "password-reset",
             AccountMail::EmailChange => "email-change",
             AccountMail::AdminReset => "admin-reset",
+            AccountMail::EmailChangeNotice => "email-change-notice",
         }
     }
 }
@@ -130,6 +134,7 @@ impl Mailer {
         purpose: AccountMail,
         link: &str,
         hours: i64,
+        new_address: Option<&str>,
     ) -> anyhow::Result<()> {
         let to: Mailbox = address
             .parse()
@@ -137,14 +142,18 @@ impl Mailer {
         let language = Language::or_english(Some(&reader.language));
         let tr = Translator::new(language);
         let greeting = tr.text_with("mail-greeting", &[("name", reader.first_name.clone())]);
-        let body = tr.text_with_count(&format!("mail-body-{}", purpose.key()), "hours", hours);
+        let mut body = tr.text_with_count(&format!("mail-body-{}", purpose.key()), "hours", hours);
+        if let Some(address) = new_address {
+            body.push(' ');
+            body.push_str(&tr.text_with("mail-new-address", &[("address", address.to_owned())]));
+        }
         let action = tr.text(&format!("mail-action-{}", purpose.key()));
         // Whoever did not ask for a link can ignore it; an administrator's reset has already
         // happened, so that mail says whom to ask instead.
-        let ignore = if purpose == AccountMail::AdminReset {
-            tr.text("mail-ask-admin")
-        } else {
-            tr.text("mail-not-you")
+        let ignore = match purpose {
+            AccountMail::AdminReset => tr.text("mail-ask-admin"),
+            AccountMail::EmailChangeNotice => tr.text("mail-was-you"),
+            AccountMail::PasswordReset | AccountMail::EmailChange => tr.text("mail-not-you"),
         };
         let plain = format!("{greeting}\n\n{body}\n\n{action}: {link}\n\n{ignore}\n");
         let html = format!(

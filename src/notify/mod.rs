@@ -30,7 +30,7 @@ use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind};
 use crate::storage::FileStorage;
 use crate::store::entities::{event, job};
-use crate::store::{DeliveryRecord, FanOut, NewEvent, NewJob, Store, StoreError, Viewer};
+use crate::store::{DeliveryRecord, FanOut, NewEvent, NewJob, Service, Store, StoreError, Viewer};
 
 /// The job kind of one e-mail.
 pub const EMAIL_JOB: &str = "email";
@@ -268,7 +268,7 @@ impl Notifier {
     async fn fan_out_in(&self, store: &Store, ids: &[Id]) -> anyhow::Result<usize> {
         let now = store.clock().now_millis();
         let planned: Vec<(FanOut, Vec<NewJob>)> = store
-            .plan_fan_outs(ids)
+            .plan_fan_outs(&Service::Notifier, ids)
             .await?
             .into_iter()
             .map(|p| {
@@ -327,10 +327,18 @@ impl Notifier {
         let Some(mailer) = &self.mailer else {
             return Ok(false);
         };
-        let event = self.store.event(event_id).await?;
-        let Some(user) = self.store.active_user(user_id).await? else {
+        let event = self.store.event(&Service::Notifier, event_id).await?;
+        let Some(user) = self.store.active_user(&Service::Notifier, user_id).await? else {
             return Ok(false);
         };
+        // A reader whose access to what the event is about ended since is not told.
+        if !self
+            .store
+            .may_read_event(&Viewer::of(&user), event_id)
+            .await?
+        {
+            return Ok(false);
+        }
         let preferences = self.store.preferences(user_id).await?;
         let attachment = if preferences.attach_pdf {
             self.attachment(&event, &user).await?
@@ -353,11 +361,11 @@ impl Notifier {
         let Some(mailer) = &self.mailer else {
             return Ok(false);
         };
-        let entries = self.store.digest_entries(user_id).await?;
-        let Some(last) = entries.last() else {
+        let Some(user) = self.store.active_user(&Service::Notifier, user_id).await? else {
             return Ok(false);
         };
-        let Some(user) = self.store.active_user(user_id).await? else {
+        let entries = self.store.digest_entries(&Viewer::of(&user)).await?;
+        let Some(last) = entries.last() else {
             return Ok(false);
         };
         let message = mail::Message {
@@ -410,7 +418,7 @@ impl Notifier {
         endpoint_id: &Id,
         attempt: i32,
     ) -> anyhow::Result<bool> {
-        let event = self.store.event(event_id).await?;
+        let event = self.store.event(&Service::Notifier, event_id).await?;
         let Some(endpoint) = self.store.webhook(endpoint_id).await? else {
             return Ok(false);
         };

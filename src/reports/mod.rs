@@ -36,7 +36,7 @@ use crate::domain::measurement::Status;
 use crate::pdf::{Engine, RenderMeta, Template};
 use crate::storage::FileStorage;
 use crate::store::entities::{file, measurement_report, report, user};
-use crate::store::{MeasurementRecord, NewFile, NewMeasurementReport, Store, StoreError};
+use crate::store::{MeasurementRecord, NewFile, NewMeasurementReport, Service, Store, StoreError};
 use crate::telemetry::metrics;
 
 /// Why a report could not be made.
@@ -133,7 +133,10 @@ impl Reports {
                 m.id, m.status
             )));
         }
-        let profile = self.store.profile_of(&patient.id).await?;
+        let profile = self
+            .store
+            .visible_profile(&Service::Reports, &patient.id)
+            .await?;
         let time_zone: Tz = TimeZone::parse(&patient.time_zone)
             .map(|z| z.0)
             .unwrap_or(Tz::UTC);
@@ -189,7 +192,10 @@ impl Reports {
         language: Language,
         time_zone: Tz,
     ) -> Result<file::Model, ReportError> {
-        let profile = self.store.profile_of(&patient.id).await?;
+        let profile = self
+            .store
+            .visible_profile(&Service::Reports, &patient.id)
+            .await?;
         let built = periodic::build(&periodic::PeriodicReportInput {
             report,
             patient,
@@ -220,7 +226,7 @@ impl Reports {
         data: D,
         meta: RenderMeta,
     ) -> Result<file::Model, ReportError> {
-        if let Some(file) = self.store.file_by_cache_key(key).await? {
+        if let Some(file) = self.store.file_by_cache_key(&Service::Reports, key).await? {
             metrics::render_cache(template.name(), true);
             return Ok(file);
         }
@@ -230,7 +236,7 @@ impl Reports {
         };
         let result = flight
             .get_or_try_init(|| async {
-                if let Some(file) = self.store.file_by_cache_key(key).await? {
+                if let Some(file) = self.store.file_by_cache_key(&Service::Reports, key).await? {
                     metrics::render_cache(template.name(), true);
                     return Ok(file);
                 }

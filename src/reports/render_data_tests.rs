@@ -145,6 +145,7 @@ fn periodic_reports() -> Vec<Value> {
                 id: "r1".into(),
                 user_id: patient.id,
                 creator_id: None,
+                group_id: None,
                 trigger: "MANUAL".into(),
                 status: report::ReportStatus::Complete,
                 dedupe_key: None,

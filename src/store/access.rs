@@ -194,7 +194,7 @@ impl Store {
         email: &str,
     ) -> StoreResult<Option<user::Model>> {
         viewer.administer(AdminTask::Administer)?;
-        self.user_by_email(email).await
+        self.user_by_email(viewer, email).await
     }
 
     /// User `id` for a change of its account (names, language, time zone).

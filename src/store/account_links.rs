@@ -90,6 +90,30 @@ impl Store {
             .await?)
     }
 
+    /// Spends every open link of `user_id`, whatever its purpose: what a password change, a
+    /// reset, signing out everywhere or a deactivation ends. Returns how many.
+    pub async fn spend_account_links_of(&self, user_id: &Id) -> StoreResult<u64> {
+        let spent = account_link::Entity::update_many()
+            .col_expr(account_link::Column::SpentAt, Expr::value(self.now()))
+            .filter(account_link::Column::UserId.eq(*user_id))
+            .filter(account_link::Column::SpentAt.is_null())
+            .exec(&self.db)
+            .await?;
+        Ok(spent.rows_affected)
+    }
+
+    /// Spends the open links of `purpose` of `user_id`; returns how many.
+    pub async fn spend_account_links_for(&self, user_id: &Id, purpose: &str) -> StoreResult<u64> {
+        let spent = account_link::Entity::update_many()
+            .col_expr(account_link::Column::SpentAt, Expr::value(self.now()))
+            .filter(account_link::Column::UserId.eq(*user_id))
+            .filter(account_link::Column::Purpose.eq(purpose))
+            .filter(account_link::Column::SpentAt.is_null())
+            .exec(&self.db)
+            .await?;
+        Ok(spent.rows_affected)
+    }
+
     /// Whether an open link of `purpose` has this hash (the page that asks for the new
     /// password looks before the form is sent; nothing is spent).
     pub async fn account_link_is_open(

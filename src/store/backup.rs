@@ -4,7 +4,7 @@ use std::path::Path;
 
 use sea_orm::{ConnectionTrait, DbBackend};
 
-use super::Store;
+use super::{Service, Store};
 
 impl Store {
     /// Writes a consistent copy of the SQLite database to `target`, which must not exist.
@@ -13,7 +13,12 @@ impl Store {
     /// one moment even while other connections write (SQLite documents it as an alternative
     /// to the online-backup API: <https://sqlite.org/lang_vacuum.html#vacuuminto>); the copy
     /// is also compacted. Writers are not blocked in WAL mode.
-    pub async fn backup_into(&self, target: &Path) -> anyhow::Result<()> {
+    pub async fn backup_into(&self, scope: &Service, target: &Path) -> anyhow::Result<()> {
+        // A copy holds everything: only the operator's scope may make one.
+        anyhow::ensure!(
+            *scope == Service::Operator,
+            "a backup is made by the operator"
+        );
         if self.backend() != DbBackend::Sqlite {
             anyhow::bail!("only an embedded SQLite database can be copied this way");
         }

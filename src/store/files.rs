@@ -3,7 +3,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::entities::{file, file_blob};
-use super::{Store, StoreResult};
+use super::{Scope, Service, Store, StoreResult};
 use crate::domain::id::Id;
 
 /// A file to record.
@@ -18,17 +18,26 @@ pub struct NewFile {
 }
 
 impl Store {
-    /// The file rendered from the input with this hash, if any.
-    pub async fn file_by_cache_key(&self, cache_key: &str) -> StoreResult<Option<file::Model>> {
+    /// The file rendered from the input with this hash, if any and `scope` reads files.
+    pub async fn file_by_cache_key(
+        &self,
+        scope: &dyn Scope,
+        cache_key: &str,
+    ) -> StoreResult<Option<file::Model>> {
         Ok(file::Entity::find()
             .filter(file::Column::CacheKey.eq(cache_key))
+            .filter(scope.files())
             .one(&self.db)
             .await?)
     }
 
-    /// The file with this id, whoever asks (files are reached by capability tokens).
-    pub async fn file_by_id(&self, id: &Id) -> StoreResult<Option<file::Model>> {
-        Ok(file::Entity::find_by_id(*id).one(&self.db).await?)
+    /// The file with this id, if `scope` reads files: a capability (the token or link that
+    /// names it) or an operator.
+    pub async fn file_by_id(&self, scope: &dyn Scope, id: &Id) -> StoreResult<Option<file::Model>> {
+        Ok(file::Entity::find_by_id(*id)
+            .filter(scope.files())
+            .one(&self.db)
+            .await?)
     }
 
     /// Moves file `id` to a new token version: every `readFileToken` of it made so far opens
@@ -71,7 +80,7 @@ impl Store {
                     Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
                 ) =>
             {
-                self.file_by_cache_key(&new.cache_key)
+                self.file_by_cache_key(&Service::Reports, &new.cache_key)
                     .await?
                     .ok_or_else(|| super::StoreError::Db(err))
             }

@@ -6,7 +6,7 @@ use super::entities::file;
 use super::entities::measurement_report::{self, MeasurementReportStatus};
 use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
-use super::{Store, StoreError, StoreResult, Viewer};
+use super::{Scope, Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::EventKind;
 

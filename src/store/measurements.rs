@@ -14,7 +14,7 @@ use super::entities::{
 };
 use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
-use super::{Store, StoreError, StoreResult, Viewer};
+use super::{Scope, Store, StoreError, StoreResult, Viewer};
 use crate::analysis::Indicator;
 use crate::domain::id::Id;
 use crate::domain::measurement::{
@@ -346,13 +346,18 @@ impl Store {
         Ok((records, total))
     }
 
-    /// The stored `data` text of these measurements, by id (those that no longer exist are
-    /// missing).
-    pub async fn measurement_payloads(&self, ids: &[Id]) -> StoreResult<HashMap<Id, String>> {
+    /// The stored `data` text of these measurements that `scope` sees, by id (those that no
+    /// longer exist, or no longer are in view, are missing).
+    pub async fn measurement_payloads(
+        &self,
+        scope: &dyn Scope,
+        ids: &[Id],
+    ) -> StoreResult<HashMap<Id, String>> {
         let rows: Vec<(Id, String)> = measurement::Entity::find()
             .select_only()
             .columns([measurement::Column::Id, measurement::Column::Data])
             .filter(measurement::Column::Id.is_in(ids.to_vec()))
+            .filter(scope.measurements("measurements", "id", "creator_id"))
             .into_tuple()
             .all(&self.db)
             .await?;
@@ -511,9 +516,18 @@ fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
 }
 
 impl Store {
-    /// The number of measurements taken at or after `since` (epoch ms; all when none).
-    pub async fn count_measurements_since(&self, since: Option<i64>) -> StoreResult<u64> {
-        let mut select = measurement::Entity::find();
+    /// The number of measurements `scope` sees taken at or after `since` (epoch ms; all when
+    /// none).
+    pub async fn count_measurements_since(
+        &self,
+        scope: &dyn Scope,
+        since: Option<i64>,
+    ) -> StoreResult<u64> {
+        let mut select = measurement::Entity::find().filter(scope.measurements(
+            "measurements",
+            "id",
+            "creator_id",
+        ));
         if let Some(since) = since {
             select = select.filter(measurement::Column::MeasurementTimestamp.gte(since));
         }
@@ -526,9 +540,13 @@ impl Store {
     /// [`status_after`]), the result columns and the summary. Only they get a new
     /// `updateTimestamp` (and `statusChangedTimestamp` when the status moved), so a report of
     /// an unchanged measurement stays current. A measurement changed by someone else during
-    /// the run is read and analysed again. `progress` is called after every batch.
+    /// the run is read and analysed again. `progress` is called after every batch. Only what
+    /// `scope` sees is read (the command line's [`Service::Operator`]: everything).
+    ///
+    /// [`Service::Operator`]: super::Service::Operator
     pub async fn reanalyse_measurements(
         &self,
+        scope: &dyn Scope,
         since: Option<i64>,
         batch: u64,
         mut progress: impl FnMut(&Reanalysis),
@@ -537,6 +555,7 @@ impl Store {
         let mut after: Option<Id> = None;
         loop {
             let mut select = measurement::Entity::find()
+                .filter(scope.measurements("measurements", "id", "creator_id"))
                 .order_by_asc(measurement::Column::Id)
                 .limit(batch.max(1));
             if let Some(after) = after {

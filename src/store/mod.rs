@@ -57,7 +57,7 @@ pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};
-pub use visibility::Viewer;
+pub use visibility::{Both, Prescription, Scope, Service, Viewer};
 pub use webhooks::{DeliveryRecord, NewWebhook};
 
 use crate::domain::clock::Clock;

@@ -11,18 +11,18 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{Condition, Expr, OnConflict, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, ExprTrait,
     QueryFilter, QueryOrder, QuerySelect, Statement,
 };
 
 use super::entities::{
-    event, group_notification_setting, measurement_group, notification, notification_preference,
-    patient_enlistment, report, staff_enlistment, user, webhook_endpoint,
+    event, group_notification_setting, measurement, measurement_group, notification,
+    notification_preference, report, staff_enlistment, user, webhook_endpoint,
 };
 use super::query::ListSpec;
-use super::{NewJob, Store, StoreError, StoreResult, Viewer};
+use super::{NewJob, Scope, Service, Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
 
@@ -114,9 +114,10 @@ impl Store {
         Ok(id)
     }
 
-    /// An event by id.
-    pub async fn event(&self, id: &Id) -> StoreResult<event::Model> {
+    /// An event by id, if `scope` reads notifications (the notifier).
+    pub async fn event(&self, scope: &Service, id: &Id) -> StoreResult<event::Model> {
         event::Entity::find_by_id(*id)
+            .filter(scope.notifications("events", "patient_id", self.now()))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)
@@ -164,13 +165,16 @@ impl Store {
     /// events it holds, which is what keeps a run of thousands of reports cheap.
     ///
     /// Readers: the patient (unless the kind is for staff only); the staff of the event's
-    /// groups (the groups of a measurement, or those whose enlistment of the patient overlaps
-    /// a periodic report's period, as in `visibility`) whose settings let the kind through;
+    /// groups (the groups of a measurement, or the group a periodic report was made for, as
+    /// in `visibility`) whose settings let the kind through;
     /// every administrator for `webhook.disabled`. Never the actor, never a deactivated
     /// account.
-    pub async fn plan_fan_outs(&self, ids: &[Id]) -> StoreResult<Vec<FanOut>> {
+    ///
+    /// Only `scope` (the notifier's) reads events and accounts here.
+    pub async fn plan_fan_outs(&self, scope: &Service, ids: &[Id]) -> StoreResult<Vec<FanOut>> {
         let events = event::Entity::find()
             .filter(event::Column::Id.is_in(ids.iter().copied()))
+            .filter(scope.notifications("events", "patient_id", self.now()))
             .all(&self.db)
             .await?;
         if events.is_empty() {
@@ -242,6 +246,7 @@ impl Store {
             let found = user::Entity::find()
                 .filter(user::Column::Id.is_in(chunk.iter().copied()))
                 .filter(user::Column::Activation.eq(true))
+                .filter(scope.users("users", "id", self.now()))
                 .all(&self.db)
                 .await?;
             users.extend(found.into_iter().map(|u| (u.id, u)));
@@ -314,41 +319,22 @@ impl Store {
             }
         }
         if !by_report.is_empty() {
-            let reports: HashMap<Id, (Id, i64, i64)> = report::Entity::find()
+            // A report reaches the staff of the group it was made for, and no other.
+            let reports: HashMap<Id, Option<Id>> = report::Entity::find()
                 .select_only()
                 .column(report::Column::Id)
-                .column(report::Column::UserId)
-                .column(report::Column::PeriodStartTimestamp)
-                .column(report::Column::PeriodEndTimestamp)
+                .column(report::Column::GroupId)
                 .filter(report::Column::Id.is_in(by_report.iter().map(|(_, r)| *r)))
-                .into_tuple::<(Id, Id, i64, i64)>()
+                .into_tuple::<(Id, Option<Id>)>()
                 .all(&self.db)
                 .await?
                 .into_iter()
-                .map(|(id, user, start, end)| (id, (user, start, end)))
                 .collect();
-            let patients: BTreeSet<Id> = reports.values().map(|(user, _, _)| *user).collect();
-            let enlistments: Vec<(Id, Id, i64, i64)> = patient_enlistment::Entity::find()
-                .select_only()
-                .column(patient_enlistment::Column::UserId)
-                .column(patient_enlistment::Column::GroupId)
-                .column(patient_enlistment::Column::CreationTimestamp)
-                .column(patient_enlistment::Column::ExpiryTimestamp)
-                .filter(patient_enlistment::Column::UserId.is_in(patients))
-                .into_tuple()
-                .all(&self.db)
-                .await?;
             for (event, report) in &by_report {
-                let Some((patient, start, end)) = reports.get(report) else {
-                    continue;
-                };
-                let overlapping = enlistments.iter().filter(|(user, _, from, until)| {
-                    user == patient && *from <= *end && *until > *start
-                });
-                groups
-                    .entry(*event)
-                    .or_default()
-                    .extend(overlapping.map(|(_, g, _, _)| *g));
+                let entry = groups.entry(*event).or_default();
+                if let Some(Some(group)) = reports.get(report) {
+                    entry.insert(*group);
+                }
             }
         }
         Ok(groups)
@@ -500,13 +486,40 @@ impl Store {
         Ok(())
     }
 
-    /// `viewer`'s inbox: its own entries about patients it may still see (a physician who
-    /// left a group no longer reads of that group's patients).
+    /// `viewer`'s inbox: its own entries shown in the inbox that it may still read.
     fn inbox_of(&self, viewer: &Viewer) -> sea_orm::Select<notification::Entity> {
         notification::Entity::find()
-            .filter(notification::Column::UserId.eq(viewer.user_id))
             .filter(notification::Column::InInbox.eq(true))
-            .filter(viewer.users("notifications", "patient_id", self.now()))
+            .filter(self.readable(viewer))
+    }
+
+    /// Entries of `viewer`'s that it may still read: about a patient it sees, and about a
+    /// measurement or periodic report it sees (a physician who left a group, or whose
+    /// prescription ended, no longer reads of what that gave it).
+    fn readable(&self, viewer: &Viewer) -> Condition {
+        let measurements = Query::select()
+            .column((measurement::Entity, measurement::Column::Id))
+            .from(measurement::Entity)
+            .cond_where(viewer.measurements("measurements", "id", "creator_id"))
+            .to_owned();
+        let reports = Query::select()
+            .column((report::Entity, report::Column::Id))
+            .from(report::Entity)
+            .cond_where(viewer.periodic_reports())
+            .to_owned();
+        Condition::all()
+            .add(notification::Column::UserId.eq(viewer.user_id))
+            .add(viewer.users("notifications", "patient_id", self.now()))
+            .add(
+                Condition::any()
+                    .add(notification::Column::MeasurementId.is_null())
+                    .add(notification::Column::MeasurementId.in_subquery(measurements)),
+            )
+            .add(
+                Condition::any()
+                    .add(notification::Column::Kind.ne(EventKind::PeriodicReportCreated))
+                    .add(notification::Column::ReportId.in_subquery(reports)),
+            )
     }
 
     /// A page of `viewer`'s inbox.
@@ -528,23 +541,29 @@ impl Store {
             .await?)
     }
 
-    /// One entry of `user`'s inbox; another reader's is not found.
-    pub async fn own_notification(&self, user: &Id, id: &Id) -> StoreResult<notification::Model> {
+    /// One entry of `viewer`'s that it may still read; another reader's, or one about what
+    /// it no longer sees, is not found.
+    pub async fn own_notification(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+    ) -> StoreResult<notification::Model> {
         notification::Entity::find_by_id(*id)
-            .filter(notification::Column::UserId.eq(*user))
+            .filter(self.readable(viewer))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)
     }
 
-    /// Marks `user`'s entry `id` read or unread; another reader's is not found.
+    /// Marks `viewer`'s entry `id` read or unread; another reader's, or one about what it no
+    /// longer sees, is not found.
     pub async fn mark_notification(
         &self,
-        user: &Id,
+        viewer: &Viewer,
         id: &Id,
         read: bool,
     ) -> StoreResult<notification::Model> {
-        let current = self.own_notification(user, id).await?;
+        let current = self.own_notification(viewer, id).await?;
         let read_at = if read {
             current.read_at.or(Some(self.now()))
         } else {
@@ -563,22 +582,35 @@ impl Store {
         })
     }
 
-    /// Marks every unread entry of `user`'s inbox read; returns how many.
-    pub async fn mark_all_notifications_read(&self, user: &Id) -> StoreResult<u64> {
+    /// Whether `reader` may still read its entry about event `event` (an e-mail about it goes
+    /// only while it may).
+    pub async fn may_read_event(&self, reader: &Viewer, event: &Id) -> StoreResult<bool> {
+        use sea_orm::PaginatorTrait;
+        let found = notification::Entity::find()
+            .filter(notification::Column::EventId.eq(*event))
+            .filter(self.readable(reader))
+            .count(&self.db)
+            .await?;
+        Ok(found > 0)
+    }
+
+    /// Marks every unread entry of `viewer`'s inbox that it may still read read; returns how
+    /// many.
+    pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> StoreResult<u64> {
         let result = notification::Entity::update_many()
             .col_expr(notification::Column::Read, Expr::value(true))
             .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
-            .filter(notification::Column::UserId.eq(*user))
+            .filter(self.readable(viewer))
             .filter(notification::Column::Read.eq(false))
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected)
     }
 
-    /// The entries waiting for `user`'s digest, oldest first.
-    pub async fn digest_entries(&self, user: &Id) -> StoreResult<Vec<notification::Model>> {
+    /// The entries waiting for `reader`'s digest that it may still read, oldest first.
+    pub async fn digest_entries(&self, reader: &Viewer) -> StoreResult<Vec<notification::Model>> {
         Ok(notification::Entity::find()
-            .filter(notification::Column::UserId.eq(*user))
+            .filter(self.readable(reader))
             .filter(notification::Column::Digest.eq(true))
             .order_by_asc(notification::Column::CreationTimestamp)
             .order_by_asc(notification::Column::Id)

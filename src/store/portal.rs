@@ -11,7 +11,7 @@ use sea_orm::{
 use super::entities::job::{self, JobStatus};
 use super::entities::{measurement, user};
 use super::query::{escape_like, lower_like};
-use super::{AdminTask, Store, StoreResult, Viewer, visibility};
+use super::{AdminTask, Scope, Store, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
@@ -116,10 +116,10 @@ fn work_rank() -> Expr {
     case.finally(rank_of(ResultKey::NoResult)).into()
 }
 
-/// The latest measurement of the user of the outer query's `users` row: a correlated lookup
-/// that reads `measurements_list` backwards from the user's newest entry, one index probe per
-/// patient and never a payload, selecting `value` of that row.
-fn latest_measurement(value: Expr) -> SelectStatement {
+/// The latest measurement `viewer` sees of the user of the outer query's `users` row: a
+/// correlated lookup that reads `measurements_list` backwards from the user's newest entry,
+/// one index probe per patient and never a payload, selecting `value` of that row.
+fn latest_measurement(viewer: &Viewer, value: Expr) -> SelectStatement {
     let latest = Alias::new("latest");
     Query::select()
         .expr(value)
@@ -128,6 +128,7 @@ fn latest_measurement(value: Expr) -> SelectStatement {
             Expr::col((latest.clone(), measurement::Column::CreatorId))
                 .equals((Alias::new("users"), Alias::new("id"))),
         )
+        .cond_where(viewer.measurements("latest", "id", "creator_id"))
         .order_by(
             (latest.clone(), measurement::Column::MeasurementTimestamp),
             Order::Desc,
@@ -141,12 +142,14 @@ fn latest_result_column() -> Expr {
     Expr::col((Alias::new("latest"), measurement::Column::Result))
 }
 
-/// The latest result key, `no_result` for a measurement without one; NULL without measurements.
-fn latest_result() -> Expr {
+/// The latest result key `viewer` sees, `no_result` for a measurement without one; NULL
+/// without measurements.
+fn latest_result(viewer: &Viewer) -> Expr {
     Expr::SubQuery(
         None,
         Box::new(
             latest_measurement(
+                viewer,
                 Func::coalesce([
                     latest_result_column(),
                     Expr::val(ResultKey::NoResult.as_str()),
@@ -158,9 +161,9 @@ fn latest_result() -> Expr {
     )
 }
 
-/// The severity rank of the latest result (0 most severe); past every rank without
-/// measurements.
-fn latest_rank() -> Expr {
+/// The severity rank of the latest result `viewer` sees (0 most severe); past every rank
+/// without measurements.
+fn latest_rank(viewer: &Viewer) -> Expr {
     let rank_of = |key: ResultKey| {
         RESULT_KEYS
             .iter()
@@ -182,7 +185,7 @@ fn latest_rank() -> Expr {
     let no_result = rank_of(ResultKey::NoResult);
     let rank = Expr::SubQuery(
         None,
-        Box::new(latest_measurement(case.finally(no_result).into()).into()),
+        Box::new(latest_measurement(viewer, case.finally(no_result).into()).into()),
     );
     Func::coalesce([rank, Expr::val(RESULT_KEYS.len() as i32)]).into()
 }
@@ -216,11 +219,11 @@ impl Store {
             .filter(Expr::col((Alias::new("users"), Alias::new("id"))).in_subquery(patients))
             .filter(viewer.users("users", "id", self.now()));
         if let Some(result) = listing.result {
-            select = select.filter(latest_result().eq(result.as_str()));
+            select = select.filter(latest_result(viewer).eq(result.as_str()));
         }
         let total = select.clone().count(&self.db).await?;
         if listing.by_result {
-            select = select.order_by(latest_rank(), Order::Asc);
+            select = select.order_by(latest_rank(viewer), Order::Asc);
         }
         let users = select
             .order_by_asc(user::Column::LastName)
@@ -235,6 +238,7 @@ impl Store {
             // One indexed lookup per patient of the page (at most a page's worth).
             let last_measurement = measurement::Entity::find()
                 .filter(measurement::Column::CreatorId.eq(user.id))
+                .filter(viewer.measurements("measurements", "id", "creator_id"))
                 .order_by_desc(measurement::Column::MeasurementTimestamp)
                 .order_by_desc(measurement::Column::Id)
                 .into_partial_model::<measurement::Header>()
@@ -432,13 +436,29 @@ impl Store {
             .collect())
     }
 
-    /// The names of these users, by id.
+    /// The names of these users, by id: of those `scope` sees, and of staff and
+    /// administrators, whose names stand beside what they did (a review, a report). A
+    /// patient's name is never given to a scope that does not see the patient.
     pub async fn user_names(
         &self,
+        scope: &dyn Scope,
         ids: &[Id],
     ) -> StoreResult<std::collections::HashMap<Id, String>> {
+        let staff = Query::select()
+            .column((
+                super::entities::staff_enlistment::Entity,
+                super::entities::staff_enlistment::Column::UserId,
+            ))
+            .from(super::entities::staff_enlistment::Entity)
+            .to_owned();
         Ok(user::Entity::find()
             .filter(user::Column::Id.is_in(ids.to_vec()))
+            .filter(
+                Condition::any()
+                    .add(scope.users("users", "id", self.now()))
+                    .add(user::Column::Id.in_subquery(staff))
+                    .add(Expr::cust("CAST(roles AS TEXT) LIKE '%\"admin\"%'")),
+            )
             .all(&self.db)
             .await?
             .into_iter()

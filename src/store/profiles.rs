@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::entities::profile;
 use super::query::ListSpec;
-use super::{Store, StoreResult, Viewer};
+use super::{Scope, Store, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::profile::{ProfilePatch, indexed_fields};
 
@@ -24,19 +24,14 @@ impl Store {
         .await
     }
 
-    /// The profile of user `id`, whoever asks (for documents about that user).
-    pub async fn profile_of(&self, id: &Id) -> StoreResult<Option<profile::Model>> {
-        Ok(profile::Entity::find_by_id(*id).one(&self.db).await?)
-    }
-
-    /// The profile of user `id` if `viewer` may see it.
+    /// The profile of user `id` if `scope` may see it.
     pub async fn visible_profile(
         &self,
-        viewer: &Viewer,
+        scope: &dyn Scope,
         id: &Id,
     ) -> StoreResult<Option<profile::Model>> {
         Ok(profile::Entity::find_by_id(*id)
-            .filter(viewer.users("profiles", "id", self.now()))
+            .filter(scope.users("profiles", "id", self.now()))
             .one(&self.db)
             .await?)
     }

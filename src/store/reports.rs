@@ -3,6 +3,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use sea_orm::sea_query::{Condition, Expr, ExprTrait};
+
 use sea_orm::{
     ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, QuerySelect,
     TryInsertResult,
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 use super::entities::{measurement, patient_enlistment, report, user};
 use super::notifications::{NewEvent, write_events};
 use super::query::ListSpec;
+use super::visibility::{self, Both, Prescription, Scope, Service};
 use super::{Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 use crate::domain::measurement::Summary;
@@ -33,10 +35,13 @@ pub const MEASUREMENT_ITEM_FIELDS: [&str; 6] = [
 #[derive(Debug, Clone)]
 pub struct NewReport {
     pub user_id: Id,
+    /// The group of the prescription it is made for (its staff see it); none for a report
+    /// kept for the patient and administrators only.
+    pub group_id: Option<Id>,
     /// Who asked for it (manual reports).
     pub creator_id: Option<Id>,
     pub trigger: Trigger,
-    /// Scheduled reports carry their unique (user, trigger, period start) key.
+    /// Scheduled reports carry their unique (prescription, trigger, period) key.
     pub dedupe_key: Option<String>,
     /// `[start, end)`, epoch ms.
     pub start: i64,
@@ -62,44 +67,86 @@ type MeasurementRow = (
 );
 
 impl Store {
-    /// Makes a report of the measurements `user_id` made in its period. A scheduled report
-    /// whose key exists already is not made again: `None`.
-    pub async fn create_report(&self, new: NewReport) -> StoreResult<Option<report::Model>> {
-        let report = self.prepare_report(new).await?;
+    /// Makes a report of the measurements `user_id` made in its period that `scope` may see.
+    /// A scheduled report whose key exists already is not made again: `None`.
+    pub async fn create_report(
+        &self,
+        scope: &dyn Scope,
+        new: NewReport,
+    ) -> StoreResult<Option<report::Model>> {
+        let report = self.prepare_report(scope, new).await?;
         Ok(self.store_reports(vec![report]).await?.pop())
     }
 
-    /// Reads what a report of `new` lists and shapes the report, without storing it.
-    pub async fn prepare_report(&self, new: NewReport) -> StoreResult<report::Model> {
+    /// Reads what a report of `new` lists, of the measurements `scope` may see, and shapes
+    /// the report, without storing it.
+    pub async fn prepare_report(
+        &self,
+        scope: &dyn Scope,
+        new: NewReport,
+    ) -> StoreResult<report::Model> {
         let items = self
-            .report_items(None, &new.user_id, new.start, new.end)
+            .report_items(scope, &new.user_id, new.start, new.end)
             .await?;
         Ok(self.shape_report(new, items))
     }
 
-    /// What a manual report of `user_id` over `[start, end)` would list, of the measurements
-    /// `viewer` may see, shaped as a report but never stored: the portal's trend view, which
-    /// therefore shows exactly what the periodic PDF of the same period shows.
+    /// What a manual report of `user_id` over `[start, end)` for `group` would list, of the
+    /// measurements `viewer` may see, shaped as a report but never stored: the portal's trend
+    /// view, which therefore shows exactly what the periodic PDF of the same period shows.
     pub async fn trend(
         &self,
         viewer: &Viewer,
         user_id: &Id,
+        group: Option<Id>,
         start: i64,
         end: i64,
     ) -> StoreResult<report::Model> {
         let patient = self.visible_user(viewer, user_id).await?;
-        let items = self
-            .report_items(Some(viewer), &patient.id, start, end)
-            .await?;
         let new = NewReport {
             user_id: patient.id,
+            group_id: group,
             creator_id: Some(viewer.user_id),
             trigger: Trigger::Manual,
             dedupe_key: None,
             start,
             end,
         };
-        Ok(self.shape_report(new, items))
+        match group {
+            Some(group) => {
+                let prescription = Prescription {
+                    patient: patient.id,
+                    group,
+                };
+                self.prepare_report(&Both(viewer, &prescription), new).await
+            }
+            None => self.prepare_report(viewer, new).await,
+        }
+    }
+
+    /// The groups through which `viewer` sees `patient` now, for a report it makes: the
+    /// groups of the patient's running prescriptions that the viewer is staff of (every one
+    /// of them, for an administrator), in order.
+    pub async fn report_groups(&self, viewer: &Viewer, patient: &Id) -> StoreResult<Vec<Id>> {
+        let mut running = patient_enlistment::Entity::find()
+            .select_only()
+            .column(patient_enlistment::Column::GroupId)
+            .filter(patient_enlistment::Column::UserId.eq(*patient))
+            .filter(patient_enlistment::Column::ExpiryTimestamp.gt(self.now()))
+            .filter(viewer.users("patient_enlistments", "user_id", self.now()));
+        if !viewer.admin {
+            running = running.filter(
+                patient_enlistment::Column::GroupId
+                    .in_subquery(visibility::staff_groups_of(&viewer.user_id)),
+            );
+        }
+        let groups: BTreeSet<Id> = running
+            .into_tuple::<Id>()
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .collect();
+        Ok(groups.into_iter().collect())
     }
 
     fn shape_report(&self, new: NewReport, items: Vec<Value>) -> report::Model {
@@ -108,6 +155,7 @@ impl Store {
             id: Id::generate(),
             user_id: new.user_id,
             creator_id: new.creator_id,
+            group_id: new.group_id,
             trigger: new.trigger.as_str().to_owned(),
             status: report::ReportStatus::Complete,
             dedupe_key: new.dedupe_key,
@@ -168,19 +216,17 @@ impl Store {
         Ok(made)
     }
 
-    /// The measurements of `user_id` taken in `[start, end)`, oldest first, as report items;
-    /// with a viewer, only those it may see. Only the columns a report lists are read;
-    /// payloads only for rows stored before summaries existed.
+    /// The measurements of `user_id` taken in `[start, end)` that `scope` may see, oldest
+    /// first, as report items. Only the columns a report lists are read; payloads only for
+    /// rows stored before summaries existed.
     async fn report_items(
         &self,
-        viewer: Option<&Viewer>,
+        scope: &dyn Scope,
         user_id: &Id,
         start: i64,
         end: i64,
     ) -> StoreResult<Vec<Value>> {
-        let visible = viewer.map_or_else(Condition::all, |viewer| {
-            viewer.measurements("measurements", "id", "creator_id")
-        });
+        let visible = scope.measurements("measurements", "id", "creator_id");
         let rows: Vec<MeasurementRow> = measurement::Entity::find()
             .select_only()
             .columns([
@@ -228,7 +274,7 @@ impl Store {
         Ok(items)
     }
 
-    /// A page of the reports `viewer` may see (those of visible users).
+    /// A page of the reports `viewer` may see: its own, and those made for its groups.
     pub async fn list_reports(
         &self,
         viewer: &Viewer,
@@ -248,8 +294,9 @@ impl Store {
     }
 
     /// Prescriptions of active users with periods still to schedule: those whose latest
-    /// enqueued period ends before the prescription does.
-    pub async fn open_prescriptions(&self) -> StoreResult<Vec<OpenPrescription>> {
+    /// enqueued period ends before the prescription does (the scheduler's reading, under
+    /// [`Service::Scheduler`]).
+    pub async fn open_prescriptions(&self, scope: &Service) -> StoreResult<Vec<OpenPrescription>> {
         let enlistments = patient_enlistment::Entity::find()
             .filter(
                 Condition::any()
@@ -270,6 +317,7 @@ impl Store {
                 .columns([user::Column::Id, user::Column::TimeZone])
                 .filter(user::Column::Id.is_in(chunk.to_vec()))
                 .filter(user::Column::Activation.eq(true))
+                .filter(scope.users("users", "id", self.now()))
                 .into_tuple()
                 .all(&self.db)
                 .await?;
@@ -285,6 +333,29 @@ impl Store {
                 })
             })
             .collect())
+    }
+
+    /// The group of `user_id`'s prescription that started at `start`, if there is exactly
+    /// one (for report jobs enqueued before their group was part of them).
+    pub async fn prescription_group(
+        &self,
+        scope: &Service,
+        user_id: &Id,
+        start: i64,
+    ) -> StoreResult<Option<Id>> {
+        let groups: Vec<Id> = patient_enlistment::Entity::find()
+            .select_only()
+            .column(patient_enlistment::Column::GroupId)
+            .filter(patient_enlistment::Column::UserId.eq(*user_id))
+            .filter(patient_enlistment::Column::CreationTimestamp.eq(start))
+            .filter(scope.users("patient_enlistments", "user_id", self.now()))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(match groups.as_slice() {
+            [group] => Some(*group),
+            _ => None,
+        })
     }
 
     /// Records that every period of a prescription ending by `until` has been enqueued.
@@ -305,11 +376,13 @@ impl Store {
         Ok(())
     }
 
-    /// Whether `user_id` exists and may have reports made (not deactivated).
-    pub async fn user_is_active(&self, user_id: &Id) -> StoreResult<bool> {
+    /// Whether `user_id` exists, `scope` sees it, and it may have reports made (not
+    /// deactivated).
+    pub async fn user_is_active(&self, scope: &dyn Scope, user_id: &Id) -> StoreResult<bool> {
         let found: Option<bool> = user::Entity::find_by_id(user_id.to_owned())
             .select_only()
             .column(user::Column::Activation)
+            .filter(scope.users("users", "id", self.now()))
             .into_tuple()
             .one(&self.db)
             .await?;

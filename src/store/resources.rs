@@ -166,6 +166,7 @@ pub const REPORTS: Resource = Resource {
     fields: &[
         field("id", FieldKind::Id),
         field("user_id", FieldKind::Id),
+        field("group_id", FieldKind::Id),
         field("trigger", FieldKind::Text),
         field("status", FieldKind::Text),
         field("creation_timestamp", FieldKind::Millis),

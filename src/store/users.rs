@@ -2,15 +2,15 @@
 
 use std::collections::HashMap;
 
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 use serde_json::json;
 
-use super::entities::{patient_enlistment, profile, staff_enlistment, user};
+use super::entities::{measurement, patient_enlistment, profile, report, staff_enlistment, user};
 use super::query::ListSpec;
-use super::{Store, StoreError, StoreResult, Viewer};
+use super::{Scope, Store, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 
 /// A user with its enlistments, as the user record shows it.
@@ -89,23 +89,69 @@ impl Store {
         Ok(created)
     }
 
-    /// The account with this (normalised) e-mail address.
-    pub async fn user_by_email(&self, email: &str) -> StoreResult<Option<user::Model>> {
+    /// The account with this (normalised) e-mail address, if `scope` sees it.
+    pub async fn user_by_email(
+        &self,
+        scope: &dyn Scope,
+        email: &str,
+    ) -> StoreResult<Option<user::Model>> {
         Ok(user::Entity::find()
             .filter(user::Column::Email.eq(email))
+            .filter(scope.users("users", "id", self.now()))
             .one(&self.db)
             .await?)
     }
 
-    /// The account with this id, whoever asks.
-    pub async fn user_by_id(&self, id: &Id) -> StoreResult<Option<user::Model>> {
-        Ok(user::Entity::find_by_id(*id).one(&self.db).await?)
+    /// The account with this id, if `scope` sees it.
+    pub async fn user_by_id(&self, scope: &dyn Scope, id: &Id) -> StoreResult<Option<user::Model>> {
+        Ok(user::Entity::find_by_id(*id)
+            .filter(scope.users("users", "id", self.now()))
+            .one(&self.db)
+            .await?)
     }
 
     /// The account with this id if `viewer` may see it.
     pub async fn visible_user(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
         user::Entity::find_by_id(*id)
             .filter(viewer.users("users", "id", self.now()))
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// The patient who made measurement `id`, if `scope` sees the measurement: whoever sees a
+    /// measurement sees whose it is (as its PDF shows), also once the patient's record is out
+    /// of its view (an ended prescription).
+    pub async fn patient_of_measurement(
+        &self,
+        scope: &dyn Scope,
+        id: &Id,
+    ) -> StoreResult<user::Model> {
+        use sea_orm::sea_query::Query;
+        let creator = Query::select()
+            .column((measurement::Entity, measurement::Column::CreatorId))
+            .from(measurement::Entity)
+            .and_where(Expr::col((measurement::Entity, measurement::Column::Id)).eq(*id))
+            .cond_where(scope.measurements("measurements", "id", "creator_id"))
+            .to_owned();
+        user::Entity::find()
+            .filter(user::Column::Id.in_subquery(creator))
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// The patient a periodic report `id` is about, if `scope` sees the report.
+    pub async fn patient_of_report(&self, scope: &dyn Scope, id: &Id) -> StoreResult<user::Model> {
+        use sea_orm::sea_query::Query;
+        let patient = Query::select()
+            .column((report::Entity, report::Column::UserId))
+            .from(report::Entity)
+            .and_where(Expr::col((report::Entity, report::Column::Id)).eq(*id))
+            .cond_where(scope.periodic_reports())
+            .to_owned();
+        user::Entity::find()
+            .filter(user::Column::Id.in_subquery(patient))
             .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)
@@ -170,8 +216,9 @@ impl Store {
 
     /// Applies `changes` to the user `id`.
     pub async fn update_user(&self, id: &Id, changes: UserChanges) -> StoreResult<user::Model> {
-        let mut model: user::ActiveModel = self
-            .user_by_id(id)
+        // The action that calls this has found the account through its viewer.
+        let mut model: user::ActiveModel = user::Entity::find_by_id(*id)
+            .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)?
             .into();
@@ -204,8 +251,9 @@ impl Store {
 
     /// Replaces the user's global roles.
     pub async fn set_roles(&self, id: &Id, roles: Vec<String>) -> StoreResult<user::Model> {
-        let mut model: user::ActiveModel = self
-            .user_by_id(id)
+        // The action that calls this has found the account through its viewer.
+        let mut model: user::ActiveModel = user::Entity::find_by_id(*id)
+            .one(&self.db)
             .await?
             .ok_or(StoreError::NotFound)?
             .into();
@@ -270,13 +318,13 @@ impl Store {
     }
 
     /// Enlists a patient in a group until `expiry`. An active enlistment in the same group is
-    /// extended instead of duplicated.
+    /// extended (or shortened) instead of duplicated: its end until now is returned.
     pub async fn enlist_patient(
         &self,
         user_id: &Id,
         group_id: &Id,
         expiry: i64,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Option<i64>> {
         let now = self.now();
         let active = patient_enlistment::Entity::find()
             .filter(patient_enlistment::Column::UserId.eq(user_id))
@@ -284,6 +332,7 @@ impl Store {
             .filter(patient_enlistment::Column::ExpiryTimestamp.gt(now))
             .one(&self.db)
             .await?;
+        let previous = active.as_ref().map(|e| e.expiry_timestamp);
         match active {
             Some(enlistment) => {
                 let mut model: patient_enlistment::ActiveModel = enlistment.into();
@@ -303,7 +352,8 @@ impl Store {
                 .await?;
             }
         }
-        self.touch_user(user_id, now).await
+        self.touch_user(user_id, now).await?;
+        Ok(previous)
     }
 
     /// Ends a patient's active enlistments in a group now. `NotFound` when there is none.

@@ -1,14 +1,23 @@
-//! Who may see what. One set of rules, used by every query of the API and the portal:
-//! - a user sees itself and its own documents;
-//! - staff see a patient's record (account, profile) while the patient holds an active
+//! Who may see what: the one gate every read of a patient's data passes. A store function that
+//! reads accounts, profiles, measurements, reports and their items, files or notifications
+//! takes a [`Scope`] and ANDs its conditions into the query, so that what a caller may not see
+//! is never read. There is no unscoped read: a part of Tacho that reads on no one's behalf
+//! names its [`Service`] scope, and each says what it may read and why.
+//!
+//! A person ([`Viewer`]) sees:
+//! - itself and its own documents;
+//! - as staff, a patient's record (account, profile) while the patient holds an active
 //!   enlistment (a running prescription) in a group they are staff in;
-//! - staff see a periodic report whose period overlaps an enlistment of its patient in one of
-//!   their groups, so the report made when a prescription ends stays with the group that
-//!   prescribed it, and a report of a time outside any of its prescriptions does not;
-//! - staff see a measurement, and its report documents, only if the measurement's `groupIds`
+//! - as staff, a measurement, and its report documents, only if the measurement's `groupIds`
 //!   hold one of their groups. A measurement takes the groups of the enlistments active when it
 //!   is made, so what a patient records after a prescription ends is not shared with its group;
-//! - administrators see everything.
+//! - as staff, a periodic report made for one of their groups (a report belongs to the
+//!   prescription it was made for, and lists only the measurements shared with its group);
+//! - as an administrator, everything.
+//!
+//! A [`Prescription`] (one patient in one group) sees the patient's record, the measurements
+//! shared with that group and the reports made for it: what a scheduled periodic report of
+//! that prescription may list.
 //!
 //! "Active" is judged at the store's clock, passed in as `now` (epoch ms).
 
@@ -16,11 +25,80 @@ use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query, SelectStateme
 
 use crate::domain::id::Id;
 
-/// The user on whose behalf a query runs.
+/// What a read may see. Each method gives the condition that narrows one kind of record to
+/// what the scope may see; store functions AND it into their queries.
+pub trait Scope: std::fmt::Debug + Send + Sync {
+    /// Accounts, or a patient's record keyed by a user id in `table.column` (profiles,
+    /// enlistments, the subject of a notification), visible at `now`.
+    fn users(&self, table: &str, column: &str, now: i64) -> Condition;
+
+    /// Measurements, keyed by their id in `table.id_column` and their patient in
+    /// `table.patient_column`; the same for what hangs off a measurement (its report
+    /// documents, their files, its shared links).
+    fn measurements(&self, table: &str, id_column: &str, patient_column: &str) -> Condition;
+
+    /// Periodic reports (the `reports` table).
+    fn periodic_reports(&self) -> Condition;
+
+    /// Stored files (the `files` table), which only capabilities and operators read by id.
+    fn files(&self) -> Condition {
+        nothing()
+    }
+
+    /// Notifications and events about a patient, keyed by the patient in `table.column`.
+    fn notifications(&self, table: &str, column: &str, now: i64) -> Condition {
+        self.users(table, column, now)
+    }
+}
+
+/// The user on whose behalf a query runs: a person, signed in through the API or the portal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Viewer {
     pub user_id: Id,
     pub admin: bool,
+}
+
+/// One prescription: a patient enlisted in a group. The scope of a periodic report made for
+/// it (by the scheduler, or on request by the group's staff): the patient's record, the
+/// measurements the patient shared with the group, and the reports made for that group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prescription {
+    pub patient: Id,
+    pub group: Id,
+}
+
+/// The parts of Tacho that read on no one's behalf, each with what it may read and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    /// Signing in (a password, a token, a session, an account link, a registration's check
+    /// that an address is free): finds accounts by address, token or id to check a secret.
+    /// Accounts only; never a measurement, report, file or notification.
+    SignIn,
+    /// The scheduler deciding what is due: prescriptions and their patients' accounts (time
+    /// zone, activation). The reports it makes are read through a [`Prescription`].
+    Scheduler,
+    /// The notifier: an event, the account of its patient and of its readers, the
+    /// measurement or report it names (for the mail's summary and attachment), and the
+    /// readers' inbox entries for a digest. The readers themselves are chosen by the rules of
+    /// this module when the event is fanned out.
+    Notifier,
+    /// A capability: an app's `readFileToken` or a shared link, which names one file. Files
+    /// only; the capability's own check (secret, version, expiry, revocation) grants it.
+    Capability,
+    /// The report maker: the profile of the patient of a measurement or periodic report that
+    /// its caller read through its own scope (a PDF shows it beside the data), and the stored
+    /// file of a render input, found by the hash of that input, which only its holder can
+    /// compute. Never a measurement, report or notification.
+    Reports,
+    /// Whoever runs the server, from the command line (`tacho measurements reanalyse`,
+    /// `backup`, `files migrate`, `reports create`, `user add`, `demo`): everything, as the
+    /// database's owner could read it anyway.
+    Operator,
+}
+
+/// Nothing at all.
+fn nothing() -> Condition {
+    Condition::all().add(Expr::val(1).eq(0))
 }
 
 fn col(table: &str, column: &str) -> Expr {
@@ -46,15 +124,15 @@ pub fn patients_of_staff(user_id: &Id, now: i64) -> SelectStatement {
         .to_owned()
 }
 
-/// The measurements (ids) shared with a group `user_id` is staff in.
-fn measurements_shared_with(user_id: &Id) -> SelectStatement {
+/// The measurements (ids) shared with one of the groups `groups` selects.
+fn measurements_shared_with(groups: SelectStatement) -> SelectStatement {
     Query::select()
         .column((
             Alias::new("measurement_groups"),
             Alias::new("measurement_id"),
         ))
         .from(Alias::new("measurement_groups"))
-        .and_where(col("measurement_groups", "group_id").in_subquery(staff_groups_of(user_id)))
+        .and_where(col("measurement_groups", "group_id").in_subquery(groups))
         .to_owned()
 }
 
@@ -63,10 +141,9 @@ pub fn only_user(table: &str, column: &str, user_id: &Id) -> Condition {
     Condition::all().add(col(table, column).eq(*user_id))
 }
 
-impl Viewer {
-    /// Users, or a patient's record keyed by a user id in `table.column`, this viewer may see
-    /// at `now`.
-    pub fn users(&self, table: &str, column: &str, now: i64) -> Condition {
+impl Scope for Viewer {
+    /// Itself, and as staff the patients with a running prescription in one of its groups.
+    fn users(&self, table: &str, column: &str, now: i64) -> Condition {
         if self.admin {
             return Condition::all();
         }
@@ -75,50 +152,31 @@ impl Viewer {
             .add(col(table, column).in_subquery(patients_of_staff(&self.user_id, now)))
     }
 
-    /// Measurements, keyed by their id in `table.id_column` and their patient in
-    /// `table.patient_column`, this viewer may see: its own, and those whose groups hold one
-    /// of its staff groups.
-    pub fn measurements(&self, table: &str, id_column: &str, patient_column: &str) -> Condition {
+    /// Its own, and those whose groups hold one of its staff groups.
+    fn measurements(&self, table: &str, id_column: &str, patient_column: &str) -> Condition {
         if self.admin {
             return Condition::all();
         }
         Condition::any()
             .add(col(table, patient_column).eq(self.user_id))
-            .add(col(table, id_column).in_subquery(measurements_shared_with(&self.user_id)))
+            .add(
+                col(table, id_column)
+                    .in_subquery(measurements_shared_with(staff_groups_of(&self.user_id))),
+            )
     }
 
-    /// Periodic reports (the `reports` table) this viewer may see: its own, and those whose
-    /// period overlaps an enlistment of the patient in one of its staff groups.
-    pub fn periodic_reports(&self) -> Condition {
+    /// Its own, and those made for one of its staff groups.
+    fn periodic_reports(&self) -> Condition {
         if self.admin {
             return Condition::all();
         }
-        let prescribed = Query::select()
-            .expr(Expr::val(1))
-            .from(Alias::new("patient_enlistments"))
-            .and_where(
-                col("patient_enlistments", "user_id")
-                    .equals((Alias::new("reports"), Alias::new("user_id"))),
-            )
-            .and_where(
-                col("patient_enlistments", "group_id").in_subquery(staff_groups_of(&self.user_id)),
-            )
-            // Up to and including the period's last instant: a manual report "up to now"
-            // covers a prescription started that same millisecond.
-            .and_where(
-                col("patient_enlistments", "creation_timestamp")
-                    .lte(col("reports", "period_end_timestamp")),
-            )
-            .and_where(
-                col("patient_enlistments", "expiry_timestamp")
-                    .gt(col("reports", "period_start_timestamp")),
-            )
-            .to_owned();
         Condition::any()
             .add(col("reports", "user_id").eq(self.user_id))
-            .add(Expr::exists(prescribed))
+            .add(col("reports", "group_id").in_subquery(staff_groups_of(&self.user_id)))
     }
+}
 
+impl Viewer {
     /// Groups this viewer may see: those it is staff or patient in.
     pub fn groups(&self) -> Condition {
         if self.admin {
@@ -132,5 +190,110 @@ impl Viewer {
         Condition::any()
             .add(col("groups", "id").in_subquery(staff_groups_of(&self.user_id)))
             .add(col("groups", "id").in_subquery(patient_groups))
+    }
+}
+
+impl Scope for Prescription {
+    /// The patient's account and record, whether or not the prescription still runs (a
+    /// report is made when it ends).
+    fn users(&self, table: &str, column: &str, _now: i64) -> Condition {
+        only_user(table, column, &self.patient)
+    }
+
+    /// The patient's measurements shared with the group.
+    fn measurements(&self, table: &str, id_column: &str, patient_column: &str) -> Condition {
+        let group = Query::select().expr(Expr::val(self.group)).to_owned();
+        Condition::all()
+            .add(col(table, patient_column).eq(self.patient))
+            .add(col(table, id_column).in_subquery(measurements_shared_with(group)))
+    }
+
+    /// The patient's reports made for the group.
+    fn periodic_reports(&self) -> Condition {
+        Condition::all()
+            .add(col("reports", "user_id").eq(self.patient))
+            .add(col("reports", "group_id").eq(self.group))
+    }
+}
+
+impl Scope for Service {
+    fn users(&self, _table: &str, _column: &str, _now: i64) -> Condition {
+        match self {
+            Service::SignIn
+            | Service::Scheduler
+            | Service::Notifier
+            | Service::Reports
+            | Service::Operator => Condition::all(),
+            Service::Capability => nothing(),
+        }
+    }
+
+    fn measurements(&self, _table: &str, _id_column: &str, _patient_column: &str) -> Condition {
+        match self {
+            Service::Notifier | Service::Operator => Condition::all(),
+            Service::SignIn | Service::Scheduler | Service::Capability | Service::Reports => {
+                nothing()
+            }
+        }
+    }
+
+    fn periodic_reports(&self) -> Condition {
+        match self {
+            Service::Notifier | Service::Operator => Condition::all(),
+            Service::SignIn | Service::Scheduler | Service::Capability | Service::Reports => {
+                nothing()
+            }
+        }
+    }
+
+    fn files(&self) -> Condition {
+        match self {
+            Service::Capability | Service::Reports | Service::Operator => Condition::all(),
+            Service::SignIn | Service::Scheduler | Service::Notifier => nothing(),
+        }
+    }
+
+    fn notifications(&self, _table: &str, _column: &str, _now: i64) -> Condition {
+        match self {
+            Service::Notifier | Service::Operator => Condition::all(),
+            Service::SignIn | Service::Scheduler | Service::Capability | Service::Reports => {
+                nothing()
+            }
+        }
+    }
+}
+
+/// What two scopes both may see: a report made by a person for a prescription lists only
+/// what the person and the prescription both see.
+#[derive(Debug, Clone, Copy)]
+pub struct Both<'a>(pub &'a dyn Scope, pub &'a dyn Scope);
+
+impl Scope for Both<'_> {
+    fn users(&self, table: &str, column: &str, now: i64) -> Condition {
+        Condition::all()
+            .add(self.0.users(table, column, now))
+            .add(self.1.users(table, column, now))
+    }
+
+    fn measurements(&self, table: &str, id_column: &str, patient_column: &str) -> Condition {
+        Condition::all()
+            .add(self.0.measurements(table, id_column, patient_column))
+            .add(self.1.measurements(table, id_column, patient_column))
+    }
+
+    fn periodic_reports(&self) -> Condition {
+        Condition::all()
+            .add(self.0.periodic_reports())
+            .add(self.1.periodic_reports())
+    }
+
+    fn files(&self) -> Condition {
+        Condition::all().add(self.0.files()).add(self.1.files())
+    }
+
+    fn notifications(&self, table: &str, column: &str, now: i64) -> Condition {
+        Condition::all()
+            .add(self.0.notifications(table, column, now))
+            .add(self.1.notifications(table, column, now))
     }
 }

@@ -168,10 +168,15 @@ impl Store {
             .await?)
     }
 
-    /// The account `id` if it is active.
-    pub async fn active_user(&self, id: &Id) -> StoreResult<Option<user::Model>> {
+    /// The account `id` if it is active and `scope` sees it.
+    pub async fn active_user(
+        &self,
+        scope: &dyn super::Scope,
+        id: &Id,
+    ) -> StoreResult<Option<user::Model>> {
         Ok(user::Entity::find_by_id(*id)
             .filter(user::Column::Activation.eq(true))
+            .filter(scope.users("users", "id", self.now()))
             .one(&self.db)
             .await?)
     }

@@ -205,7 +205,10 @@ async fn administrators_filter_the_trail_and_export_a_patients_entries() {
     let staff_a = app
         .state
         .store
-        .user_by_id(&Id::parse(&world.staff_a.id).unwrap())
+        .user_by_id(
+            &tacho::store::Service::Operator,
+            &Id::parse(&world.staff_a.id).unwrap(),
+        )
         .await
         .unwrap()
         .unwrap();

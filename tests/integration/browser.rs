@@ -664,7 +664,7 @@ async fn demo_app() -> TestApp {
 async fn demo_user(app: &TestApp, email: &str) -> tacho::store::entities::user::Model {
     app.state
         .store
-        .user_by_email(email)
+        .user_by_email(&tacho::store::Service::Operator, email)
         .await
         .unwrap()
         .expect("a demo account")

@@ -38,7 +38,7 @@ fn migrate_and_user_add_work_from_the_command_line() {
         "--email",
         "Boss@Tacho.test",
         "--password",
-        "long enough",
+        "a long enough phrase",
         "--first-name",
         "Bo",
         "--last-name",
@@ -63,7 +63,7 @@ fn migrate_and_user_add_work_from_the_command_line() {
             "--email",
             "x",
             "--password",
-            "long enough",
+            "a long enough phrase",
             "--first-name",
             "B",
             "--last-name",
@@ -72,6 +72,24 @@ fn migrate_and_user_add_work_from_the_command_line() {
     );
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("email"));
+    // A common password is refused here as at every door.
+    let common = tacho(
+        dir.path(),
+        &[
+            "user",
+            "add",
+            "--email",
+            "weak@tacho.test",
+            "--password",
+            "password123",
+            "--first-name",
+            "W",
+            "--last-name",
+            "K",
+        ],
+    );
+    assert!(!common.status.success());
+    assert!(String::from_utf8_lossy(&common.stderr).contains("too easy to guess"));
 }
 
 #[tokio::test]

@@ -1348,7 +1348,7 @@ async fn admins_create_users_groups_and_prescriptions() {
     let nina = app
         .state
         .store
-        .user_by_email("nina@tacho.test")
+        .user_by_email(&tacho::store::Service::Operator, "nina@tacho.test")
         .await
         .unwrap()
         .unwrap();

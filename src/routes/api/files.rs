@@ -14,7 +14,12 @@ use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
 use crate::file_cache::CachedFile;
 use crate::startup::AppState;
+use crate::store::Service;
 use crate::store::entities::file;
+
+/// How every PDF is served: never kept by a browser or proxy cache, since the access that
+/// opened it (a token, a link, a login) may end at any moment and must end everywhere at once.
+pub const NO_STORE: &str = "no-store";
 
 /// Splits `<24-hex id>-<uuid v4>`; anything else is malformed (2605).
 fn parse_token(token: &str) -> Result<(Id, &str), ApiError> {
@@ -36,7 +41,7 @@ async fn open(state: &AppState, token: &str) -> Result<Opened, ApiError> {
     let secret = secret.to_ascii_lowercase();
     let file = state
         .store
-        .file_by_id(&id)
+        .file_by_id(&Service::Capability, &id)
         .await?
         .ok_or(ApiError::NotFound)?;
     if !state.file_tokens.opens(&file, &secret) {
@@ -74,16 +79,14 @@ pub async fn download(
     req: HttpRequest,
     token: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    // A token names one file forever: its contents never change.
-    const IMMUTABLE: &str = "private, max-age=31536000, immutable";
     let opened = open(&state, &token).await?;
     state
         .actions
         .record_file_download(opened.file(), crate::routes::client_network(&req))
         .await?;
     match opened {
-        Opened::Hot(hot) => respond(&state, &req, &hot.file, Some(&hot.contents), IMMUTABLE).await,
-        Opened::Cold(file) => respond(&state, &req, &file, None, IMMUTABLE).await,
+        Opened::Hot(hot) => respond(&state, &req, &hot.file, Some(&hot.contents), NO_STORE).await,
+        Opened::Cold(file) => respond(&state, &req, &file, None, NO_STORE).await,
     }
 }
 
@@ -111,7 +114,7 @@ pub async fn shared(
             ApiError::NotFound => ApiError::LinkClosed,
             other => other,
         })?;
-    serve(&state, &req, &file, "no-store").await
+    serve(&state, &req, &file, NO_STORE).await
 }
 
 /// A stored file as the answer: `ETag` (304 when the client has it), `cache_control`, no

@@ -24,7 +24,7 @@ use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::domain::time::rfc3339_millis;
 use crate::store::query::ListSpec;
-use crate::store::{ListedMeasurement, ListedRecord, MeasurementRecord, Store};
+use crate::store::{ListedMeasurement, ListedRecord, MeasurementRecord, Store, Viewer};
 
 /// Bytes of payload text and of the JSON written from it that all lists together may hold.
 pub const BUDGET_BYTES: usize = 256 * 1024 * 1024;
@@ -226,6 +226,8 @@ fn document_text(record: &ListedRecord, text: &str, select: Option<&[String]>) -
 /// Where the writing of a page is.
 struct Writer {
     store: Store,
+    /// Whose page it is: the payloads are read through the same visibility as the page.
+    viewer: Viewer,
     spec_select: Option<Vec<String>>,
     records: VecDeque<ListedRecord>,
     /// Pieces ready to be handed out, with the budget they hold.
@@ -266,7 +268,7 @@ impl Writer {
         let ids: Vec<Id> = batch.iter().map(|r| r.measurement.id).collect();
         let mut texts = {
             let _read = READS.acquire().await.ok();
-            self.store.measurement_payloads(&ids).await?
+            self.store.measurement_payloads(&self.viewer, &ids).await?
         };
         for record in &batch {
             // A measurement gone since the page was read is left out.
@@ -323,12 +325,14 @@ impl Writer {
 /// is read, within the process' budget.
 pub fn body(
     store: Store,
+    viewer: Viewer,
     records: Vec<ListedRecord>,
     total: Option<u64>,
     spec: &ListSpec,
 ) -> impl Stream<Item = Result<Bytes, actix_web::Error>> + 'static {
     let writer = Writer {
         store,
+        viewer,
         spec_select: spec.select.clone(),
         records: records.into(),
         ready: VecDeque::from([prefix(total, spec)]),

@@ -72,11 +72,9 @@ pub async fn list(
     Rql(query): Rql,
 ) -> Result<HttpResponse, ApiError> {
     let spec = MEASUREMENTS.translate(&query)?;
-    let (records, total) = state
-        .actions
-        .list_measurements(&caller.viewer(), &spec)
-        .await?;
-    let body = measurement_list::body(state.store.clone(), records, total, &spec);
+    let viewer = caller.viewer();
+    let (records, total) = state.actions.list_measurements(&viewer, &spec).await?;
+    let body = measurement_list::body(state.store.clone(), viewer, records, total, &spec);
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .streaming(body))

@@ -44,6 +44,7 @@ pub fn report_body(report: &report::Model) -> Value {
     json!({
         "id": report.id,
         "user_id": report.user_id,
+        "group_id": report.group_id,
         "status": report.status.as_str(),
         "trigger": report.trigger,
         "creation_timestamp": report.creation_timestamp,
@@ -56,7 +57,7 @@ pub fn report_body(report: &report::Model) -> Value {
 
 /// Periodic reports visible to the caller, e.g. `?sort(-creation_timestamp)&user_id=<id>`.
 #[utoipa::path(tag = "reports", security(("bearer" = [])),
-    params(("rql" = Option<String>, Query, description = "RQL over id, user_id, trigger, status, creation_timestamp, period_start_timestamp, period_end_timestamp")),
+    params(("rql" = Option<String>, Query, description = "RQL over id, user_id, group_id, trigger, status, creation_timestamp, period_start_timestamp, period_end_timestamp")),
     responses((status = 200, body = Page), (status = 400, body = ErrorBody)))]
 #[get("/reports/v1")]
 pub async fn list(
@@ -90,6 +91,11 @@ pub async fn get(
 pub struct CreateReportBody {
     /// The patient.
     pub user_id: String,
+    /// The group the report is made for: one through which the caller sees the patient (a
+    /// group of the patient's running prescriptions that the caller is staff of; any of them
+    /// for an administrator). Needed only when there are several; the report lists only the
+    /// measurements shared with that group, and that group's staff see it.
+    pub group_id: Option<String>,
     /// Start of the period, epoch ms from 1970 to the end of 9999; default: 7 days before its end.
     pub period_start_timestamp: Option<i64>,
     /// End of the period (exclusive), epoch ms from 1970 to the end of 9999; default: now.
@@ -101,7 +107,7 @@ pub struct CreateReportBody {
 #[utoipa::path(tag = "reports", security(("bearer" = [])),
     request_body = CreateReportBody,
     responses((status = 200, description = "the report", body = Object),
-        (status = 400, description = "bad period (15), malformed id (12)", body = ErrorBody),
+        (status = 400, description = "bad period, no group named where the caller sees the patient through several, or a group that is not one of those (15); malformed id (12)", body = ErrorBody),
         (status = 403, description = "a patient asking for itself (10)", body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 #[post("/reports/v1")]
@@ -111,11 +117,13 @@ pub async fn create(
     ApiJson(body): ApiJson<CreateReportBody>,
 ) -> Result<HttpResponse, ApiError> {
     let user_id = parse_id(&body.user_id)?;
+    let group_id = body.group_id.as_deref().map(parse_id).transpose()?;
     let report = state
         .actions
         .create_manual_report(
             &caller.viewer(),
             &user_id,
+            group_id,
             body.period_start_timestamp,
             body.period_end_timestamp,
         )
@@ -172,6 +180,5 @@ pub async fn pdf(
         .actions
         .periodic_pdf(&caller.viewer(), &id, language, zone)
         .await?;
-    // The same URL gives a new PDF when the patient's details change: revalidate each time.
-    super::files::serve(&state, &req, &pdf.file, "private, no-cache").await
+    super::files::serve(&state, &req, &pdf.file, super::files::NO_STORE).await
 }

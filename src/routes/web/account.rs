@@ -189,8 +189,9 @@ pub async fn change_password(
     if form.new != form.confirm {
         return page(member, None, Some("password-mismatch")).await;
     }
-    let Ok(password) = NewPassword::parse(&form.new) else {
-        return page(member, None, Some("password-too-short")).await;
+    let password = match NewPassword::check(&form.new) {
+        Ok(password) => password,
+        Err(refusal) => return page(member, None, Some(refusal.key())).await,
     };
     let changed = member
         .state
@@ -323,6 +324,65 @@ pub async fn confirm_email(
     };
     let mut response = html(&ConfirmPage {
         c: Chrome::new(&visitor, "account", "email-confirm-title"),
+        secret: String::new(),
+        done,
+        error,
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
+}
+
+#[derive(Template)]
+#[template(path = "web/email_stop.html")]
+struct StopPage {
+    c: Chrome,
+    secret: String,
+    done: bool,
+    error: Option<String>,
+}
+
+/// The page of a link that stops an address change (sent to the current address): one
+/// button, so that a mail scanner fetching the link changes nothing.
+pub async fn stop_email_form(
+    visitor: Visitor,
+    secret: Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let open = visitor
+        .state
+        .actions
+        .email_change_stop_is_open(&secret)
+        .await?;
+    let mut response = html(&StopPage {
+        c: Chrome::new(&visitor, "account", "email-stop-title"),
+        secret: if open {
+            secret.into_inner()
+        } else {
+            String::new()
+        },
+        done: false,
+        error: (!open).then(|| visitor.tr.text("account-link-closed")),
+    })?;
+    if !open {
+        *response.status_mut() = StatusCode::GONE;
+    }
+    Ok(response)
+}
+
+/// Stops the address change through the link, which is spent; every login ends.
+pub async fn stop_email(
+    visitor: Visitor,
+    secret: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let (done, error, status) = match visitor.state.actions.stop_email_change(&secret).await {
+        Ok(()) => (true, None, StatusCode::OK),
+        Err(ActionError::State { key, .. }) => {
+            (false, Some(visitor.tr.text(key)), StatusCode::GONE)
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let mut response = html(&StopPage {
+        c: Chrome::new(&visitor, "account", "email-stop-title"),
         secret: String::new(),
         done,
         error,

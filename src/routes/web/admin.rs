@@ -266,6 +266,11 @@ pub async fn create_user(
     member: Member,
     CsrfForm(form): CsrfForm<NewUserForm>,
 ) -> Result<HttpResponse, WebError> {
+    if let Err(crate::domain::account::PasswordRefusal::Guessable) =
+        NewPassword::check(&form.password)
+    {
+        return users_page(&member, 0, None, Some("password-too-weak")).await;
+    }
     let parsed = (
         PersonName::parse("first_name", &form.first_name),
         PersonName::parse("last_name", &form.last_name),
@@ -318,7 +323,10 @@ async fn row_or_list(
         return Ok(see_other("/portal/admin/users"));
     }
     let store = &member.state.store;
-    let user = store.user_by_id(user_id).await?.ok_or(WebError::NotFound)?;
+    let user = store
+        .user_by_id(&member.viewer(), user_id)
+        .await?
+        .ok_or(WebError::NotFound)?;
     let record = store.user_record(user).await?;
     let mut rows = user_rows(member, &[record], store.clock().now_millis()).await?;
     let mut row = rows.pop().ok_or(WebError::NotFound)?;
@@ -801,7 +809,11 @@ async fn audit_names(
     ids.extend(events.iter().filter_map(|e| e.patient_id));
     ids.sort();
     ids.dedup();
-    Ok(member.state.store.user_names(&ids).await?)
+    Ok(member
+        .state
+        .store
+        .user_names(&member.viewer(), &ids)
+        .await?)
 }
 
 /// The audit trail, newest first, filtered by whose data, who acted and when.

@@ -25,7 +25,7 @@ use crate::i18n::Translator;
 use crate::reports::format;
 use crate::startup::AppState;
 use crate::store::entities::user;
-use crate::store::{UserRecord, Viewer};
+use crate::store::{Service, UserRecord, Viewer};
 
 /// Largest form body the portal reads.
 const FORM_LIMIT: usize = 64 * 1024;
@@ -128,7 +128,7 @@ impl Visitor {
             let current = session
                 .get::<i64>(LOGIN_AT_KEY)?
                 .is_some_and(|at| now.saturating_sub(at) < absolute);
-            match state.store.user_by_id(&id).await? {
+            match state.store.user_by_id(&Service::SignIn, &id).await? {
                 // A deactivated user's session ends at its next request, whatever the store,
                 // and every session ends TACHO_SESSION_TTL after its login.
                 Some(found) if found.activation && current => {

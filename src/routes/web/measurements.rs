@@ -305,10 +305,7 @@ async fn detail_page(
     let patient_user = if own {
         member.user().clone()
     } else {
-        store
-            .user_by_id(&m.creator_id)
-            .await?
-            .ok_or(WebError::NotFound)?
+        store.patient_of_measurement(&viewer, &m.id).await?
     };
     let patient = (!own).then(|| {
         let u = &patient_user;
@@ -393,7 +390,7 @@ async fn link_rows(member: &Member, id: &Id) -> Result<Vec<LinkRow>, WebError> {
     let mut makers: Vec<Id> = links.iter().map(|l| l.creator_id).collect();
     makers.sort();
     makers.dedup();
-    let names = state.store.user_names(&makers).await?;
+    let names = state.store.user_names(&member.viewer(), &makers).await?;
     let now = state.store.clock().now_millis();
     Ok(links
         .into_iter()

@@ -111,6 +111,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
                 web::post().to(account::confirm_email),
             )
             .route(
+                "/account/email/stop/{secret}",
+                web::get().to(account::stop_email_form),
+            )
+            .route(
+                "/account/email/stop/{secret}",
+                web::post().to(account::stop_email),
+            )
+            .route(
                 "/admin/users/{id}/password-reset",
                 web::post().to(admin::reset_password),
             )

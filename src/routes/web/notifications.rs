@@ -73,7 +73,11 @@ async fn rows(member: &Member) -> Result<(Vec<EntryRow>, u64), WebError> {
     let (entries, _) = member.state.actions.inbox(&viewer, &spec).await?;
     let unread = member.state.actions.unread_count(&member.viewer()).await?;
     let patients: Vec<Id> = entries.iter().map(|n| n.patient_id).collect();
-    let names = member.state.store.user_names(&patients).await?;
+    let names = member
+        .state
+        .store
+        .user_names(&member.viewer(), &patients)
+        .await?;
     let rows = entries
         .iter()
         .map(|n| EntryRow {
@@ -127,7 +131,11 @@ pub async fn mark_read(
     if !member.htmx {
         return Ok(see_other("/portal/notifications"));
     }
-    let names = member.state.store.user_names(&[marked.patient_id]).await?;
+    let names = member
+        .state
+        .store
+        .user_names(&member.viewer(), &[marked.patient_id])
+        .await?;
     let row = EntryRow {
         id: marked.id,
         title: member.tr.text(&marked.kind.message_key()),

@@ -134,8 +134,9 @@ pub async fn reset(
     if form.new != form.confirm {
         return refused("password-mismatch", true);
     }
-    let Ok(password) = NewPassword::parse(&form.new) else {
-        return refused("password-too-short", true);
+    let password = match NewPassword::check(&form.new) {
+        Ok(password) => password,
+        Err(refusal) => return refused(refusal.key(), true),
     };
     match visitor
         .state

@@ -201,6 +201,8 @@ struct PatientPage {
     list: MeasurementList,
     rows: Vec<super::reports::ReportRow>,
     can_make_report: bool,
+    /// The groups a report may be made for, where there are several.
+    groups: Vec<super::measurements::Choice>,
 }
 
 #[derive(Template)]
@@ -242,8 +244,10 @@ pub async fn detail(
         .and_then(|p| p.data.as_object().cloned())
         .unwrap_or_default();
     let (rows, _) = super::reports::report_list(&member, &viewer, &id, 0, "").await?;
+    let groups = super::reports::group_choices(&member, &viewer, &id, None).await?;
     html(&PatientPage {
         rows,
+        groups,
         can_make_report: viewer.may_report_on(&id).is_ok(),
         profile: profile_summary(&member, &document),
         c,

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
+use super::measurements::Choice;
 use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
 use crate::domain::account::Language;
@@ -111,16 +112,56 @@ pub async fn pdf(
         .actions
         .periodic_pdf(&member.viewer(), &id, Some(language), None)
         .await?;
-    crate::routes::api::files::serve(state, &req, &pdf.file, "private, no-cache")
+    crate::routes::api::files::serve(state, &req, &pdf.file, crate::routes::api::files::NO_STORE)
         .await
         .map_err(|e| WebError::Internal(anyhow::anyhow!("serving a report PDF: {e}")))
 }
 
-/// The period of a report made on request: `week` (the default), `month` or `prescription`.
+/// The period of a report made on request: `week` (the default), `month` or `prescription`;
+/// and the group it is for, where the reader sees the patient through several.
 #[derive(Debug, Default, Deserialize)]
 pub struct ReportForm {
     #[serde(default)]
     pub period: String,
+    #[serde(default)]
+    pub group: String,
+}
+
+/// The groups through which the reader sees `patient` (one of which a report it makes is
+/// for), named, with `chosen` (else the first) selected; empty for the patient itself.
+pub async fn group_choices(
+    member: &Member,
+    viewer: &Viewer,
+    patient: &Id,
+    chosen: Option<Id>,
+) -> Result<Vec<Choice>, WebError> {
+    if viewer.may_report_on(patient).is_err() {
+        return Ok(Vec::new());
+    }
+    let store = &member.state.store;
+    let groups = store.report_groups(viewer, patient).await?;
+    let names = store.group_names(&groups).await?;
+    let chosen = chosen
+        .filter(|g| groups.contains(g))
+        .or(groups.first().copied());
+    let mut choices: Vec<Choice> = groups
+        .iter()
+        .map(|g| Choice {
+            value: g.to_string(),
+            label: names.get(g).cloned().unwrap_or_else(|| g.to_string()),
+            selected: Some(*g) == chosen,
+        })
+        .collect();
+    choices.sort_by(|a, b| a.label.cmp(&b.label));
+    Ok(choices)
+}
+
+/// The group a form or address names (`group`), if any.
+pub fn named_group(group: &str) -> Result<Option<Id>, WebError> {
+    match group.trim() {
+        "" => Ok(None),
+        group => Ok(Some(Id::parse(group)?)),
+    }
 }
 
 /// Makes a manual periodic report of a chosen period (by default the last 7 days) for a
@@ -147,7 +188,13 @@ pub async fn create(
     member
         .state
         .actions
-        .create_manual_report(&viewer, &id, Some(start), Some(end))
+        .create_manual_report(
+            &viewer,
+            &id,
+            named_group(&form.group)?,
+            Some(start),
+            Some(end),
+        )
         .await?;
     Ok(see_other(&format!("/portal/patients/{id}#reports")))
 }

@@ -68,9 +68,9 @@ pub async fn review_view(
         Some(id) => member
             .state
             .store
-            .user_by_id(&id)
+            .user_names(&member.viewer(), &[id])
             .await?
-            .map(|u| format!("{} {}", u.first_name, u.last_name))
+            .remove(&id)
             .unwrap_or_default(),
         None => String::new(),
     };

@@ -26,10 +26,12 @@ use crate::store::entities::{patient_enlistment, user};
 /// The chart's height in SVG units.
 const CHART_H: f64 = 160.0;
 
-/// The period asked for (`week`, `month`, `prescription`); the last 7 days by default.
+/// The period asked for (`week`, `month`, `prescription`); the last 7 days by default. Staff
+/// who see the patient through several groups pick the group (whose report the page shows).
 #[derive(Debug, Default, Deserialize)]
 pub struct TrendQuery {
     pub period: Option<String>,
+    pub group: Option<String>,
 }
 
 /// A dot of the chart, in SVG units, with what it says when tapped.
@@ -64,6 +66,10 @@ struct TrendPage {
     chart: Option<TrendChart>,
     rows: Vec<TableRow>,
     can_make_report: bool,
+    /// The groups the reader sees the patient through, where there are several.
+    groups: Vec<Choice>,
+    /// The group shown, as the report form sends it.
+    group: String,
 }
 
 /// The member's own trends.
@@ -102,7 +108,14 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
     let (start, end) = chosen
         .bounds(now, prescription)
         .ok_or(WebError::BadRequest("error-period-invalid"))?;
-    let report = store.trend(&viewer, id, start, end).await?;
+    let named = super::reports::named_group(query.group.as_deref().unwrap_or_default())?;
+    let groups = super::reports::group_choices(member, &viewer, id, named).await?;
+    let group = groups
+        .iter()
+        .find(|g| g.selected)
+        .map(|g| Id::parse(&g.value))
+        .transpose()?;
+    let report = store.trend(&viewer, id, group, start, end).await?;
     let built = periodic::build(&PeriodicReportInput {
         report: &report,
         patient: &patient,
@@ -142,6 +155,8 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
         chart,
         rows: built.rows,
         can_make_report: viewer.may_report_on(id).is_ok(),
+        group: group.map(|g| g.to_string()).unwrap_or_default(),
+        groups,
         c,
     })
 }

@@ -13,6 +13,9 @@ pub struct Model {
     pub user_id: Id,
     /// Who asked for a manual report; none for scheduled ones.
     pub creator_id: Option<Id>,
+    /// The group of the prescription it was made for: its staff see it, and it lists only
+    /// the measurements shared with that group. None: the patient's and administrators' only.
+    pub group_id: Option<Id>,
     /// `MANUAL`, `PERIOD_DAYS_PASSED_7`, `PERIOD_DAYS_PASSED_30` or `PRESCRIPTION_ENDED`.
     pub trigger: String,
     pub status: ReportStatus,
