@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+pub use secrecy::ExposeSecret;
+use secrecy::SecretString;
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,8 +73,9 @@ pub const S3_VARIABLES: &[&str] = &[
 /// Everything the service is configured with.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// `TACHO_DATABASE_URL`: `sqlite://…` or `postgres://…`; default an SQLite file in the data dir.
-    pub database_url: String,
+    /// `TACHO_DATABASE_URL`: `sqlite://…` or `postgres://…`; default an SQLite file in the data
+    /// dir. Secret (it may carry a password): `Debug` shows `[REDACTED]`.
+    pub database_url: SecretString,
     /// `TACHO_DATA_DIR`: where the SQLite database and files live; default `./data`.
     pub data_dir: PathBuf,
     /// `TACHO_ADDR`: the addresses to listen on, comma-separated `host:port` entries (see
@@ -114,7 +117,7 @@ pub struct Settings {
     pub file_cache_bytes: u64,
     /// `TACHO_REDIS_URL`: keep portal sessions in Redis (shared by every instance) instead of
     /// the database; default unset (the database).
-    pub redis_url: Option<String>,
+    pub redis_url: Option<SecretString>,
     /// `TACHO_SESSION_TTL`: how long a portal session lasts after login, in seconds; default 12 hours.
     pub session_ttl: Duration,
     /// `TACHO_SESSION_IDLE`: a portal session ends after this many seconds without a request;
@@ -134,12 +137,15 @@ pub struct Settings {
     pub render_deadline: Duration,
     /// `TACHO_SMTP_URL`: the SMTP relay for notification e-mail (`smtp://host:port`,
     /// `smtp://host:port?tls=required`, `smtps://user:password@host`); unset turns e-mail off.
-    pub smtp_url: Option<String>,
+    pub smtp_url: Option<SecretString>,
     /// `TACHO_MAIL_FROM`: the sender of notification e-mail; default `Tacho <noreply@localhost>`.
     pub mail_from: String,
     /// `TACHO_WEBHOOK_ALLOW_LOOPBACK`: `1` admits `http://` webhook addresses on this machine
     /// (tests, local receivers); default `0`.
     pub webhook_allow_loopback: bool,
+    /// `TACHO_WEBHOOK_ALLOW_PRIVATE`: `1` admits webhook addresses in private networks
+    /// (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7); default `0`, refused.
+    pub webhook_allow_private: bool,
     /// `TACHO_METRICS_ADDR`: where `GET /metrics` answers in the Prometheus text format
     /// (`127.0.0.1:9464`); unset (the default) serves no metrics. An address of its own, so
     /// that the public listener never serves them.
@@ -368,6 +374,9 @@ struct Environment {
     #[arg(long, env = "TACHO_WEBHOOK_ALLOW_LOOPBACK", default_value = "0",
         action = clap::ArgAction::Set, value_parser = switch)]
     webhook_allow_loopback: bool,
+    #[arg(long, env = "TACHO_WEBHOOK_ALLOW_PRIVATE", default_value = "0",
+        action = clap::ArgAction::Set, value_parser = switch)]
+    webhook_allow_private: bool,
     #[arg(long, env = "TACHO_METRICS_ADDR")]
     metrics_addr: Option<String>,
 }
@@ -421,7 +430,7 @@ impl Environment {
                 .unwrap_or(2),
         };
         Ok(Settings {
-            database_url,
+            database_url: database_url.into(),
             data_dir: self.data_dir,
             addr: self.addr,
             base_url,
@@ -438,7 +447,7 @@ impl Environment {
             registration_rate_per_hour: self.registration_rate,
             cache_ttl: Duration::from_millis(self.cache_ttl_ms),
             file_cache_bytes: self.file_cache_bytes,
-            redis_url: self.redis_url,
+            redis_url: self.redis_url.map(SecretString::from),
             session_ttl: self.session_ttl,
             session_idle: self.session_idle,
             login_lifetime: self.login_lifetime,
@@ -446,9 +455,13 @@ impl Environment {
                 .then(|| Duration::from_secs(self.scheduler_tick)),
             job_lease: self.job_lease,
             render_deadline: self.render_deadline,
-            smtp_url: self.smtp_url.filter(|url| !url.trim().is_empty()),
+            smtp_url: self
+                .smtp_url
+                .filter(|url| !url.trim().is_empty())
+                .map(SecretString::from),
             mail_from: self.mail_from,
             webhook_allow_loopback: self.webhook_allow_loopback,
+            webhook_allow_private: self.webhook_allow_private,
             metrics_addr: self.metrics_addr.filter(|addr| !addr.trim().is_empty()),
         })
     }
@@ -463,15 +476,19 @@ mod tests {
         let s = Settings::from_lookup(|_| None).unwrap();
         assert_eq!(s.addr, "127.0.0.1:8080");
         assert_eq!(s.base_url, "http://127.0.0.1:8080");
-        assert_eq!(s.database_url, "sqlite://./data/tacho.db?mode=rwc");
+        assert_eq!(
+            s.database_url.expose_secret(),
+            "sqlite://./data/tacho.db?mode=rwc"
+        );
         assert_eq!(s.access_token_ttl, Duration::from_secs(3600));
         assert_eq!(s.log_format, LogFormat::Pretty);
         assert_eq!(s.scheduler_tick, Some(Duration::from_secs(60)));
         assert_eq!(s.job_lease, Duration::from_secs(300));
         assert_eq!(s.render_deadline, Duration::from_secs(10));
         assert_eq!(s.max_measurement_bytes, 10 * 1024 * 1024);
-        assert_eq!(s.smtp_url, None);
+        assert!(s.smtp_url.is_none());
         assert!(!s.webhook_allow_loopback);
+        assert!(!s.webhook_allow_private);
     }
 
     #[test]
@@ -501,6 +518,31 @@ mod tests {
     }
 
     #[test]
+    fn secrets_are_redacted_in_debug() {
+        let s = Settings::from_lookup(|k| match k {
+            "TACHO_DATABASE_URL" => Some("postgres://tacho:db-secret-1@db/tacho".into()),
+            "TACHO_REDIS_URL" => Some("redis://:redis-secret-2@cache:6379".into()),
+            "TACHO_SMTP_URL" => Some("smtps://mail:smtp-secret-3@relay.example".into()),
+            "AWS_SECRET_ACCESS_KEY" => Some("s3-secret-4".into()),
+            _ => None,
+        })
+        .unwrap();
+        let printed = format!("{s:?}");
+        for secret in [
+            "db-secret-1",
+            "redis-secret-2",
+            "smtp-secret-3",
+            "s3-secret-4",
+        ] {
+            assert!(!printed.contains(secret), "{secret} in {printed}");
+        }
+        assert_eq!(
+            s.database_url.expose_secret(),
+            "postgres://tacho:db-secret-1@db/tacho"
+        );
+    }
+
+    #[test]
     fn notification_settings_are_read() {
         let s = Settings::from_lookup(|k| match k {
             "TACHO_SMTP_URL" => Some("smtp://127.0.0.1:2525".into()),
@@ -509,7 +551,10 @@ mod tests {
             _ => None,
         })
         .unwrap();
-        assert_eq!(s.smtp_url.as_deref(), Some("smtp://127.0.0.1:2525"));
+        assert_eq!(
+            s.smtp_url.as_ref().map(|u| u.expose_secret()),
+            Some("smtp://127.0.0.1:2525")
+        );
         assert_eq!(s.mail_from, "Clinic <tacho@clinic.example>");
         assert!(s.webhook_allow_loopback);
         let off = |v: &str| {
@@ -518,9 +563,8 @@ mod tests {
         assert!(!off("0").unwrap().webhook_allow_loopback);
         assert!(off("yes please").is_err());
         let blank = Settings::from_lookup(|k| (k == "TACHO_SMTP_URL").then(|| " ".into()));
-        assert_eq!(
-            blank.unwrap().smtp_url,
-            None,
+        assert!(
+            blank.unwrap().smtp_url.is_none(),
             "a blank URL turns e-mail off"
         );
     }
@@ -558,7 +602,10 @@ mod tests {
             _ => None,
         })
         .unwrap();
-        assert_eq!(s.database_url, "sqlite:///srv/tacho/tacho.db?mode=rwc");
+        assert_eq!(
+            s.database_url.expose_secret(),
+            "sqlite:///srv/tacho/tacho.db?mode=rwc"
+        );
         assert_eq!(s.access_token_ttl, Duration::from_secs(60));
         assert_eq!(s.log_format, LogFormat::Json);
         assert_eq!(s.base_url, "https://tacho.example");

@@ -13,6 +13,7 @@ use crate::actions::Actions;
 use crate::auth::Authenticator;
 use crate::auth::password::PasswordHasher;
 use crate::auth::throttle::LoginThrottle;
+use crate::config::ExposeSecret;
 use crate::config::{ListenAddr, Settings};
 use crate::domain::clock::{Clock, SystemClock};
 use crate::file_cache::FileCache;
@@ -47,7 +48,6 @@ pub struct AppState {
     pub file_tokens: crate::auth::file_token::FileTokens,
     /// Notification deliveries (webhook secrets are derived through it).
     pub notifier: Notifier,
-    pub login_throttle: LoginThrottle,
     /// Registrations per client network (`TACHO_REGISTRATION_RATE` an hour).
     pub registration_throttle: LoginThrottle,
     pub settings: Arc<Settings>,
@@ -90,11 +90,11 @@ impl Application {
     /// An address with port 0 binds a free port, which tests use.
     pub async fn build(settings: Settings, options: BuildOptions) -> anyhow::Result<Self> {
         if options.migrate {
-            Store::migrate_url(&settings.database_url)
+            Store::migrate_url(settings.database_url.expose_secret())
                 .await
                 .context("database migration failed")?;
         }
-        let store = Store::connect(&settings.database_url, options.clock)
+        let store = Store::connect(settings.database_url.expose_secret(), options.clock)
             .await
             .context("cannot connect to the database")?
             .with_cache_ttl(settings.cache_ttl);
@@ -158,6 +158,7 @@ impl Application {
         let actions = Actions::new(
             store.clone(),
             auth.clone(),
+            login_throttle,
             reports.clone(),
             Arc::new(sessions.clone()),
             notifier.clone(),
@@ -168,7 +169,6 @@ impl Application {
             files,
             store,
             auth,
-            login_throttle,
             file_tokens,
             notifier,
             registration_throttle,

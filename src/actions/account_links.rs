@@ -63,15 +63,35 @@ impl Actions {
         self.notifier.mailer().is_some()
     }
 
-    /// Sends a password reset link to the account with address `email`, if there is an active
-    /// one and none was sent in the last [`RESET_MAIL_COOLDOWN_SECONDS`]. The caller is told
-    /// nothing either way, and the mail leaves in the background, so
-    /// neither the answer nor its timing tells which addresses have accounts (OWASP Forgot
-    /// Password Cheat Sheet).
-    pub async fn request_password_reset(&self, email: &str) -> ActionResult<()> {
+    /// Asks for a password reset link for address `email` from a client in `network`, under
+    /// the login throttle of that network. The caller is told nothing, and the request does
+    /// the same work for every address: it takes the network's turn and hands the address to
+    /// a background task, which looks the account up and mails it a link (see
+    /// [`Actions::send_password_reset`]). So neither the answer nor its timing tells which
+    /// addresses have accounts (OWASP Forgot Password Cheat Sheet).
+    pub fn request_password_reset(&self, email: &str, network: Network) -> ActionResult<()> {
+        self.take_login_turn(network)
+            .map_err(|refused| match refused {
+                crate::auth::LoginError::Throttled { retry_after_secs } => {
+                    ActionError::Throttled { retry_after_secs }
+                }
+                other => ActionError::Internal(other.into()),
+            })?;
         let Ok(email) = Email::parse(email) else {
             return Ok(());
         };
+        let actions = self.clone();
+        tokio::spawn(async move {
+            if let Err(error) = actions.send_password_reset(email).await {
+                tracing::warn!(error = %format!("{error:#}"), "a password reset request failed");
+            }
+        });
+        Ok(())
+    }
+
+    /// Sends a password reset link to the account with address `email`, if there is an active
+    /// one and none was sent in the last [`RESET_MAIL_COOLDOWN_SECONDS`].
+    async fn send_password_reset(&self, email: Email) -> ActionResult<()> {
         let Some(user) = self
             .store
             .user_by_email(&Service::SignIn, email.as_str())
@@ -104,7 +124,7 @@ impl Actions {
                 &user.id,
             ))
             .await?;
-        self.mail_reset_in_background(user, link);
+        self.mail_reset(user, link).await;
         Ok(())
     }
 
@@ -371,29 +391,26 @@ impl Actions {
             .portal_url(&format!("{}{secret}", purpose.page())))
     }
 
-    /// Sends a password reset link without making the caller wait for the relay; a failure is
-    /// logged (never the link).
-    fn mail_reset_in_background(&self, user: user::Model, link: String) {
+    /// Sends a password reset link; a failure is logged (never the link).
+    async fn mail_reset(&self, user: user::Model, link: String) {
         let Some(mailer) = self.notifier.mailer() else {
             tracing::warn!(user = %user.id, "a password reset was asked for, but e-mail is off");
             return;
         };
-        tokio::spawn(async move {
-            let hours = Purpose::PasswordReset.hours();
-            if let Err(error) = mailer
-                .send_account_link(
-                    &user,
-                    &user.email,
-                    AccountMail::PasswordReset,
-                    &link,
-                    hours,
-                    None,
-                )
-                .await
-            {
-                tracing::warn!(user = %user.id, error = %format!("{error:#}"), "an account link was not sent");
-            }
-        });
+        let hours = Purpose::PasswordReset.hours();
+        if let Err(error) = mailer
+            .send_account_link(
+                &user,
+                &user.email,
+                AccountMail::PasswordReset,
+                &link,
+                hours,
+                None,
+            )
+            .await
+        {
+            tracing::warn!(user = %user.id, error = %format!("{error:#}"), "an account link was not sent");
+        }
     }
 }
 

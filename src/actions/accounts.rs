@@ -162,10 +162,23 @@ impl Actions {
         Ok(updated)
     }
 
-    /// A login by e-mail address and password from a client in `network`, under the lockout
-    /// rules, through either door (the API's password grant, the portal's login form). Each
-    /// is recorded: a success by its user, a failure by no one ([`ANONYMOUS`]) about the
-    /// account when one has that address, with the network, never the address typed.
+    /// Takes one turn of `network`'s allowance of login attempts (`TACHO_LOGIN_RATE` a minute
+    /// per /24 or /48, shared by both doors and by forgotten-password requests); refused, how
+    /// long to wait.
+    pub fn take_login_turn(&self, network: Network) -> Result<(), crate::auth::LoginError> {
+        self.login_throttle.check(network).map_err(|wait| {
+            crate::telemetry::metrics::login("throttled");
+            crate::auth::LoginError::Throttled {
+                retry_after_secs: wait.as_secs().max(1),
+            }
+        })
+    }
+
+    /// A login by e-mail address and password from a client in `network`, under the login
+    /// throttle of that network and the lockout rules, through either door (the API's
+    /// password grant, the portal's login form). Each is recorded: a success by its user, a
+    /// failure by no one ([`ANONYMOUS`]) about the account when one has that address, with
+    /// the network, never the address typed.
     pub async fn log_in(
         &self,
         email: &str,
@@ -173,6 +186,7 @@ impl Actions {
         network: Network,
     ) -> Result<user::Model, crate::auth::LoginError> {
         use crate::auth::LoginError;
+        self.take_login_turn(network)?;
         let audit =
             async |record: AuditEntry| self.store.audit(record).await.map_err(LoginError::from);
         let verified = self.auth.verify_login(email, password, network).await;
@@ -223,12 +237,14 @@ impl Actions {
         }
     }
 
-    /// A refresh grant (the OAuth2 `refresh_token` grant): rotates the login's refresh token;
-    /// the grant is recorded.
+    /// A refresh grant (the OAuth2 `refresh_token` grant) from a client in `network`, under
+    /// its login throttle: rotates the login's refresh token; the grant is recorded.
     pub async fn refresh_login(
         &self,
         refresh_token: &str,
+        network: Network,
     ) -> Result<crate::auth::IssuedTokens, crate::auth::LoginError> {
+        self.take_login_turn(network)?;
         let issued = self.auth.refresh_grant(refresh_token).await?;
         let owner = Viewer {
             user_id: issued.user_id,

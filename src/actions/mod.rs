@@ -33,6 +33,7 @@ pub use reports::{MeasurementPdf, PeriodicPdf};
 pub use shared_links::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS, NewLink};
 
 use crate::auth::Authenticator;
+use crate::auth::throttle::LoginThrottle;
 use crate::domain::id::Id;
 use crate::notify::Notifier;
 use crate::reports::{ReportError, Reports};
@@ -59,6 +60,9 @@ pub enum ActionError {
     /// A PDF could not be made.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// Too many attempts from the client's network (the login throttle); retry later.
+    #[error("too many attempts; retry in {retry_after_secs} s")]
+    Throttled { retry_after_secs: u64 },
     /// A fault of the service.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
@@ -94,6 +98,8 @@ pub trait SessionEnder: Send + Sync {
 pub struct Actions {
     store: Store,
     auth: Authenticator,
+    /// Logins and forgotten-password requests per client network, for both doors.
+    login_throttle: Arc<LoginThrottle>,
     reports: Arc<Reports>,
     sessions: Arc<dyn SessionEnder>,
     notifier: Notifier,
@@ -104,6 +110,7 @@ impl Actions {
     pub fn new(
         store: Store,
         auth: Authenticator,
+        login_throttle: LoginThrottle,
         reports: Arc<Reports>,
         sessions: Arc<dyn SessionEnder>,
         notifier: Notifier,
@@ -111,6 +118,7 @@ impl Actions {
         Actions {
             store,
             auth,
+            login_throttle: Arc::new(login_throttle),
             reports,
             sessions,
             notifier,

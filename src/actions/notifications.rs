@@ -3,7 +3,7 @@
 
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
-use crate::domain::notification::{KindSet, Preferences, WebhookUrl};
+use crate::domain::notification::{KindSet, Preferences, WebhookUrl, url_for_logs};
 use crate::store::entities::{notification, webhook_delivery, webhook_endpoint};
 use crate::store::query::ListSpec;
 use crate::store::{AdminTask, NewWebhook, StoreError, Viewer};
@@ -100,10 +100,9 @@ impl Actions {
             .administer(AdminTask::ManageNotifications)
             .map_err(StoreError::Denied)?;
         let webhooks = self.notifier.webhooks();
-        let url =
-            WebhookUrl::parse(&request.url, webhooks.allows_loopback()).map_err(|reason| {
-                ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
-            })?;
+        let url = WebhookUrl::parse(&request.url, webhooks.reach()).map_err(|reason| {
+            ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
+        })?;
         webhooks.check_resolution(&url).await.map_err(|reason| {
             ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
         })?;
@@ -125,8 +124,11 @@ impl Actions {
             .await?;
         store
             .audit(
-                entry(viewer, "webhook.create", "webhook", &endpoint.id)
-                    .detail(format!("{} {}", endpoint.url, endpoint.events)),
+                entry(viewer, "webhook.create", "webhook", &endpoint.id).detail(format!(
+                    "{} {}",
+                    url_for_logs(&endpoint.url),
+                    endpoint.events
+                )),
             )
             .await?;
         store.commit().await?;

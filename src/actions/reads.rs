@@ -8,7 +8,10 @@ use super::{ActionResult, Actions, EntryExt, entry};
 use crate::domain::id::Id;
 use crate::store::entities::{audit_event, measurement, profile, report, user};
 use crate::store::query::ListSpec;
-use crate::store::{AuditEntry, AuditFilter, ListedRecord, ReportRecord, UserRecord, Viewer};
+use crate::store::{
+    AuditEntry, AuditFilter, ListedRecord, PatientListing, PatientSummary, ReportRecord,
+    UserRecord, Viewer, WorkItem, WorkListing,
+};
 
 /// A page of a list: its items and, when asked, the total.
 pub type ListPage<T> = (Vec<T>, Option<u64>);
@@ -176,6 +179,69 @@ impl Actions {
         )
         .await?;
         Ok(page)
+    }
+
+    /// A page of the patients `viewer` cares for, as the portal lists them (each with the
+    /// latest measurement the viewer sees); one record per patient on the page.
+    pub async fn list_patients(
+        &self,
+        viewer: &Viewer,
+        listing: PatientListing,
+        offset: u64,
+        limit: u64,
+    ) -> ActionResult<(Vec<PatientSummary>, u64)> {
+        self.store.may_list_patients(viewer).await?;
+        let page = self
+            .store
+            .patients_page(viewer, listing, offset, limit)
+            .await?;
+        self.record_list(
+            viewer,
+            "patient.list",
+            "patient rows",
+            page.0.iter().map(|p| p.user.id),
+        )
+        .await?;
+        Ok(page)
+    }
+
+    /// A page of `viewer`'s work list; one record per patient whose measurements it shows.
+    pub async fn work_list(
+        &self,
+        viewer: &Viewer,
+        listing: &WorkListing,
+        offset: u64,
+        limit: u64,
+    ) -> ActionResult<(Vec<WorkItem>, u64)> {
+        let page = self
+            .store
+            .work_list_page(viewer, listing, offset, limit)
+            .await?;
+        self.record_list(
+            viewer,
+            "worklist.view",
+            "measurements",
+            page.0.iter().map(|item| item.patient.id),
+        )
+        .await?;
+        Ok(page)
+    }
+
+    /// A page of the audit trail matching `filter`, newest first (administrators); the read
+    /// is recorded, naming the patient filtered on, as an export is.
+    pub async fn audit_trail(
+        &self,
+        viewer: &Viewer,
+        filter: &AuditFilter,
+        offset: u64,
+        limit: u64,
+    ) -> ActionResult<(Vec<audit_event::Model>, u64)> {
+        let (events, total) = self.store.audit_page(viewer, filter, offset, limit).await?;
+        let mut record = entry(viewer, "audit.view", "audit-trail", &viewer.user_id)
+            .detail(format!("{} of {total} entries from {offset}", events.len()));
+        record.patient_id = filter.patient;
+        self.store.audit(record).await?;
+        Ok((events, total))
     }
 
     /// The entries of the audit trail matching `filter`, newest first, at most

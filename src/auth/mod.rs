@@ -32,6 +32,9 @@ pub enum LoginError {
     /// This failure started (or lengthened) a freeze.
     #[error("too many failed attempts; the account is frozen for {freeze_secs} s")]
     FreezeStarted { freeze_secs: u64 },
+    /// Too many attempts from the client's network; nothing was checked.
+    #[error("too many login attempts; retry in {retry_after_secs} s")]
+    Throttled { retry_after_secs: u64 },
     /// Blocked after too many failures until an administrator unblocks it.
     #[error(
         "the account is blocked after too many failed attempts; an administrator must unblock it"
@@ -57,6 +60,7 @@ impl LoginError {
             LoginError::Frozen { .. } => "frozen",
             LoginError::FreezeStarted { .. } => "freeze started",
             LoginError::Blocked => "blocked",
+            LoginError::Throttled { .. } => "throttled",
             LoginError::InvalidRefreshToken => "invalid refresh token",
             LoginError::RefreshTokenReused => "refresh token reused",
             LoginError::Internal(_) => "internal",

@@ -1,6 +1,8 @@
-//! Per-address throttling of login attempts: a rate limit per client IP (governor's GCRA,
-//! equivalent to a token bucket). Password checks cost ~20 ms of CPU each, so unthrottled
-//! logins would be a cheap way to exhaust the server.
+//! Throttling of login attempts per client network (/24, /48; `domain::network`), the key the
+//! lockout and the registration limit use too: governor's GCRA, equivalent to a token bucket.
+//! Password checks cost ~20 ms of CPU each, so unthrottled logins would be a cheap way to
+//! exhaust the server, and keying on the network keeps a client from escaping the limit by
+//! moving through the addresses of its own network.
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -10,6 +12,8 @@ use governor::clock::{Clock, DefaultClock};
 use governor::middleware::NoOpMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
+
+use crate::domain::network::Network;
 
 /// Remembered addresses beyond which those back at a full allowance are forgotten.
 const MAX_TRACKED: usize = 10_000;
@@ -56,8 +60,9 @@ impl<C: Clock + Clone> LoginThrottle<C> {
         }
     }
 
-    /// Takes one attempt for `address`; when none is left, how long to wait.
-    pub fn check(&self, address: IpAddr) -> Result<(), Duration> {
+    /// Takes one attempt for `network`; when none is left, how long to wait.
+    pub fn check(&self, network: Network) -> Result<(), Duration> {
+        let address = network.address();
         if self.limiter.len() >= MAX_TRACKED {
             self.limiter.retain_recent();
         }
@@ -73,27 +78,33 @@ mod tests {
 
     use super::*;
 
+    fn network(text: &str) -> Network {
+        Network::of(text.parse::<IpAddr>().unwrap())
+    }
+
     #[test]
     fn bursts_are_allowed_then_refill_over_time() {
         let clock = FakeRelativeClock::default();
         let throttle = LoginThrottle::with_clock(3, clock.clone());
-        let ip: IpAddr = "10.0.0.1".parse().unwrap();
-        let other: IpAddr = "10.0.0.2".parse().unwrap();
+        let client = network("10.0.0.1");
+        let other = network("10.0.1.1");
         for _ in 0..3 {
-            assert!(throttle.check(ip).is_ok());
+            assert!(throttle.check(client).is_ok());
         }
-        let wait = throttle.check(ip).unwrap_err();
+        let wait = throttle.check(client).unwrap_err();
         assert!(
             wait > Duration::from_secs(19) && wait <= Duration::from_secs(20),
             "{wait:?}"
         );
+        // Another address of the same /24 shares the allowance; another network does not.
+        assert!(throttle.check(network("10.0.0.200")).is_err());
         assert!(
             throttle.check(other).is_ok(),
-            "addresses are throttled separately"
+            "networks are throttled separately"
         );
         clock.advance(Duration::from_secs(20));
-        assert!(throttle.check(ip).is_ok());
+        assert!(throttle.check(client).is_ok());
         clock.advance(Duration::from_secs(1));
-        assert!(throttle.check(ip).is_err());
+        assert!(throttle.check(client).is_err());
     }
 }

@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 
 use super::progress::Progress;
 use super::reports::open_store;
+use crate::config::ExposeSecret;
 use crate::config::{FileStorageKind, Settings};
 use crate::domain::clock::SystemClock;
 use crate::storage::{self, LocalStorage, Migration, MigrationCounts};
@@ -74,8 +75,10 @@ fn describe(counts: &MigrationCounts) -> String {
 
 /// Writes a consistent copy of the embedded SQLite database and its local files into `to`, a
 /// new or empty folder, while the server may run. The copy is a data folder:
-/// `TACHO_DATA_DIR=<to> tacho serve` runs on it.
+/// `TACHO_DATA_DIR=<to> tacho serve` runs on it. It holds health data and the server's
+/// secrets, so everything it creates is its owner's alone: folders 0700, files 0600.
 pub async fn backup(settings: Settings, to: &Path) -> anyhow::Result<()> {
+    private_files_only();
     let not_empty = std::fs::read_dir(to)
         .map(|mut entries| entries.next().is_some())
         .unwrap_or(false);
@@ -86,9 +89,16 @@ pub async fn backup(settings: Settings, to: &Path) -> anyhow::Result<()> {
         );
     }
     std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    // A folder made before (empty, so allowed) may have been made readable by others.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("cannot make {} private", to.display()))?;
+    }
     let started = Instant::now();
     // No migration: a backup copies the database as it is.
-    let store = Store::connect(&settings.database_url, Arc::new(SystemClock))
+    let store = Store::connect(settings.database_url.expose_secret(), Arc::new(SystemClock))
         .await
         .context("cannot connect to the database")?;
     let database = to.join("tacho.db");
@@ -135,4 +145,15 @@ pub async fn backup(settings: Settings, to: &Path) -> anyhow::Result<()> {
         to.display()
     );
     Ok(())
+}
+
+/// From here on this process creates folders 0700 and files 0600 (a umask of 077), whatever
+/// the shell's umask: the SQLite copy, the folders and the files of a backup are never
+/// readable by others, not even for a moment.
+fn private_files_only() {
+    #[cfg(unix)]
+    // SAFETY: umask only sets the process's file mode mask; it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
 }

@@ -14,6 +14,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use crate::auth::password::PasswordHasher;
+use crate::config::ExposeSecret;
 use crate::config::Settings;
 use crate::domain::account::{Email, Language, NewPassword, PersonName, TimeZone};
 use crate::domain::clock::SystemClock;
@@ -198,7 +199,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve { demo, no_migrate } => serve(settings, demo, !no_migrate).await,
         Command::Migrate => {
-            Store::migrate_url(&settings.database_url)
+            Store::migrate_url(settings.database_url.expose_secret())
                 .await
                 .context("migration failed")?;
             println!("database is up to date");
@@ -265,8 +266,9 @@ async fn add_user(settings: Settings, args: AddUser) -> anyhow::Result<()> {
     let last_name = PersonName::parse("last_name", &args.last_name)?;
     let language = Language::parse_field(&args.language)?;
     let time_zone = TimeZone::parse_field(&args.time_zone)?;
-    Store::migrate_url(&settings.database_url).await?;
-    let store = Store::connect(&settings.database_url, Arc::new(SystemClock)).await?;
+    Store::migrate_url(settings.database_url.expose_secret()).await?;
+    let store =
+        Store::connect(settings.database_url.expose_secret(), Arc::new(SystemClock)).await?;
     let password_hash = PasswordHasher::default()
         .hash(password.expose().to_owned())
         .await?;

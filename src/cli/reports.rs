@@ -8,6 +8,7 @@ use chrono::{DateTime, NaiveDate, TimeZone as _};
 use chrono_tz::Tz;
 
 use super::progress::Progress;
+use crate::config::ExposeSecret;
 use crate::config::Settings;
 use crate::domain::account::TimeZone;
 use crate::domain::clock::{Clock, SystemClock};
@@ -20,10 +21,10 @@ use crate::store::{NewReport, Prescription, Service, Store};
 
 /// Migrates, then connects to the database of `settings`.
 pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
-    Store::migrate_url(&settings.database_url)
+    Store::migrate_url(settings.database_url.expose_secret())
         .await
         .context("database migration failed")?;
-    Store::connect(&settings.database_url, Arc::new(SystemClock))
+    Store::connect(settings.database_url.expose_secret(), Arc::new(SystemClock))
         .await
         .context("cannot connect to the database")
 }

@@ -223,10 +223,22 @@ impl Preferences {
     }
 }
 
+/// Which addresses webhooks may reach beyond the public internet: this machine
+/// (`TACHO_WEBHOOK_ALLOW_LOOPBACK=1`, over plain `http://` too, for tests and local receivers)
+/// and private networks (`TACHO_WEBHOOK_ALLOW_PRIVATE=1`: 10/8, 172.16/12, 192.168/16, the
+/// carrier-grade NAT range 100.64/10 and IPv6 unique local addresses fc00::/7), which are
+/// refused by default so that a webhook cannot be aimed at the service's own network (OWASP
+/// SSRF Prevention Cheat Sheet).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reach {
+    pub loopback: bool,
+    pub private: bool,
+}
+
 /// A webhook endpoint's address: `https://`, or `http://` to a loopback address when the
-/// service allows it (`TACHO_WEBHOOK_ALLOW_LOOPBACK=1`, for tests and local receivers).
-/// Addresses that reach into the service's own network are refused here for literal hosts
-/// and again, after name resolution, on every delivery ([`address_allowed`]).
+/// service allows it. Addresses that reach into the service's own network are refused here
+/// for literal hosts and again, after name resolution, on every delivery
+/// ([`address_allowed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookUrl(String);
 
@@ -235,7 +247,7 @@ pub const MAX_WEBHOOK_URL: usize = 2000;
 
 impl WebhookUrl {
     /// Parses `text`; the error says why it is refused.
-    pub fn parse(text: &str, allow_loopback: bool) -> Result<WebhookUrl, String> {
+    pub fn parse(text: &str, reach: Reach) -> Result<WebhookUrl, String> {
         if text.len() > MAX_WEBHOOK_URL {
             return Err(format!("must be at most {MAX_WEBHOOK_URL} characters"));
         }
@@ -257,15 +269,15 @@ impl WebhookUrl {
         let loopback = loopback_name || literal.is_some_and(|ip| ip.is_loopback());
         match url.scheme() {
             "https" => {}
-            "http" if allow_loopback && loopback => {}
+            "http" if reach.loopback && loopback => {}
             "http" => return Err("must use https://".into()),
             _ => return Err("must be an https:// address".into()),
         }
-        if loopback && !allow_loopback {
+        if loopback && !reach.loopback {
             return Err("must not point at this machine".into());
         }
         if let Some(ip) = literal {
-            address_allowed(ip, allow_loopback)?;
+            address_allowed(ip, reach)?;
         }
         Ok(WebhookUrl(url.to_string()))
     }
@@ -281,11 +293,45 @@ impl WebhookUrl {
     }
 }
 
+/// `url` as logs, audit records and errors show it: without its query string, which may
+/// carry a receiver's token (`?…` stands in for it).
+pub fn url_for_logs(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            let had_query = parsed.query().is_some();
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            let _ = parsed.set_password(None);
+            let _ = parsed.set_username("");
+            let mut shown = parsed.to_string();
+            if had_query {
+                shown.push_str("?…");
+            }
+            shown
+        }
+        Err(_) => url.split(['?', '#']).next().unwrap_or_default().to_owned(),
+    }
+}
+
+/// Whether `ip` lies in a private network: RFC 1918 (10/8, 172.16/12, 192.168/16), shared
+/// address space for carrier-grade NAT (RFC 6598, 100.64/10), or an IPv6 unique local
+/// address (RFC 4193, fc00::/7).
+fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            v4.is_private() || (a == 100 && (64..128).contains(&b))
+        }
+        IpAddr::V6(v6) => v6.segments()[0] & 0xfe00 == 0xfc00,
+    }
+}
+
 /// Whether a webhook may be delivered to `ip`. Refused: link-local addresses (which include
 /// the cloud metadata service at 169.254.169.254, and fe80::/10), the metadata addresses
 /// that lie outside them (AWS's fd00:ec2::254, Alibaba's 100.100.100.200), unspecified,
-/// broadcast and multicast addresses, and loopback unless allowed.
-pub fn address_allowed(ip: IpAddr, allow_loopback: bool) -> Result<(), String> {
+/// broadcast and multicast addresses; loopback and private networks unless `reach` allows
+/// them.
+pub fn address_allowed(ip: IpAddr, reach: Reach) -> Result<(), String> {
     let ip = match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
         v4 => v4,
@@ -310,8 +356,13 @@ pub fn address_allowed(ip: IpAddr, allow_loopback: bool) -> Result<(), String> {
             "resolves to {ip}, a link-local, metadata or non-unicast address"
         ));
     }
-    if ip.is_loopback() && !allow_loopback {
+    if ip.is_loopback() && !reach.loopback {
         return Err(format!("resolves to {ip}, this machine"));
+    }
+    if is_private(ip) && !reach.private {
+        return Err(format!(
+            "resolves to {ip}, a private network (TACHO_WEBHOOK_ALLOW_PRIVATE=1 admits it)"
+        ));
     }
     Ok(())
 }
@@ -350,16 +401,28 @@ mod tests {
         assert_eq!(p, Preferences::default());
     }
 
+    const PUBLIC: Reach = Reach {
+        loopback: false,
+        private: false,
+    };
+    const LOOPBACK: Reach = Reach {
+        loopback: true,
+        private: false,
+    };
+
     #[test]
     fn webhook_urls_are_https_or_allowed_loopback_and_never_link_local() {
-        assert!(WebhookUrl::parse("https://clinic.example/hooks", false).is_ok());
-        let refused = |url: &str, loopback: bool| WebhookUrl::parse(url, loopback).unwrap_err();
+        assert!(WebhookUrl::parse("https://clinic.example/hooks", PUBLIC).is_ok());
+        let refused = |url: &str, loopback: bool| {
+            let reach = if loopback { LOOPBACK } else { PUBLIC };
+            WebhookUrl::parse(url, reach).unwrap_err()
+        };
         assert!(refused("http://clinic.example/hooks", false).contains("https"));
         assert!(refused("http://127.0.0.1:9000/h", false).contains("https"));
         assert!(refused("https://127.0.0.1:9000/h", false).contains("this machine"));
-        assert!(WebhookUrl::parse("http://127.0.0.1:9000/h", true).is_ok());
-        assert!(WebhookUrl::parse("http://localhost:9000/h", true).is_ok());
-        assert!(WebhookUrl::parse("http://[::1]:9000/h", true).is_ok());
+        assert!(WebhookUrl::parse("http://127.0.0.1:9000/h", LOOPBACK).is_ok());
+        assert!(WebhookUrl::parse("http://localhost:9000/h", LOOPBACK).is_ok());
+        assert!(WebhookUrl::parse("http://[::1]:9000/h", LOOPBACK).is_ok());
         // Loopback permission does not open plain http to other hosts.
         assert!(refused("http://clinic.example/hooks", true).contains("https"));
         for url in [
@@ -378,5 +441,56 @@ mod tests {
         assert!(refused("ftp://clinic.example/x", false).contains("https"));
         assert!(refused("https://user:pw@clinic.example/x", false).contains("password"));
         assert!(refused("not a url", false).contains("not a URL"));
+    }
+
+    #[test]
+    fn private_networks_are_refused_unless_allowed() {
+        let private = Reach {
+            loopback: false,
+            private: true,
+        };
+        for url in [
+            "https://10.1.2.3/h",
+            "https://172.16.0.1/h",
+            "https://172.31.255.254/h",
+            "https://192.168.1.1/h",
+            "https://100.64.0.1/h",
+            "https://100.127.255.254/h",
+            "https://[fc00::1]/h",
+            "https://[fd12:3456::1]/h",
+            "https://[::ffff:10.0.0.1]/h",
+        ] {
+            let refused = WebhookUrl::parse(url, PUBLIC).unwrap_err();
+            assert!(refused.contains("private network"), "{url}: {refused}");
+            assert!(WebhookUrl::parse(url, private).is_ok(), "{url}");
+        }
+        // Next to the ranges, public addresses.
+        for url in [
+            "https://172.32.0.1/h",
+            "https://100.128.0.1/h",
+            "https://11.0.0.1/h",
+            "https://[fe00::1]/h",
+        ] {
+            let parsed = WebhookUrl::parse(url, PUBLIC);
+            assert!(
+                parsed.as_ref().is_ok() || !parsed.unwrap_err().contains("private"),
+                "{url}"
+            );
+        }
+        // The metadata address stays refused inside the ULA range, whatever is allowed.
+        assert!(WebhookUrl::parse("https://[fd00:ec2::254]/x", private).is_err());
+    }
+
+    #[test]
+    fn urls_lose_their_query_in_logs() {
+        assert_eq!(
+            url_for_logs("https://hooks.example/in?token=s3cret&x=1"),
+            "https://hooks.example/in?…"
+        );
+        assert_eq!(
+            url_for_logs("https://hooks.example/in"),
+            "https://hooks.example/in"
+        );
+        assert!(!url_for_logs("not a url?token=s3cret").contains("s3cret"));
     }
 }

@@ -23,8 +23,9 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Debug, Clone)]
 pub struct MailSettings {
     /// `smtp://host:port` (plain, for a relay on loopback), `smtp://host:port?tls=required`
-    /// (STARTTLS) or `smtps://host:port` (TLS); user and password in the URL's user part.
-    pub url: String,
+    /// (STARTTLS) or `smtps://host:port` (TLS); user and password in the URL's user part, so
+    /// `Debug` shows `[REDACTED]`.
+    pub url: secrecy::SecretString,
     /// The sender, e.g. `Tacho <noreply@clinic.example>`.
     pub from: String,
 }
@@ -87,10 +88,12 @@ impl std::fmt::Debug for Mailer {
 impl Mailer {
     /// A mailer for `settings`; the URL and the sender are checked here, at start-up.
     pub fn new(settings: &MailSettings) -> anyhow::Result<Mailer> {
-        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(&settings.url)
-            .context("TACHO_SMTP_URL is not an smtp:// or smtps:// URL")?
-            .timeout(Some(Duration::from_secs(20)))
-            .build();
+        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(
+            secrecy::ExposeSecret::expose_secret(&settings.url),
+        )
+        .context("TACHO_SMTP_URL is not an smtp:// or smtps:// URL")?
+        .timeout(Some(Duration::from_secs(20)))
+        .build();
         let from: Mailbox = settings
             .from
             .parse()

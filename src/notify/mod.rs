@@ -27,7 +27,7 @@ pub use webhook::{Attempt, WebhookSender, signature, webhook_secret};
 
 use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
-use crate::domain::notification::{Channel, EventKind};
+use crate::domain::notification::{Channel, EventKind, Reach, url_for_logs};
 use crate::storage::FileStorage;
 use crate::store::entities::{event, job};
 use crate::store::{DeliveryRecord, FanOut, NewEvent, NewJob, Service, Store, StoreError, Viewer};
@@ -102,7 +102,13 @@ impl Notifier {
             })
             .transpose()?;
         let key = store.shared_key("webhook-key", 32).await?;
-        let webhooks = WebhookSender::new(&key, settings.webhook_allow_loopback)?;
+        let webhooks = WebhookSender::new(
+            &key,
+            Reach {
+                loopback: settings.webhook_allow_loopback,
+                private: settings.webhook_allow_private,
+            },
+        )?;
         Ok(Notifier::new(
             store,
             mailer,
@@ -209,7 +215,7 @@ impl Notifier {
                 actor_id: None,
                 measurement_id: None,
                 report_id: Some(endpoint.id),
-                detail: endpoint.url.clone(),
+                detail: url_for_logs(&endpoint.url),
             })
             .await?;
         store.commit().await?;

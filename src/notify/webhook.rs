@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::domain::id::Id;
-use crate::domain::notification::{WebhookUrl, address_allowed};
+use crate::domain::notification::{Reach, WebhookUrl, address_allowed, url_for_logs};
 use crate::store::entities::{event, webhook_endpoint};
 
 /// How long a receiver has to answer.
@@ -97,25 +97,25 @@ pub fn body(
 
 /// Refuses a host whose addresses include one no webhook may reach: at registration and at
 /// every delivery alike.
-fn refuse_any(addresses: &[SocketAddr], allow_loopback: bool) -> Result<(), String> {
+fn refuse_any(addresses: &[SocketAddr], reach: Reach) -> Result<(), String> {
     addresses
         .iter()
-        .try_for_each(|address| address_allowed(address.ip(), allow_loopback))
+        .try_for_each(|address| address_allowed(address.ip(), reach))
 }
 
 /// Resolves names for the webhook client, refusing any address a webhook must not reach.
 struct CheckedResolver {
-    allow_loopback: bool,
+    reach: Reach,
 }
 
 impl reqwest::dns::Resolve for CheckedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let allow_loopback = self.allow_loopback;
+        let reach = self.reach;
         Box::pin(async move {
             let host = name.as_str().to_owned();
             let addresses: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            refuse_any(&addresses, allow_loopback).map_err(|reason| format!("{host} {reason}"))?;
+            refuse_any(&addresses, reach).map_err(|reason| format!("{host} {reason}"))?;
             let addrs: reqwest::dns::Addrs = Box::new(addresses.into_iter());
             Ok(addrs)
         })
@@ -127,7 +127,7 @@ impl reqwest::dns::Resolve for CheckedResolver {
 pub struct WebhookSender {
     client: reqwest::Client,
     key: Arc<Vec<u8>>,
-    allow_loopback: bool,
+    reach: Reach,
 }
 
 impl std::fmt::Debug for WebhookSender {
@@ -137,26 +137,25 @@ impl std::fmt::Debug for WebhookSender {
 }
 
 impl WebhookSender {
-    /// A sender signing under `key` (the server's); `allow_loopback` admits `http://` to this
-    /// machine (`TACHO_WEBHOOK_ALLOW_LOOPBACK`).
-    pub fn new(key: &[u8], allow_loopback: bool) -> anyhow::Result<Self> {
+    /// A sender signing under `key` (the server's), to the addresses `reach` admits.
+    pub fn new(key: &[u8], reach: Reach) -> anyhow::Result<Self> {
         let client = reqwest::Client::builder()
             .timeout(TIMEOUT)
             // A redirect would lead the signed body somewhere the address check never saw.
             .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(Arc::new(CheckedResolver { allow_loopback }))
+            .dns_resolver(Arc::new(CheckedResolver { reach }))
             .user_agent(concat!("Tacho-Webhooks/", env!("CARGO_PKG_VERSION")))
             .build()?;
         Ok(WebhookSender {
             client,
             key: Arc::new(key.to_vec()),
-            allow_loopback,
+            reach,
         })
     }
 
-    /// Whether `http://` loopback addresses are allowed.
-    pub fn allows_loopback(&self) -> bool {
-        self.allow_loopback
+    /// Which addresses beyond the public internet deliveries may reach.
+    pub fn reach(&self) -> Reach {
+        self.reach
     }
 
     /// Refuses `url` when its host name resolves to an address no delivery may go to. A
@@ -173,7 +172,7 @@ impl WebhookSender {
         let Ok(Ok(addresses)) = tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await else {
             return Ok(());
         };
-        refuse_any(&addresses.collect::<Vec<_>>(), self.allow_loopback)
+        refuse_any(&addresses.collect::<Vec<_>>(), self.reach)
     }
 
     /// The secret of endpoint `id`.
@@ -191,7 +190,7 @@ impl WebhookSender {
     ) -> Attempt {
         let started = Instant::now();
         // Checked again: the setting may have changed since the endpoint was registered.
-        if let Err(reason) = WebhookUrl::parse(&endpoint.url, self.allow_loopback) {
+        if let Err(reason) = WebhookUrl::parse(&endpoint.url, self.reach) {
             return Attempt {
                 status: None,
                 latency: started.elapsed(),
@@ -226,14 +225,16 @@ impl WebhookSender {
             Err(err) => Attempt {
                 status: None,
                 latency,
-                error: Some(describe(&err)),
+                error: Some(describe(&err.without_url(), &endpoint.url)),
             },
         }
     }
 }
 
-/// A transport error with its causes, which say what actually went wrong.
-fn describe(err: &reqwest::Error) -> String {
+/// A transport error with its causes, which say what actually went wrong, and never the
+/// endpoint's query string (which may carry the receiver's token): `err` comes without its
+/// URL, and `url` is cut out of whatever a cause quotes.
+fn describe(err: &reqwest::Error, url: &str) -> String {
     let mut text = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(cause) = source {
@@ -241,7 +242,10 @@ fn describe(err: &reqwest::Error) -> String {
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    text.chars().take(500).collect()
+    text.replace(url, &url_for_logs(url))
+        .chars()
+        .take(500)
+        .collect()
 }
 
 #[cfg(test)]

@@ -625,7 +625,7 @@ async fn deactivation_ends_portal_sessions_in_the_database_and_in_redis() {
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| "redis://127.0.0.1:6379".into());
     for redis in [None, Some(url)] {
-        let app = spawn_app_with(|s| s.redis_url = redis.clone()).await;
+        let app = spawn_app_with(|s| s.redis_url = redis.clone().map(Into::into)).await;
         assert_eq!(app.state.sessions.is_redis(), redis.is_some());
         let admin = app.admin("admin").await;
         let user = app.user("leaver").await;

@@ -1,7 +1,7 @@
 //! The audit trail: append-only in the database itself, every read of another's data recorded
 //! through either door, and the administrators' filter and export.
 
-use sea_orm::{ConnectionTrait, Statement};
+use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use serde_json::json;
 use tacho::domain::id::Id;
 use tacho::store::{AuditFilter, Viewer};
@@ -295,4 +295,111 @@ async fn administrators_filter_the_trail_and_export_a_patients_entries() {
     // Others may not read or export it.
     let mut staff = logged_in(&app, &world.staff_a).await;
     assert_eq!(staff.get("/portal/admin/audit/export").await.status, 403);
+}
+
+/// On PostgreSQL, Tacho can serve as a role that may only insert into and read the audit
+/// trail (`docs/postgres/app-role.sql`, applied by the role that owns the database and runs
+/// the migrations): the service works, and that role can neither delete, change nor empty the
+/// trail, nor drop or disable the triggers that guard it. Runs on the PostgreSQL server of
+/// `TEST_POSTGRES_URL` (set by `./scripts/test` from `TEST_DATABASE_URL`) in every pass.
+#[tokio::test]
+async fn the_service_role_on_postgresql_may_only_append_to_and_read_the_audit_trail() {
+    let admin_url = std::env::var("TEST_POSTGRES_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
+        .expect(
+            "TEST_POSTGRES_URL must name a PostgreSQL server this test may create roles on \
+             (./scripts/test sets it from TEST_DATABASE_URL)",
+        );
+    let suffix = uuid::Uuid::new_v4().simple().to_string();
+    let (database, role) = (
+        format!("tacho_test_{suffix}"),
+        format!("tacho_test_app_{suffix}"),
+    );
+    let admin = sea_orm::Database::connect(&admin_url).await.unwrap();
+    admin
+        .execute_unprepared(&format!("CREATE DATABASE \"{database}\""))
+        .await
+        .unwrap();
+    let (base, query) = match admin_url.split_once('?') {
+        Some((base, query)) => (base.to_owned(), format!("?{query}")),
+        None => (admin_url.clone(), String::new()),
+    };
+    let server = base
+        .rsplit_once('/')
+        .map(|(b, _)| b)
+        .unwrap_or(&base)
+        .to_owned();
+    let owner_url = format!("{server}/{database}{query}");
+    // The app role connects as itself: the owner's URL with the role's name as the user.
+    let parsed = url::Url::parse(&owner_url).unwrap();
+    let mut app_url = parsed.clone();
+    app_url.set_username(&role).unwrap();
+    app_url.set_password(None).unwrap();
+    let app_url = app_url.to_string();
+
+    // The owner migrates, then grants the app role what the documented script grants.
+    tacho::store::Store::migrate_url(&owner_url).await.unwrap();
+    let owner = sea_orm::Database::connect(&owner_url).await.unwrap();
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/postgres/app-role.sql"
+    ))
+    .unwrap()
+    .replace("tacho_app", &role);
+    owner.execute_unprepared(&script).await.unwrap();
+
+    // The service runs as the app role, and its actions leave their records.
+    let app =
+        crate::helpers::spawn_unmigrated_app_with(|s| s.database_url = app_url.clone().into())
+            .await;
+    let world = World::new(&app).await;
+    app.get(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.staff_a.token,
+    )
+    .await
+    .assert_ok();
+    let as_app = sea_orm::Database::connect(&app_url).await.unwrap();
+    let written: i64 = as_app
+        .query_one_raw(Statement::from_string(
+            DbBackend::Postgres,
+            "SELECT COUNT(*) AS n FROM audit_events WHERE action = 'user.view'",
+        ))
+        .await
+        .unwrap()
+        .unwrap()
+        .try_get("", "n")
+        .unwrap();
+    assert!(written >= 1, "the app role appended and reads the trail");
+    let before = count(&app).await;
+    for sql in [
+        "DELETE FROM audit_events",
+        "UPDATE audit_events SET detail = 'rewritten'",
+        "TRUNCATE audit_events",
+        "DROP TRIGGER audit_events_no_change ON audit_events",
+        "ALTER TABLE audit_events DISABLE TRIGGER ALL",
+        "DROP TABLE audit_events",
+    ] {
+        let refused = as_app
+            .execute_unprepared(sql)
+            .await
+            .expect_err(sql)
+            .to_string();
+        assert!(
+            refused.contains("permission denied") || refused.contains("must be owner"),
+            "{sql}: {refused}"
+        );
+    }
+    assert_eq!(count(&app).await, before, "the trail is whole");
+
+    drop(app);
+    as_app.close().await.ok();
+    owner.close().await.ok();
+    for cleanup in [
+        format!("DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)"),
+        format!("DROP ROLE IF EXISTS \"{role}\""),
+    ] {
+        admin.execute_unprepared(&cleanup).await.unwrap();
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+use tacho::config::ExposeSecret;
 
 use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
 use serde_json::{Value, json};
@@ -505,7 +506,10 @@ fn reanalyse(app: &TestApp, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_tacho"))
         .args(["measurements", "reanalyse"])
         .args(args)
-        .env("TACHO_DATABASE_URL", &app.settings.database_url)
+        .env(
+            "TACHO_DATABASE_URL",
+            app.settings.database_url.expose_secret(),
+        )
         .env("TACHO_LOG", "warn")
         .output()
         .expect("tacho runs");

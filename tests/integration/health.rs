@@ -175,7 +175,7 @@ async fn a_database_outage_answers_503_and_the_server_recovers_without_a_restart
     let (host_port, path) = after_host.split_once('/').expect("a database name");
     let relay = Relay::to(host_port.to_owned()).await;
     let relayed = format!("{before_host}@127.0.0.1:{}/{path}", relay.port);
-    let app = spawn_app_with(|s| s.database_url = relayed.clone()).await;
+    let app = spawn_app_with(|s| s.database_url = relayed.clone().into()).await;
     let patient = app.user("outage-patient").await;
     let client = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(15))

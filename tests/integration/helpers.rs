@@ -94,6 +94,16 @@ pub async fn spawn_app() -> TestApp {
 
 /// Like [`spawn_app`], letting the test adjust the settings first.
 pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_migrating(adjust, true).await
+}
+
+/// Like [`spawn_app_with`], for a database whose schema someone else keeps (`tacho serve
+/// --no-migrate`).
+pub async fn spawn_unmigrated_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_migrating(adjust, false).await
+}
+
+async fn spawn_app_migrating(adjust: impl FnOnce(&mut Settings), migrate: bool) -> TestApp {
     init_logs();
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = database_url(dir.path()).await;
@@ -116,7 +126,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let app = Application::build(
         settings.clone(),
         BuildOptions {
-            migrate: true,
+            migrate,
             clock: clock.clone(),
         },
     )

@@ -191,7 +191,7 @@ impl Receiver {
 pub(crate) async fn notifying_app() -> (TestApp, Inbox) {
     let (smtp_url, inbox) = smtp_server();
     let app = spawn_app_with(|s| {
-        s.smtp_url = Some(smtp_url);
+        s.smtp_url = Some(smtp_url.into());
         s.mail_from = "Tacho <noreply@clinic.test>".into();
         // Plain http: the portal's cookies are `Secure` under https, and the test client
         // speaks http.

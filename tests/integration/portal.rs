@@ -1468,7 +1468,7 @@ async fn redis_sessions_are_shared_by_instances() {
         .ok()
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| "redis://127.0.0.1:6379".into());
-    let app = crate::helpers::spawn_app_with(|s| s.redis_url = Some(url)).await;
+    let app = crate::helpers::spawn_app_with(|s| s.redis_url = Some(url.into())).await;
     assert!(app.state.sessions.is_redis());
     sessions_are_shared_by_instances(&app).await;
 }

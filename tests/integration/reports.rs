@@ -2,6 +2,7 @@
 //! clock, manual reports, listing, and PDFs in any language and time zone.
 
 use std::collections::{BTreeMap, HashSet};
+use tacho::config::ExposeSecret;
 
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::{Value, json};
@@ -778,7 +779,10 @@ async fn long_tables_continue_on_further_pages() {
 fn tacho_on(app: &TestApp, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_tacho"))
         .args(args)
-        .env("TACHO_DATABASE_URL", &app.settings.database_url)
+        .env(
+            "TACHO_DATABASE_URL",
+            app.settings.database_url.expose_secret(),
+        )
         .env("TACHO_LOG", "warn")
         .output()
         .expect("tacho runs")
@@ -874,7 +878,10 @@ async fn two_serve_processes_make_each_report_once() {
     let serve = || {
         Command::new(env!("CARGO_BIN_EXE_tacho"))
             .args(["serve", "--no-migrate"])
-            .env("TACHO_DATABASE_URL", &app.settings.database_url)
+            .env(
+                "TACHO_DATABASE_URL",
+                app.settings.database_url.expose_secret(),
+            )
             .env("TACHO_DATA_DIR", dir.path())
             .env("TACHO_ADDR", "127.0.0.1:0")
             .env("TACHO_SCHEDULER_TICK", "1")

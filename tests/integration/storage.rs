@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
+use tacho::config::ExposeSecret;
 
 use reqwest::Method;
 use tacho::config::{FileStorageKind, S3Options, Settings};
@@ -125,7 +126,7 @@ impl Moto {
         settings.file_storage = FileStorageKind::S3;
         settings.s3 = S3Options(self.variables(bucket));
         if let Ok(redis) = std::env::var("TEST_REDIS_URL") {
-            settings.redis_url = Some(redis);
+            settings.redis_url = Some(redis.into());
         }
     }
 }
@@ -220,7 +221,10 @@ fn tacho(app: &TestApp, args: &[&str], variables: &[(String, String)]) -> Output
     let mut command = Command::new(env!("CARGO_BIN_EXE_tacho"));
     command
         .args(args)
-        .env("TACHO_DATABASE_URL", &app.settings.database_url)
+        .env(
+            "TACHO_DATABASE_URL",
+            app.settings.database_url.expose_secret(),
+        )
         .env("TACHO_DATA_DIR", &app.settings.data_dir)
         .env("TACHO_FILE_STORAGE", "local")
         .env("TACHO_LOG", "warn");
@@ -303,7 +307,12 @@ async fn a_backup_taken_while_serving_restores_every_report() {
     let app = spawn_app().await;
     let target = tempfile::tempdir().unwrap();
     let backup_dir = target.path().join("backup");
-    if !app.settings.database_url.starts_with("sqlite:") {
+    if !app
+        .settings
+        .database_url
+        .expose_secret()
+        .starts_with("sqlite:")
+    {
         // PostgreSQL has its own tools; the command says so rather than copy half a deployment.
         let refused = tacho(&app, &["backup", "--to", backup_dir.to_str().unwrap()], &[]);
         assert!(!refused.status.success());
@@ -347,6 +356,27 @@ async fn a_backup_taken_while_serving_restores_every_report() {
         .filter(|path| path.to_string_lossy().ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    // It holds health data and the server's secrets: only its owner may read it.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
+        assert_eq!(mode(&backup_dir) & 0o777, 0o700, "the backup folder");
+        assert_eq!(
+            mode(&backup_dir.join("tacho.db")) & 0o777,
+            0o600,
+            "the database"
+        );
+        assert_eq!(
+            mode(&backup_dir.join("files")) & 0o777,
+            0o700,
+            "the files folder"
+        );
+        let files = files_under(&backup_dir);
+        assert!(files.len() >= 4, "{files:?}");
+        for file in files {
+            assert_eq!(mode(&file) & 0o777, 0o600, "{}", file.display());
+        }
+    }
 
     // A second backup into the same folder is refused rather than mixed in.
     let again = tacho(&app, &["backup", "--to", backup_dir.to_str().unwrap()], &[]);
@@ -355,7 +385,8 @@ async fn a_backup_taken_while_serving_restores_every_report() {
     // Restored: a server on the copy alone serves every report and the same account.
     let restored = spawn_app_with(|s| {
         s.data_dir = backup_dir.clone();
-        s.database_url = format!("sqlite://{}?mode=rw", backup_dir.join("tacho.db").display());
+        s.database_url =
+            format!("sqlite://{}?mode=rw", backup_dir.join("tacho.db").display()).into();
     })
     .await;
     for (token, pdf) in &pdfs {

@@ -137,6 +137,16 @@ impl From<LoginError> for OAuthError {
                 ..grant(212, "LOGIN_FREEZE_EXCEPTION")
             },
             LoginError::Blocked => grant(213, "TOO_MANY_FAILED_ATTEMPTS_EXCEPTION"),
+            LoginError::Throttled { retry_after_secs } => OAuthError {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                retry_after: Some(retry_after_secs),
+                ..OAuthError::new(
+                    "invalid_request",
+                    429,
+                    "TOO_MANY_REQUESTS_EXCEPTION",
+                    format!("too many token requests; retry in {retry_after_secs} s"),
+                )
+            },
             LoginError::Internal(cause) => {
                 tracing::error!(error = format!("{cause:#}"), "token request failed");
                 OAuthError {
@@ -250,23 +260,7 @@ pub async fn token(
     req: HttpRequest,
     payload: actix_web::web::Payload,
 ) -> Result<HttpResponse, OAuthError> {
-    let throttled = req
-        .peer_addr()
-        .and_then(|address| state.login_throttle.check(address.ip()).err());
-    if let Some(wait) = throttled {
-        crate::telemetry::metrics::login("throttled");
-        let retry_after = wait.as_secs().max(1);
-        return Err(OAuthError {
-            status: StatusCode::TOO_MANY_REQUESTS,
-            retry_after: Some(retry_after),
-            ..OAuthError::new(
-                "invalid_request",
-                429,
-                "TOO_MANY_REQUESTS_EXCEPTION",
-                format!("too many token requests; retry in {retry_after} s"),
-            )
-        });
-    }
+    let network = crate::routes::client_network(&req);
     check_basic_client(&req)?;
     let body = read_body(&req, payload, 16 * 1024).await?;
     let request: TokenRequest = parse_request(&req, &body)?;
@@ -274,14 +268,13 @@ pub async fn token(
         "password" => {
             let username = required(&request.username, "username")?;
             let password = required(&request.password, "password")?;
-            let network = crate::routes::client_network(&req);
             let user = state.actions.log_in(username, password, network).await?;
             state.auth.login_tokens(user.id).await?
         }
         "refresh_token" => {
             state
                 .actions
-                .refresh_login(required(&request.refresh_token, "refresh_token")?)
+                .refresh_login(required(&request.refresh_token, "refresh_token")?, network)
                 .await?
         }
         other => {

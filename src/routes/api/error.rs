@@ -207,6 +207,9 @@ impl From<ActionError> for ApiError {
             ActionError::Forbidden(message) => ApiError::NoPermission(message),
             ActionError::State { message, .. } => ApiError::IllegalState(message),
             ActionError::Report(err) => err.into(),
+            ActionError::Throttled { retry_after_secs } => {
+                ApiError::TooManyRequests { retry_after_secs }
+            }
             ActionError::Internal(err) => err.into(),
         }
     }

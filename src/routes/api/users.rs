@@ -173,7 +173,7 @@ pub async fn register(
     // Each registration costs an Argon2 hash: a network gets a few an hour, refused before
     // any hashing, so that a flood cannot take the CPU logins need.
     let network = crate::routes::client_network(&req);
-    if let Err(wait) = state.registration_throttle.check(network.address()) {
+    if let Err(wait) = state.registration_throttle.check(network) {
         return Err(ApiError::TooManyRequests {
             retry_after_secs: wait.as_secs().max(1),
         });

@@ -827,8 +827,8 @@ pub async fn audit_trail(
         Ok(filter) => {
             let (events, total) = member
                 .state
-                .store
-                .audit_page(&member.viewer(), &filter, page * PAGE_SIZE, PAGE_SIZE)
+                .actions
+                .audit_trail(&member.viewer(), &filter, page * PAGE_SIZE, PAGE_SIZE)
                 .await?;
             (events, total, None)
         }

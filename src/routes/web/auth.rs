@@ -46,12 +46,6 @@ pub async fn login(
     CsrfForm(form): CsrfForm<LoginForm>,
 ) -> Result<HttpResponse, WebError> {
     let state = visitor.state.clone();
-    if let Some(ip) = req.peer_addr().map(|a| a.ip())
-        && state.login_throttle.check(ip).is_err()
-    {
-        crate::telemetry::metrics::login("throttled");
-        return Err(WebError::TooManyRequests);
-    }
     let refused = |key: &str| -> Result<HttpResponse, WebError> {
         let mut response = html(&LoginPage {
             c: Chrome::new(&visitor, "login", "login-title"),
@@ -74,6 +68,7 @@ pub async fn login(
             return refused("login-frozen");
         }
         Err(LoginError::Blocked) => return refused("login-blocked"),
+        Err(LoginError::Throttled { .. }) => return Err(WebError::TooManyRequests),
         Err(other) => return Err(WebError::Internal(other.into())),
     };
     let session = &visitor.session;

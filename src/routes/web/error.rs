@@ -153,6 +153,7 @@ impl From<ActionError> for WebError {
             ActionError::Forbidden(_) => WebError::Forbidden(Denied::OwnReview),
             ActionError::State { key, .. } => WebError::BadRequest(key),
             ActionError::Report(err) => err.into(),
+            ActionError::Throttled { .. } => WebError::TooManyRequests,
             ActionError::Internal(err) => err.into(),
         }
     }

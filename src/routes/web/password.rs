@@ -42,20 +42,18 @@ pub struct ForgotForm {
     pub email: String,
 }
 
-/// Sends a reset link if the address has an active account; says the same either way. The
-/// login throttle bounds how often one address may ask.
+/// Sends a reset link if the address has an active account; says the same either way, after
+/// the same work. The login throttle bounds how often one network may ask.
 pub async fn forgot(
     req: HttpRequest,
     visitor: Visitor,
     CsrfForm(form): CsrfForm<ForgotForm>,
 ) -> Result<HttpResponse, WebError> {
-    let state = &visitor.state;
-    if let Some(ip) = req.peer_addr().map(|a| a.ip())
-        && state.login_throttle.check(ip).is_err()
-    {
-        return Err(WebError::TooManyRequests);
-    }
-    state.actions.request_password_reset(&form.email).await?;
+    let network = crate::routes::client_network(&req);
+    visitor
+        .state
+        .actions
+        .request_password_reset(&form.email, network)?;
     forgot_page(&visitor, true)
 }
 

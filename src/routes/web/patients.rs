@@ -55,19 +55,14 @@ pub struct PatientsQuery {
 /// The patients of the member's groups (all patients for administrators), filtered and
 /// sorted by their latest result when asked; values that mean nothing are ignored.
 pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpResponse, WebError> {
-    member
-        .state
-        .store
-        .may_list_patients(&member.viewer())
-        .await?;
     let page = query.page.unwrap_or(0).min(10_000);
     let result = view::result_filter(query.result.as_deref());
     let by_result = query.sort.as_deref() == Some("result");
     let listing = PatientListing { result, by_result };
     let (patients, total) = member
         .state
-        .store
-        .patients_page(&member.viewer(), listing, page * PAGE_SIZE, PAGE_SIZE)
+        .actions
+        .list_patients(&member.viewer(), listing, page * PAGE_SIZE, PAGE_SIZE)
         .await?;
     let mut base = Vec::new();
     if let Some(result) = result {

@@ -67,11 +67,12 @@ impl PortalSessions {
     pub async fn connect(settings: &Settings, store: &Store) -> anyhow::Result<Self> {
         match &settings.redis_url {
             Some(url) => {
-                let sessions = RedisSessionStore::new(url.clone())
+                let url = crate::config::ExposeSecret::expose_secret(url);
+                let sessions = RedisSessionStore::new(url)
                     .await
                     .context("cannot connect to TACHO_REDIS_URL")?;
-                let client = redis::Client::open(url.as_str())
-                    .context("TACHO_REDIS_URL is not a Redis URL")?;
+                let client =
+                    redis::Client::open(url).context("TACHO_REDIS_URL is not a Redis URL")?;
                 let index = ConnectionManager::new(client)
                     .await
                     .context("cannot connect to TACHO_REDIS_URL")?;

@@ -61,8 +61,8 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
     };
     let (items, total) = member
         .state
-        .store
-        .work_list_page(&member.viewer(), &listing, page * PAGE_SIZE, PAGE_SIZE)
+        .actions
+        .work_list(&member.viewer(), &listing, page * PAGE_SIZE, PAGE_SIZE)
         .await?;
     let mut base = Vec::new();
     if let Some(reason) = reason {
