@@ -10,7 +10,7 @@ use crate::helpers::{TestApp, World, spawn_app};
 use crate::portal::{Browser, Page, logged_in};
 
 /// Makes a link of measurement `id` for `days` through the portal: its address and its id.
-async fn make_link(browser: &mut Browser<'_>, id: &str, days: &str) -> (String, String) {
+pub async fn make_link(browser: &mut Browser<'_>, id: &str, days: &str) -> (String, String) {
     let page = format!("/portal/measurements/{id}");
     let made = browser
         .post(&page, &format!("{page}/links"), &[("days", days)])

@@ -41,6 +41,82 @@ fn asset(body: &'static [u8], content_type: &'static str) -> HttpResponse {
         .body(body)
 }
 
+/// Declares the portal's routes once: [`ROUTES`] lists them (the authorization matrix test
+/// walks every one), and `portal_routes` registers them on the `/portal` scope.
+macro_rules! portal_routes {
+    ($($method:ident $path:literal => $handler:path;)*) => {
+        /// Every route of the portal, as (method, path under `/portal`).
+        pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
+
+        fn portal_routes(scope: actix_web::Scope) -> actix_web::Scope {
+            scope $(.route($path, web::$method().to($handler)))*
+        }
+    };
+}
+
+portal_routes! {
+    get "/" => auth::home;
+    get "/login" => auth::login_form;
+    post "/login" => auth::login;
+    post "/logout" => auth::logout;
+    get "/password/forgot" => password::forgot_form;
+    post "/password/forgot" => password::forgot;
+    get "/password/reset/{secret}" => password::reset_form;
+    post "/password/reset/{secret}" => password::reset;
+    get "/account" => account::show;
+    post "/account/settings" => account::save_settings;
+    post "/account/password" => account::change_password;
+    post "/account/email" => account::change_email;
+    get "/account/email/confirm/{secret}" => account::confirm_email_form;
+    post "/account/email/confirm/{secret}" => account::confirm_email;
+    get "/account/email/stop/{secret}" => account::stop_email_form;
+    post "/account/email/stop/{secret}" => account::stop_email;
+    post "/admin/users/{id}/password-reset" => admin::reset_password;
+    post "/account/sign-out-everywhere" => account::sign_out_everywhere;
+    get "/notifications" => notifications::inbox;
+    get "/notifications/bell" => notifications::bell;
+    post "/notifications/read-all" => notifications::mark_all_read;
+    get "/notifications/settings" => notifications::settings;
+    post "/notifications/settings" => notifications::save_settings;
+    post "/notifications/{id}/read" => notifications::mark_read;
+    get "/profile" => profile::show;
+    post "/profile" => profile::save;
+    get "/measurements" => measurements::list;
+    get "/measurements/{id}" => measurements::detail;
+    post "/measurements/{id}/report" => measurements::report_pdf;
+    post "/measurements/{id}/links" => measurements::create_link;
+    post "/measurements/{id}/links/{link}/revoke" => measurements::revoke_link;
+    post "/measurements/{id}/app-tokens/revoke" => measurements::revoke_app_tokens;
+    post "/measurements/{id}/review" => review::review;
+    get "/trends" => trends::own;
+    get "/reports" => reports::list;
+    get "/reports/{id}/pdf" => reports::pdf;
+    get "/worklist" => worklist::show;
+    get "/patients" => patients::list;
+    post "/patients/{id}/reports" => reports::create;
+    get "/patients/{id}" => patients::detail;
+    get "/patients/{id}/trends" => trends::of_patient;
+    get "/admin/users" => admin::users;
+    post "/admin/users" => admin::create_user;
+    post "/admin/users/{id}/activation" => admin::set_activation;
+    post "/admin/users/{id}/unblock" => admin::unblock;
+    post "/admin/users/{id}/admin" => admin::set_admin;
+    get "/admin/groups" => admin::groups;
+    post "/admin/groups" => admin::create_group;
+    post "/admin/enlistments" => admin::enlist;
+    post "/admin/enlistments/end" => admin::end_enlistment;
+    post "/admin/staff/remove" => admin::remove_staff;
+    get "/admin/jobs" => admin::jobs;
+    get "/admin/audit" => admin::audit_trail;
+    get "/admin/audit/export" => admin::audit_export;
+    get "/admin/notifications" => admin_notifications::show;
+    post "/admin/groups/{id}/notifications" => admin_notifications::save_group;
+    post "/admin/webhooks" => admin_notifications::create_webhook;
+    get "/admin/webhooks/{id}" => admin_notifications::webhook;
+    post "/admin/webhooks/{id}/enabled" => admin_notifications::set_enabled;
+    post "/admin/webhooks/{id}/delete" => admin_notifications::delete;
+}
+
 /// The portal's routes; `sessions` is the session middleware built for this worker.
 pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<PortalSessions>) {
     cfg.route(
@@ -79,145 +155,13 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
         web::get().to(|| async { chrome::see_other("/portal/") }),
     )
     .service(
-        web::scope("/portal")
-            // The session middleware is outermost so that it sees (and sets cookies on)
-            // the final response, error pages included.
-            .wrap(from_fn(chrome::portal_middleware))
-            .wrap(sessions)
-            .route("/", web::get().to(auth::home))
-            .route("/login", web::get().to(auth::login_form))
-            .route("/login", web::post().to(auth::login))
-            .route("/logout", web::post().to(auth::logout))
-            .route("/password/forgot", web::get().to(password::forgot_form))
-            .route("/password/forgot", web::post().to(password::forgot))
-            .route(
-                "/password/reset/{secret}",
-                web::get().to(password::reset_form),
-            )
-            .route("/password/reset/{secret}", web::post().to(password::reset))
-            .route("/account", web::get().to(account::show))
-            .route("/account/settings", web::post().to(account::save_settings))
-            .route(
-                "/account/password",
-                web::post().to(account::change_password),
-            )
-            .route("/account/email", web::post().to(account::change_email))
-            .route(
-                "/account/email/confirm/{secret}",
-                web::get().to(account::confirm_email_form),
-            )
-            .route(
-                "/account/email/confirm/{secret}",
-                web::post().to(account::confirm_email),
-            )
-            .route(
-                "/account/email/stop/{secret}",
-                web::get().to(account::stop_email_form),
-            )
-            .route(
-                "/account/email/stop/{secret}",
-                web::post().to(account::stop_email),
-            )
-            .route(
-                "/admin/users/{id}/password-reset",
-                web::post().to(admin::reset_password),
-            )
-            .route(
-                "/account/sign-out-everywhere",
-                web::post().to(account::sign_out_everywhere),
-            )
-            .route("/notifications", web::get().to(notifications::inbox))
-            .route("/notifications/bell", web::get().to(notifications::bell))
-            .route(
-                "/notifications/read-all",
-                web::post().to(notifications::mark_all_read),
-            )
-            .route(
-                "/notifications/settings",
-                web::get().to(notifications::settings),
-            )
-            .route(
-                "/notifications/settings",
-                web::post().to(notifications::save_settings),
-            )
-            .route(
-                "/notifications/{id}/read",
-                web::post().to(notifications::mark_read),
-            )
-            .route("/profile", web::get().to(profile::show))
-            .route("/profile", web::post().to(profile::save))
-            .route("/measurements", web::get().to(measurements::list))
-            .route("/measurements/{id}", web::get().to(measurements::detail))
-            .route(
-                "/measurements/{id}/report",
-                web::post().to(measurements::report_pdf),
-            )
-            .route(
-                "/measurements/{id}/links",
-                web::post().to(measurements::create_link),
-            )
-            .route(
-                "/measurements/{id}/links/{link}/revoke",
-                web::post().to(measurements::revoke_link),
-            )
-            .route(
-                "/measurements/{id}/app-tokens/revoke",
-                web::post().to(measurements::revoke_app_tokens),
-            )
-            .route("/measurements/{id}/review", web::post().to(review::review))
-            .route("/trends", web::get().to(trends::own))
-            .route("/reports", web::get().to(reports::list))
-            .route("/reports/{id}/pdf", web::get().to(reports::pdf))
-            .route("/worklist", web::get().to(worklist::show))
-            .route("/patients", web::get().to(patients::list))
-            .route("/patients/{id}/reports", web::post().to(reports::create))
-            .route("/patients/{id}", web::get().to(patients::detail))
-            .route("/patients/{id}/trends", web::get().to(trends::of_patient))
-            .route("/admin/users", web::get().to(admin::users))
-            .route("/admin/users", web::post().to(admin::create_user))
-            .route(
-                "/admin/users/{id}/activation",
-                web::post().to(admin::set_activation),
-            )
-            .route("/admin/users/{id}/unblock", web::post().to(admin::unblock))
-            .route("/admin/users/{id}/admin", web::post().to(admin::set_admin))
-            .route("/admin/groups", web::get().to(admin::groups))
-            .route("/admin/groups", web::post().to(admin::create_group))
-            .route("/admin/enlistments", web::post().to(admin::enlist))
-            .route(
-                "/admin/enlistments/end",
-                web::post().to(admin::end_enlistment),
-            )
-            .route("/admin/staff/remove", web::post().to(admin::remove_staff))
-            .route("/admin/jobs", web::get().to(admin::jobs))
-            .route("/admin/audit", web::get().to(admin::audit_trail))
-            .route("/admin/audit/export", web::get().to(admin::audit_export))
-            .route(
-                "/admin/notifications",
-                web::get().to(admin_notifications::show),
-            )
-            .route(
-                "/admin/groups/{id}/notifications",
-                web::post().to(admin_notifications::save_group),
-            )
-            .route(
-                "/admin/webhooks",
-                web::post().to(admin_notifications::create_webhook),
-            )
-            .route(
-                "/admin/webhooks/{id}",
-                web::get().to(admin_notifications::webhook),
-            )
-            .route(
-                "/admin/webhooks/{id}/enabled",
-                web::post().to(admin_notifications::set_enabled),
-            )
-            .route(
-                "/admin/webhooks/{id}/delete",
-                web::post().to(admin_notifications::delete),
-            )
+        // The session middleware is outermost so that it sees (and sets cookies on) the
+        // final response, error pages included.
+        portal_routes(web::scope("/portal"))
             .default_service(web::to(|| async {
                 Err::<HttpResponse, _>(WebError::NotFound)
-            })),
+            }))
+            .wrap(from_fn(chrome::portal_middleware))
+            .wrap(sessions),
     );
 }
