@@ -13,7 +13,7 @@ use crate::portal::{Browser, Page, logged_in};
 
 /// The one message to `address` whose subject is `subject`, waited for (account mail leaves in
 /// the background); returns its plain text.
-async fn mail_to(inbox: &Inbox, address: &str, subject: &str) -> String {
+pub async fn mail_to(inbox: &Inbox, address: &str, subject: &str) -> String {
     for _ in 0..200 {
         let found: Vec<String> = inbox
             .received
@@ -37,7 +37,7 @@ async fn mail_to(inbox: &Inbox, address: &str, subject: &str) -> String {
 }
 
 /// The path of the portal link in a mail's text, and the secret at its end.
-fn link_in(text: &str, prefix: &str) -> (String, String) {
+pub fn link_in(text: &str, prefix: &str) -> (String, String) {
     let start = text
         .find(prefix)
         .unwrap_or_else(|| panic!("{prefix} in {text}"));

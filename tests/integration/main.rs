@@ -1,6 +1,7 @@
 //! The integration suite: the real server on port 0 against a fresh database per test
 //! (SQLite by default; PostgreSQL when `TEST_DATABASE_URL` is set).
 
+mod access_gate;
 mod access_matrix;
 mod accounts;
 mod actions;
