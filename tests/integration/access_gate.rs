@@ -98,7 +98,7 @@ async fn a_manual_report_lists_only_what_its_maker_and_its_group_see() {
         )
         .await;
     let report = made.assert_ok().clone();
-    assert_eq!(ids_of(&report), [in_both.clone()], "{report}");
+    assert_eq!(ids_of(&report), std::slice::from_ref(&in_both), "{report}");
     assert_eq!(report["group_id"], c.ghent.as_str());
     let id = report["id"].as_str().unwrap();
     let pdf = app
