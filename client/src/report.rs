@@ -87,6 +87,10 @@ pub struct PeriodicReport {
     pub id: String,
     /// The patient.
     pub user_id: String,
+    /// The group of the prescription the report was made for (whose staff see it); none for a
+    /// report kept for the patient and administrators only.
+    #[serde(default)]
+    pub group_id: Option<String>,
     /// E.g. `COMPLETE`.
     #[serde(default)]
     pub status: Option<String>,

@@ -249,7 +249,7 @@ impl Store {
     }
 
     /// Adds the list fields to measurements, two queries for any number of them.
-    pub async fn measurement_records(
+    pub(super) async fn measurement_records(
         &self,
         models: Vec<measurement::Model>,
     ) -> StoreResult<Vec<MeasurementRecord>> {
@@ -283,7 +283,10 @@ impl Store {
     }
 
     /// The group ids of each of these measurements.
-    pub async fn measurement_group_ids(&self, ids: &[Id]) -> StoreResult<HashMap<Id, Vec<Id>>> {
+    pub(super) async fn measurement_group_ids(
+        &self,
+        ids: &[Id],
+    ) -> StoreResult<HashMap<Id, Vec<Id>>> {
         let mut groups: HashMap<Id, Vec<Id>> = HashMap::new();
         for row in measurement_group::Entity::find()
             .filter(measurement_group::Column::MeasurementId.is_in(ids.to_vec()))

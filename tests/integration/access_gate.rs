@@ -877,3 +877,244 @@ async fn the_portals_patient_list_work_list_and_audit_trail_are_audited() {
         assert!(actions.contains(&action), "{action} in {actions:?}");
     }
 }
+
+/// The migration that gave reports their group moves each report made before it to the group
+/// that made it where every measurement it lists was shared with that group, and keeps the
+/// others for the patient only; on the database itself, SQLite or PostgreSQL.
+#[tokio::test]
+async fn existing_reports_move_to_the_group_that_made_them() {
+    use migration::{Migrator, MigratorTrait};
+    use sea_orm::sea_query::{Alias, Query};
+    use sea_orm::{ConnectionTrait, Statement};
+
+    let dir = tempfile::tempdir().unwrap();
+    let url = crate::helpers::database_url(dir.path()).await;
+    let db = sea_orm::Database::connect(&url).await.unwrap();
+    let before = Migrator::migrations()
+        .iter()
+        .position(|m| m.name().contains("report_groups"))
+        .expect("the migration");
+    Migrator::up(&db, Some(before as u32)).await.unwrap();
+
+    let id = |n: u8| format!("{n:024x}");
+    let (patient, doctor, admin) = (id(1), id(2), id(3));
+    let (ghent, lyon) = (id(10), id(11));
+    let (m_ghent, m_lyon, m_both) = (id(20), id(21), id(22));
+    let insert = |table: &str, columns: &[&str], values: Vec<sea_orm::sea_query::SimpleExpr>| {
+        Query::insert()
+            .into_table(Alias::new(table))
+            .columns(columns.iter().map(|c| Alias::new(*c)))
+            .values_panic(values)
+            .to_owned()
+    };
+    let backend = db.get_database_backend();
+    let run = |statement: sea_orm::sea_query::InsertStatement| {
+        let db = &db;
+        async move { db.execute_raw(backend.build(&statement)).await.unwrap() }
+    };
+    // The accounts, groups and measurements the rows refer to, through the entities of tables
+    // the migration leaves as they are.
+    {
+        use sea_orm::{EntityTrait, IntoActiveModel};
+        use tacho::store::entities::{group, measurement, user};
+        for person in [&patient, &doctor, &admin] {
+            user::Entity::insert(
+                user::Model {
+                    id: Id::parse(person).unwrap(),
+                    email: format!("{person}@tacho.test"),
+                    password_hash: String::new(),
+                    first_name: "A".into(),
+                    last_name: "B".into(),
+                    phone_number: None,
+                    language: "EN".into(),
+                    time_zone: "UTC".into(),
+                    activation: true,
+                    roles: json!([]),
+                    profile_image: None,
+                    failed_count: 0,
+                    last_failed_timestamp: None,
+                    creation_timestamp: 0,
+                    update_timestamp: 0,
+                }
+                .into_active_model(),
+            )
+            .exec_without_returning(&db)
+            .await
+            .unwrap();
+        }
+        for (group_id, name) in [(&ghent, "Ghent"), (&lyon, "Lyon")] {
+            group::Entity::insert(
+                group::Model {
+                    id: Id::parse(group_id).unwrap(),
+                    name: name.into(),
+                    description: None,
+                    creation_timestamp: 0,
+                    update_timestamp: 0,
+                }
+                .into_active_model(),
+            )
+            .exec_without_returning(&db)
+            .await
+            .unwrap();
+        }
+        for m in [&m_ghent, &m_lyon, &m_both] {
+            measurement::Entity::insert(
+                measurement::Model {
+                    id: Id::parse(m).unwrap(),
+                    creator_id: Id::parse(&patient).unwrap(),
+                    status: tacho::domain::measurement::Status::Analyzed,
+                    data: "{}".into(),
+                    measurement_timestamp: Some(150),
+                    heartrate: None,
+                    indicator: None,
+                    heart_rate: None,
+                    result: None,
+                    summary: None,
+                    creation_timestamp: 150,
+                    update_timestamp: 150,
+                    status_changed_timestamp: 150,
+                }
+                .into_active_model(),
+            )
+            .exec_without_returning(&db)
+            .await
+            .unwrap();
+        }
+    }
+    // Ghent's prescription from 0, Lyon's from 50; the doctor is Ghent's.
+    for (n, group, start) in [(30, &ghent, 0i64), (31, &lyon, 50)] {
+        run(insert(
+            "patient_enlistments",
+            &[
+                "id",
+                "user_id",
+                "group_id",
+                "creation_timestamp",
+                "expiry_timestamp",
+            ],
+            vec![
+                id(n).into(),
+                patient.clone().into(),
+                group.clone().into(),
+                start.into(),
+                1000i64.into(),
+            ],
+        ))
+        .await;
+    }
+    run(insert(
+        "staff_enlistments",
+        &[
+            "id",
+            "user_id",
+            "group_id",
+            "roles",
+            "creation_timestamp",
+            "update_timestamp",
+        ],
+        vec![
+            id(40).into(),
+            doctor.clone().into(),
+            ghent.clone().into(),
+            json!(["physician"]).into(),
+            0i64.into(),
+            0i64.into(),
+        ],
+    ))
+    .await;
+    for (measurement, group) in [
+        (&m_ghent, &ghent),
+        (&m_lyon, &lyon),
+        (&m_both, &ghent),
+        (&m_both, &lyon),
+    ] {
+        run(insert(
+            "measurement_groups",
+            &["measurement_id", "group_id"],
+            vec![measurement.clone().into(), group.clone().into()],
+        ))
+        .await;
+    }
+    let report = |n: u8, creator: Option<&String>, key: Option<String>, listed: &[&String]| {
+        let data =
+            json!({"measurements": listed.iter().map(|m| json!({"id": m})).collect::<Vec<_>>()});
+        insert(
+            "reports",
+            &[
+                "id",
+                "user_id",
+                "creator_id",
+                "trigger",
+                "status",
+                "dedupe_key",
+                "period_start_timestamp",
+                "period_end_timestamp",
+                "data",
+                "creation_timestamp",
+                "update_timestamp",
+            ],
+            vec![
+                id(n).into(),
+                patient.clone().into(),
+                creator.cloned().into(),
+                "MANUAL".into(),
+                "COMPLETE".into(),
+                key.into(),
+                100i64.into(),
+                200i64.into(),
+                data.to_string().into(),
+                0i64.into(),
+                0i64.into(),
+            ],
+        )
+    };
+    let ghent_key = |trigger: &str| Some(format!("report:{patient}:0:{trigger}:0"));
+    // Ghent's scheduled report of Ghent's measurement: Ghent's.
+    run(report(
+        50,
+        None,
+        ghent_key("PERIOD_DAYS_PASSED_7"),
+        &[&m_ghent],
+    ))
+    .await;
+    // Ghent's scheduled report listing a measurement only Lyon had: the patient's only.
+    run(report(
+        51,
+        None,
+        ghent_key("PERIOD_DAYS_PASSED_30"),
+        &[&m_ghent, &m_lyon],
+    ))
+    .await;
+    // Made by Ghent's doctor: Ghent's.
+    run(report(52, Some(&doctor), None, &[&m_both])).await;
+    // Made by an administrator while the patient was in both: no single group made it.
+    run(report(53, Some(&admin), None, &[&m_both])).await;
+
+    Migrator::up(&db, None).await.unwrap();
+    let rows = db
+        .query_all_raw(Statement::from_string(
+            backend,
+            "SELECT id, group_id FROM reports ORDER BY id",
+        ))
+        .await
+        .unwrap();
+    let groups: Vec<(String, Option<String>)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.try_get("", "id").unwrap(),
+                r.try_get("", "group_id").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        vec![
+            (id(50), Some(ghent.clone())),
+            (id(51), None),
+            (id(52), Some(ghent.clone())),
+            (id(53), None),
+        ]
+    );
+    db.close().await.ok();
+}
