@@ -81,8 +81,9 @@ impl Actions {
             return Ok(());
         };
         let actions = self.clone();
+        let asked_at = self.store.clock().now_millis();
         tokio::spawn(async move {
-            if let Err(error) = actions.send_password_reset(email).await {
+            if let Err(error) = actions.send_password_reset(email, asked_at).await {
                 tracing::warn!(error = %format!("{error:#}"), "a password reset request failed");
             }
         });
@@ -90,8 +91,9 @@ impl Actions {
     }
 
     /// Sends a password reset link to the account with address `email`, if there is an active
-    /// one and none was sent in the last [`RESET_MAIL_COOLDOWN_SECONDS`].
-    async fn send_password_reset(&self, email: Email) -> ActionResult<()> {
+    /// one and none was sent in the [`RESET_MAIL_COOLDOWN_SECONDS`] before `asked_at` (the
+    /// request's instant, whenever the background task gets to run).
+    async fn send_password_reset(&self, email: Email, asked_at: i64) -> ActionResult<()> {
         let Some(user) = self
             .store
             .user_by_email(&Service::SignIn, email.as_str())
@@ -102,12 +104,11 @@ impl Actions {
         if !user.activation {
             return Ok(());
         }
-        let now = self.store.clock().now_millis();
         let last = self
             .store
             .last_account_link_at(&user.id, Purpose::PasswordReset.as_str())
             .await?;
-        if last.is_some_and(|at| now - at < RESET_MAIL_COOLDOWN_SECONDS * 1000) {
+        if last.is_some_and(|at| asked_at - at < RESET_MAIL_COOLDOWN_SECONDS * 1000) {
             // The link sent a moment ago is still good; the answer does not say so.
             return Ok(());
         }

@@ -152,6 +152,55 @@ async fn a_manual_report_lists_only_what_its_maker_and_its_group_see() {
     let mut expected = vec![in_lyon, in_both];
     expected.sort();
     assert_eq!(listed, expected);
+    // The portal asks the same physician which group, and makes the report for the one chosen.
+    let mut portal = logged_in(&app, &both).await;
+    let page = portal
+        .get(&format!("/portal/patients/{}", patient.id))
+        .await;
+    assert!(
+        page.body.contains("id=\"report-group\""),
+        "a choice of group"
+    );
+    assert!(page.body.contains(&format!("value=\"{}\"", c.lyon)));
+    let trends = portal
+        .get(&format!(
+            "/portal/patients/{}/trends?period=month&group={}",
+            patient.id, c.lyon
+        ))
+        .await;
+    assert!(
+        trends
+            .body
+            .contains(&format!("name=\"group\" value=\"{}\"", c.lyon))
+    );
+    let made = portal
+        .post(
+            &format!("/portal/patients/{}", patient.id),
+            &format!("/portal/patients/{}/reports", patient.id),
+            &[("period", "week"), ("group", c.lyon.as_str())],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let unnamed = portal
+        .post(
+            &format!("/portal/patients/{}", patient.id),
+            &format!("/portal/patients/{}/reports", patient.id),
+            &[("period", "week")],
+        )
+        .await;
+    assert_eq!(unnamed.status, 400);
+    assert!(
+        unnamed.body.contains("Choose the group"),
+        "{}",
+        unnamed.body
+    );
+    let listed = app
+        .get(
+            "/reports/v1?sort(-creation_timestamp)&limit(1)",
+            &both.token,
+        )
+        .await;
+    assert_eq!(listed.assert_ok()["data"][0]["group_id"], c.lyon.as_str());
     // A group through which the maker does not see the patient is refused.
     let elsewhere = app.group(&c.admin, "Elsewhere").await;
     app.post(
