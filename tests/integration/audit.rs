@@ -346,7 +346,7 @@ async fn the_service_role_on_postgresql_may_only_append_to_and_read_the_audit_tr
         "/docs/postgres/app-role.sql"
     ))
     .unwrap()
-    .replace("tacho_app", &role);
+    .replace("app_service", &role);
     owner.execute_unprepared(&script).await.unwrap();
 
     // The service runs as the app role, and its actions leave their records.
