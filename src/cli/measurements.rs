@@ -23,11 +23,7 @@ fn parse_since(text: &str) -> anyhow::Result<i64> {
     let day = NaiveDate::parse_from_str(text, "%Y-%m-%d").with_context(|| {
         format!("--since `{text}` is neither YYYY-MM-DD nor epoch milliseconds")
     })?;
-    Ok(day
-        .and_hms_opt(0, 0, 0)
-        .context("a valid day")?
-        .and_utc()
-        .timestamp_millis())
+    crate::domain::time::start_of_day(day, chrono_tz::Tz::UTC).context("a day in range")
 }
 
 /// Analyses the measurements taken since `since` (all without it) again and rewrites those

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use chrono::{DateTime, NaiveDate, TimeZone as _};
+use chrono::DateTime;
 use chrono_tz::Tz;
 
 use super::progress::Progress;
@@ -84,18 +84,13 @@ pub async fn run_due(settings: Settings) -> anyhow::Result<()> {
 /// A bound of a manual period: a day in the patient's zone (its start, or for the end the
 /// start of the next day) or an RFC 3339 instant.
 fn parse_bound(text: &str, zone: Tz, end: bool) -> anyhow::Result<i64> {
-    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        let day = if end {
-            day.succ_opt().unwrap_or(day)
+    if let Some(day) = crate::domain::time::parse_day(text) {
+        let at = if end {
+            crate::domain::time::end_of_day(day, zone)
         } else {
-            day
+            crate::domain::time::start_of_day(day, zone)
         };
-        let midnight = day.and_hms_opt(0, 0, 0).context("a valid day")?;
-        let at = zone
-            .from_local_datetime(&midnight)
-            .earliest()
-            .with_context(|| format!("{text} has no midnight in {}", zone.name()))?;
-        return Ok(at.timestamp_millis());
+        return at.with_context(|| format!("{text} is out of range"));
     }
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.timestamp_millis())

@@ -3,10 +3,10 @@
 //! Days are the patient's local calendar days, so a week across a daylight-saving change is
 //! still seven days (of 167 or 169 hours).
 
-use chrono::{DateTime, Days, Offset, TimeZone, Utc};
+use chrono::{DateTime, Days, Offset, Utc};
 use chrono_tz::Tz;
 
-use super::time::{check_millis, local_time};
+use super::time::{at_local_time, check_millis, local_time};
 
 /// Why a periodic report is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -140,17 +140,12 @@ pub fn manual_period(start: Option<i64>, end: Option<i64>, now: i64) -> Result<(
 }
 
 /// The instant `days` local calendar days after `start`, at the same local time of day. A
-/// local time that does not exist (skipped by a DST change) moves to the next one that does.
+/// local time that does not exist (skipped by a DST change) moves to the first one after it
+/// that does ([`at_local_time`]).
 fn local_days_after(start: DateTime<Tz>, days: u64) -> Option<DateTime<Utc>> {
     let local = start.naive_local().checked_add_days(Days::new(days))?;
-    let zone = start.timezone();
-    zone.from_local_datetime(&local)
-        .earliest()
-        .or_else(|| {
-            let later = local.checked_add_signed(chrono::Duration::hours(1))?;
-            zone.from_local_datetime(&later).earliest()
-        })
-        .map(|t| t.with_timezone(&Utc))
+    let at = at_local_time(local.date(), local.time(), start.timezone())?;
+    DateTime::<Utc>::from_timestamp_millis(at)
 }
 
 /// Every period of a prescription from `start` to `end` (epoch ms) that has ended by `now`:
@@ -213,6 +208,8 @@ pub fn due_periods(start: i64, end: i64, now: i64, zone: Tz) -> Vec<Period> {
 
 #[cfg(test)]
 mod tests {
+    use chrono::TimeZone;
+
     use super::*;
 
     const DAY: i64 = 86_400_000;

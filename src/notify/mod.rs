@@ -28,6 +28,7 @@ pub use webhook::{Attempt, WebhookSender, signature, webhook_secret};
 use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, Reach, url_for_logs};
+use crate::domain::time::at_local_time;
 use crate::storage::FileStorage;
 use crate::store::entities::{event, job};
 use crate::store::{DeliveryRecord, FanOut, NewEvent, NewJob, Service, Store, StoreError, Viewer};
@@ -504,9 +505,7 @@ fn digest_time(now: i64, zone: Tz) -> (String, i64) {
     let day = local.date_naive();
     let send = day
         .checked_add_days(Days::new(1))
-        .and_then(|d| d.and_hms_opt(7, 0, 0))
-        .and_then(|t| zone.from_local_datetime(&t).earliest())
-        .map(|t| t.timestamp_millis())
+        .and_then(|d| at_local_time(d, chrono::NaiveTime::from_hms_opt(7, 0, 0)?, zone))
         .unwrap_or(now + 86_400_000);
     (day.to_string(), send)
 }

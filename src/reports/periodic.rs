@@ -17,7 +17,7 @@ use super::series::{self, Columns};
 use crate::analysis::{QualityClass, ResultKey};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
-use crate::domain::time::local_time;
+use crate::domain::time::{local_time, start_of_day};
 use crate::i18n::Translator;
 use crate::store::entities::{profile, report, user};
 
@@ -613,18 +613,13 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
         46..=120 => 14,
         _ => 30,
     };
-    let midnight = first
-        .date_naive()
-        .and_hms_opt(0, 0, 0)
-        .and_then(|t| zone.from_local_datetime(&t).earliest());
+    let first_day = first.date_naive();
     let ticks: Vec<ChartTick> = (0..=days)
         .step_by(step as usize)
         .filter_map(|k| {
-            let day = midnight?.date_naive().checked_add_days(Days::new(k))?;
-            let at = zone
-                .from_local_datetime(&day.and_hms_opt(0, 0, 0)?)
-                .earliest()?;
-            let x = (at.timestamp_millis() - start) as f64 / span;
+            let day = first_day.checked_add_days(Days::new(k))?;
+            let at = start_of_day(day, zone)?;
+            let x = (at - start) as f64 / span;
             (0.0..=1.0)
                 .contains(&x)
                 .then(|| ChartTick(round4(x), format::day_month(language, day)))

@@ -6,7 +6,6 @@
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
-use chrono::{NaiveDate, TimeZone as _};
 use serde::Deserialize;
 
 use super::account::{LanguageChoice, language_choices};
@@ -21,6 +20,7 @@ use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, Tim
 use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
 use crate::domain::rql::{Expr as RqlExpr, Query as ListQuery, Value as RqlValue};
+use crate::domain::time::{end_of_day, parse_day, start_of_day};
 use crate::store::entities::job::JobStatus;
 use crate::store::entities::{audit_event, group, user};
 use crate::store::resources::{GROUPS, USERS};
@@ -568,12 +568,7 @@ pub async fn enlist(
             .await?;
     } else {
         // The prescription runs to the end of its last day in the administrator's zone.
-        let end = NaiveDate::parse_from_str(form.until.trim(), "%Y-%m-%d")
-            .ok()
-            .and_then(|d| d.succ_opt())
-            .and_then(|d| d.and_hms_opt(0, 0, 0))
-            .and_then(|d| member.zone.from_local_datetime(&d).earliest())
-            .map(|d| d.timestamp_millis());
+        let end = parse_day(&form.until).and_then(|day| end_of_day(day, member.zone));
         let Some(end) = end else {
             return groups_page(&member, None, Some("admin-enlist-invalid")).await;
         };
@@ -773,12 +768,15 @@ impl AuditQuery {
             if text.is_empty() {
                 return Ok(None);
             }
-            NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                .ok()
-                .and_then(|d| if next { d.succ_opt() } else { Some(d) })
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .and_then(|d| member.zone.from_local_datetime(&d).earliest())
-                .map(|d| Some(d.timestamp_millis()))
+            parse_day(text)
+                .and_then(|day| {
+                    if next {
+                        end_of_day(day, member.zone)
+                    } else {
+                        start_of_day(day, member.zone)
+                    }
+                })
+                .map(Some)
                 .ok_or("admin-audit-bad-date")
         };
         Ok(AuditFilter {

@@ -5,7 +5,7 @@
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
-use chrono::{NaiveDate, TimeZone as _};
+use chrono::NaiveDate;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -18,6 +18,7 @@ use crate::actions::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::rql::{CompareOp, Expr, Query as ListQuery, Value as RqlValue};
+use crate::domain::time::{parse_day, start_of_day};
 use crate::reports::findings::Findings;
 use crate::store::Viewer;
 use crate::store::resources::MEASUREMENTS;
@@ -52,11 +53,8 @@ pub struct MeasurementList {
 }
 
 fn local_midnight(visitor: &Visitor, date: &str, days_later: i64) -> Option<i64> {
-    let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d").ok()?;
-    let day = day.checked_add_signed(chrono::Duration::days(days_later))?;
-    let naive = day.and_hms_opt(0, 0, 0)?;
-    let local = visitor.zone.from_local_datetime(&naive).earliest()?;
-    Some(local.timestamp_millis())
+    let day = parse_day(date)?.checked_add_signed(chrono::Duration::days(days_later))?;
+    start_of_day(day, visitor.zone)
 }
 
 /// A page of `patient_id`'s measurements as `viewer` may see them, filtered.
