@@ -191,6 +191,7 @@ reports-none = لا توجد تقارير دورية بعد.
 report-kind = النوع
 report-make-now = إنشاء تقرير دوري الآن (آخر 7 أيام)
 report-group = المجموعة
+report-unreadable = تتعذر قراءته (خطأ؛ أبلغ المسؤول)
 pdf = PDF
 screening-note = تأتي هذه النتيجة من فحص مسحي باستخدام كاميرا هاتف ذكي. وهي ليست تشخيصاً.
 patients-result = آخر نتيجة

@@ -191,6 +191,7 @@ reports-none = Noch keine periodischen Berichte.
 report-kind = Art
 report-make-now = Jetzt einen periodischen Bericht erstellen (letzte 7 Tage)
 report-group = Gruppe
+report-unreadable = nicht lesbar (ein Fehler; bitte der Administration melden)
 pdf = PDF
 screening-note = Dieses Ergebnis stammt aus einer Screening-Messung mit einer Smartphone-Kamera. Es ist keine Diagnose.
 patients-result = Letztes Ergebnis

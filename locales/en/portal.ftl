@@ -191,6 +191,7 @@ reports-none = No periodic reports yet.
 report-kind = Kind
 report-make-now = Make a periodic report now (last 7 days)
 report-group = Group
+report-unreadable = cannot be read (a fault; tell the administrator)
 pdf = PDF
 screening-note = This result comes from a screening with a smartphone camera. It is not a diagnosis.
 patients-result = Latest result

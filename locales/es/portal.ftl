@@ -191,6 +191,7 @@ reports-none = Aún no hay informes periódicos.
 report-kind = Tipo
 report-make-now = Hacer ahora un informe periódico (últimos 7 días)
 report-group = Grupo
+report-unreadable = ilegible (un fallo; avise al administrador)
 pdf = PDF
 screening-note = Este resultado procede de un cribado con la cámara de un teléfono inteligente. No es un diagnóstico.
 patients-result = Último resultado

@@ -191,6 +191,7 @@ reports-none = Pas encore de rapport périodique.
 report-kind = Type
 report-make-now = Faire un rapport périodique maintenant (7 derniers jours)
 report-group = Groupe
+report-unreadable = illisible (une erreur ; signalez-la à l’administrateur)
 pdf = PDF
 screening-note = Ce résultat provient d'un dépistage réalisé avec la caméra d'un smartphone. Ce n'est pas un diagnostic.
 patients-result = Dernier résultat

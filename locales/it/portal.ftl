@@ -191,6 +191,7 @@ reports-none = Nessun referto periodico.
 report-kind = Tipo
 report-make-now = Crea ora un referto periodico (ultimi 7 giorni)
 report-group = Gruppo
+report-unreadable = illeggibile (un errore; avvisi l’amministratore)
 pdf = PDF
 screening-note = Questo risultato proviene da uno screening eseguito con la fotocamera di uno smartphone. Non è una diagnosi.
 patients-result = Ultimo risultato

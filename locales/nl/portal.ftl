@@ -191,6 +191,7 @@ reports-none = Nog geen periodieke rapporten.
 report-kind = Soort
 report-make-now = Nu een periodiek rapport maken (laatste 7 dagen)
 report-group = Groep
+report-unreadable = onleesbaar (een fout; meld het aan de beheerder)
 pdf = pdf
 screening-note = Deze uitslag komt van een screening met een smartphonecamera. Het is geen diagnose.
 patients-result = Laatste uitslag

@@ -191,6 +191,7 @@ reports-none = 尚无定期报告。
 report-kind = 类型
 report-make-now = 立即生成定期报告（最近 7 天）
 report-group = 小组
+report-unreadable = 无法读取（系统故障，请告知管理员）
 pdf = PDF
 screening-note = 此结果来自智能手机摄像头筛查，并非诊断。
 patients-result = 最近结果

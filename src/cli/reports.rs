@@ -154,7 +154,7 @@ pub async fn create(
         None => store.create_report(&operator, new).await?,
     };
     let report = made.context("the report was not stored")?;
-    let count = crate::reports::periodic::items(&report).len();
+    let count = crate::reports::periodic::items(&report)?.len();
     println!(
         "created report {} for {} {}: {count} measurements from {} to {}",
         report.id,

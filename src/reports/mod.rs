@@ -202,7 +202,8 @@ impl Reports {
             profile: profile.as_ref(),
             language,
             time_zone,
-        });
+        })
+        .map_err(anyhow::Error::from)?;
         let key = cache_key(Template::Periodic, &built.data);
         let name = format!("tacho-report-{}-{}.pdf", report.id, language.code());
         let meta = RenderMeta {

@@ -119,15 +119,26 @@ const COUNTED: [ResultKey; 5] = [
 
 #[derive(Debug, Deserialize)]
 struct Stored {
-    #[serde(default)]
     measurements: Vec<Item>,
 }
 
+/// A stored report whose measurements cannot be read: a fault of the data, never shown as a
+/// report of no measurements.
+#[derive(Debug, thiserror::Error)]
+#[error("periodic report {report} cannot be read: {reason}")]
+pub struct UnreadableReport {
+    pub report: Id,
+    pub reason: String,
+}
+
 /// The measurements a report covers, as stored with it.
-pub fn items(report: &report::Model) -> Vec<Item> {
+pub fn items(report: &report::Model) -> Result<Vec<Item>, UnreadableReport> {
     serde_json::from_str::<Stored>(&report.data)
         .map(|s| s.measurements)
-        .unwrap_or_default()
+        .map_err(|e| UnreadableReport {
+            report: report.id,
+            reason: e.to_string(),
+        })
 }
 
 /// Everything a periodic report is made from.
@@ -325,12 +336,14 @@ fn date_time(language: Language, at: DateTime<Tz>) -> String {
 }
 
 /// Builds the data of a periodic report.
-pub fn build(input: &PeriodicReportInput) -> ReportData<PeriodicReportData> {
+pub fn build(
+    input: &PeriodicReportInput,
+) -> Result<ReportData<PeriodicReportData>, UnreadableReport> {
     let tr = Translator::new(input.language);
     let language = input.language;
     let zone = input.time_zone;
     let report = input.report;
-    let items = items(report);
+    let items = items(report)?;
     let profile: Map<String, Value> = input
         .profile
         .and_then(|p| p.data.as_object().cloned())
@@ -376,7 +389,7 @@ pub fn build(input: &PeriodicReportInput) -> ReportData<PeriodicReportData> {
         symptoms: symptoms(&tr, &items),
         rows: items.iter().map(|item| row(&tr, zone, item)).collect(),
     };
-    ReportData { data, as_of }
+    Ok(ReportData { data, as_of })
 }
 
 /// The counts of `keys` among `items`: every rhythm result (a zero says as much as a count),

@@ -161,7 +161,8 @@ fn periodic_reports() -> Vec<Value> {
                 profile,
                 language: Language::En,
                 time_zone: chrono_tz::Europe::Brussels,
-            });
+            })
+            .expect("a readable report");
             serde_json::to_value(&data).unwrap()
         })
         .collect()

@@ -906,3 +906,48 @@ async fn two_serve_processes_make_each_report_once() {
     }
     assert_eq!(total_reports(&app).await, 18);
 }
+
+/// A stored report that cannot be read is a fault, said as such at every door: never a
+/// report of no measurements.
+#[tokio::test]
+async fn a_stored_report_that_cannot_be_read_is_an_error_not_an_empty_table() {
+    use sea_orm::{ConnectionTrait, Statement};
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.measurement_id(&world.patient, "sinus_72").await;
+    let made = app
+        .post(
+            "/reports/v1",
+            &world.staff_a.token,
+            json!({"user_id": world.patient.id}),
+        )
+        .await;
+    let id = made.assert_ok()["id"].as_str().unwrap().to_owned();
+    let db = app.state.store.connection();
+    db.execute_raw(Statement::from_string(
+        db.get_database_backend(),
+        format!("UPDATE reports SET data = '{{\"measure' WHERE id = '{id}'"),
+    ))
+    .await
+    .unwrap();
+    for path in [
+        format!("/reports/v1/{id}"),
+        format!("/reports/v1/{id}/pdf"),
+        "/reports/v1".to_owned(),
+    ] {
+        let answer = app.get(&path, &world.staff_a.token).await;
+        answer.assert_error(500, 1);
+        assert!(
+            !answer.body.to_string().contains("measure"),
+            "a generic body"
+        );
+    }
+    let mut portal = crate::portal::logged_in(&app, &world.staff_a).await;
+    let page = portal
+        .get(&format!("/portal/patients/{}", world.patient.id))
+        .await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("cannot be read"), "{}", page.body);
+    let pdf = portal.get(&format!("/portal/reports/{id}/pdf")).await;
+    assert_eq!(pdf.status, 500);
+}

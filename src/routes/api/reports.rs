@@ -17,31 +17,39 @@ use crate::store::MEASUREMENT_ITEM_FIELDS;
 use crate::store::entities::report;
 use crate::store::resources::REPORTS;
 
-/// A report as the wire shows it (snake_case, epoch ms).
-pub fn report_body(report: &report::Model) -> Value {
-    let stored: Value = serde_json::from_str(&report.data).unwrap_or(Value::Null);
+/// A report as the wire shows it (snake_case, epoch ms). A stored report that cannot be read
+/// is a fault (500, logged), never a report of no measurements.
+pub fn report_body(report: &report::Model) -> Result<Value, ApiError> {
+    let stored: Value = serde_json::from_str(&report.data).map_err(|e| {
+        ApiError::Internal(anyhow::anyhow!(
+            "periodic report {} cannot be read: {e}",
+            report.id
+        ))
+    })?;
     let measurements: Vec<Value> = stored
         .get("measurements")
         .and_then(Value::as_array)
-        .map(|items| {
-            items
+        .ok_or_else(|| {
+            ApiError::Internal(anyhow::anyhow!(
+                "periodic report {} lists no measurements array",
+                report.id
+            ))
+        })?
+        .iter()
+        .map(|item| {
+            let fields: Map<String, Value> = MEASUREMENT_ITEM_FIELDS
                 .iter()
-                .map(|item| {
-                    let fields: Map<String, Value> = MEASUREMENT_ITEM_FIELDS
-                        .iter()
-                        .map(|f| {
-                            (
-                                (*f).to_owned(),
-                                item.get(*f).cloned().unwrap_or(Value::Null),
-                            )
-                        })
-                        .collect();
-                    Value::Object(fields)
+                .map(|f| {
+                    (
+                        (*f).to_owned(),
+                        item.get(*f).cloned().unwrap_or(Value::Null),
+                    )
                 })
-                .collect()
+                .collect();
+            Value::Object(fields)
         })
-        .unwrap_or_default();
-    json!({
+        .collect();
+    Ok(json!({
         "id": report.id,
         "user_id": report.user_id,
         "group_id": report.group_id,
@@ -52,7 +60,7 @@ pub fn report_body(report: &report::Model) -> Value {
         "period_start_timestamp": report.period_start_timestamp,
         "period_end_timestamp": report.period_end_timestamp,
         "data": { "measurements": measurements },
-    })
+    }))
 }
 
 /// Periodic reports visible to the caller, e.g. `?sort(-creation_timestamp)&user_id=<id>`.
@@ -67,7 +75,10 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let spec = REPORTS.translate(&query)?;
     let (reports, total) = state.actions.list_reports(&caller.viewer(), &spec).await?;
-    let items: Vec<Value> = reports.iter().map(report_body).collect();
+    let items = reports
+        .iter()
+        .map(report_body)
+        .collect::<Result<Vec<Value>, ApiError>>()?;
     Ok(HttpResponse::Ok().json(Page::new(items, total, &spec)))
 }
 
@@ -82,7 +93,7 @@ pub async fn get(
     id: Path<Id>,
 ) -> Result<HttpResponse, ApiError> {
     let report = state.actions.view_report(&caller.viewer(), &id).await?;
-    Ok(HttpResponse::Ok().json(report_body(&report)))
+    Ok(HttpResponse::Ok().json(report_body(&report)?))
 }
 
 /// A manual report to make.
@@ -128,7 +139,7 @@ pub async fn create(
             body.period_end_timestamp,
         )
         .await?;
-    Ok(HttpResponse::Ok().json(report_body(&report)))
+    Ok(HttpResponse::Ok().json(report_body(&report)?))
 }
 
 /// How to render a report's PDF.

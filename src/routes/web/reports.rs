@@ -6,7 +6,6 @@ use actix_web::web::{Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
@@ -27,19 +26,20 @@ pub struct ReportRow {
     pub id: Id,
     pub trigger: String,
     pub period: String,
-    pub measurements: usize,
+    /// How many measurements it lists, or that it cannot be read.
+    pub measurements: String,
     pub created: String,
 }
 
 fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
-    let count = serde_json::from_str::<Value>(&report.data)
-        .ok()
-        .and_then(|d| {
-            d.get("measurements")
-                .and_then(Value::as_array)
-                .map(Vec::len)
-        })
-        .unwrap_or(0);
+    // A stored report that cannot be read says so, rather than counting no measurements.
+    let count = match crate::reports::periodic::items(report) {
+        Ok(items) => items.len().to_string(),
+        Err(err) => {
+            tracing::error!(error = %err, "a stored periodic report cannot be read");
+            visitor.tr.text("report-unreadable")
+        }
+    };
     ReportRow {
         id: report.id,
         trigger: visitor

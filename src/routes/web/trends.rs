@@ -123,6 +123,7 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
         language: member.tr.language(),
         time_zone: member.zone,
     })
+    .map_err(|e| WebError::Internal(e.into()))?
     .data;
     let own = patient.id == *member.id();
     let name = format!("{} {}", patient.first_name, patient.last_name);
