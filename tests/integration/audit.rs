@@ -301,36 +301,19 @@ async fn administrators_filter_the_trail_and_export_a_patients_entries() {
 /// trail (`docs/postgres/app-role.sql`, applied by the role that owns the database and runs
 /// the migrations): the service works, and that role can neither delete, change nor empty the
 /// trail, nor drop or disable the triggers that guard it. Runs on the PostgreSQL server of
-/// `TEST_POSTGRES_URL` (set by `./scripts/test` from `TEST_DATABASE_URL`) in every pass.
+/// `crate::helpers::postgres_server` in every pass.
 #[tokio::test]
 async fn the_service_role_on_postgresql_may_only_append_to_and_read_the_audit_trail() {
-    let admin_url = std::env::var("TEST_POSTGRES_URL")
-        .ok()
-        .filter(|url| !url.is_empty())
-        .expect(
-            "TEST_POSTGRES_URL must name a PostgreSQL server this test may create roles on \
-             (./scripts/test sets it from TEST_DATABASE_URL)",
-        );
-    let suffix = uuid::Uuid::new_v4().simple().to_string();
-    let (database, role) = (
-        format!("tacho_test_{suffix}"),
-        format!("tacho_test_app_{suffix}"),
-    );
-    let admin = sea_orm::Database::connect(&admin_url).await.unwrap();
-    admin
-        .execute_unprepared(&format!("CREATE DATABASE \"{database}\""))
-        .await
-        .unwrap();
-    let (base, query) = match admin_url.split_once('?') {
-        Some((base, query)) => (base.to_owned(), format!("?{query}")),
-        None => (admin_url.clone(), String::new()),
+    let Some(admin_url) = crate::helpers::postgres_server() else {
+        return;
     };
-    let server = base
+    let role = format!("tacho_test_app_{}", uuid::Uuid::new_v4().simple());
+    let admin = sea_orm::Database::connect(&admin_url).await.unwrap();
+    let owner_url = crate::helpers::fresh_postgres_database(&admin_url).await;
+    let database = owner_url
         .rsplit_once('/')
-        .map(|(b, _)| b)
-        .unwrap_or(&base)
-        .to_owned();
-    let owner_url = format!("{server}/{database}{query}");
+        .map(|(_, name)| name.split('?').next().unwrap_or(name).to_owned())
+        .unwrap();
     // The app role connects as itself: the owner's URL with the role's name as the user.
     let parsed = url::Url::parse(&owner_url).unwrap();
     let mut app_url = parsed.clone();

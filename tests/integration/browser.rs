@@ -4,27 +4,20 @@
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use tacho::demo;
 
-use crate::helpers::{TestApp, spawn_app};
+use crate::helpers::{Spawned, TestApp, spawn_app};
 
-/// chromedriver, stopped when dropped.
+/// chromedriver, stopped with every Chromium it started when dropped.
 struct Driver {
-    child: Child,
+    _child: Spawned,
     url: String,
     _profile: tempfile::TempDir,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn free_port() -> u16 {
@@ -36,12 +29,15 @@ fn free_port() -> u16 {
 
 async fn start_driver() -> Driver {
     let port = free_port();
-    let child = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromedriver (Debian package chromium-driver) must be installed; scripts/test installs it");
+    let child = Spawned::start(
+        Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    )
+    .expect(
+        "chromedriver (Debian package chromium-driver) must be installed; scripts/test installs it",
+    );
     let url = format!("http://127.0.0.1:{port}");
     let probe = reqwest::Client::new();
     for _ in 0..100 {
@@ -56,7 +52,7 @@ async fn start_driver() -> Driver {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     Driver {
-        child,
+        _child: child,
         url,
         _profile: tempfile::tempdir().expect("a profile directory"),
     }

@@ -132,30 +132,30 @@ async fn the_demo_seed_is_idempotent_and_logs_in() {
 }
 
 /// `tacho serve --demo` as a separate process with JSON logs on a fresh SQLite database in
-/// `dir`: the child, its log lines as they come, the lines read up to the one naming its
-/// port, and the port. The caller stops and waits for the child.
-#[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
+/// `dir`: the child (ended when dropped), its log lines as they come, the lines read up to the
+/// one naming its port, and the port.
 pub(crate) fn serve_demo(
     dir: &std::path::Path,
 ) -> (
-    std::process::Child,
+    crate::helpers::Spawned,
     std::sync::mpsc::Receiver<String>,
     Vec<String>,
     u64,
 ) {
     use std::io::{BufRead, BufReader};
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tacho"))
-        .args(["serve", "--demo"])
-        .env("TACHO_DATA_DIR", dir)
-        .env_remove("TACHO_DATABASE_URL")
-        .env("TACHO_ADDR", "127.0.0.1:0")
-        .env("TACHO_LOG_FORMAT", "json")
-        .env("TACHO_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tacho serve starts");
+    let mut child = crate::helpers::Spawned::start(
+        Command::new(env!("CARGO_BIN_EXE_tacho"))
+            .args(["serve", "--demo"])
+            .env("TACHO_DATA_DIR", dir)
+            .env_remove("TACHO_DATABASE_URL")
+            .env("TACHO_ADDR", "127.0.0.1:0")
+            .env("TACHO_LOG_FORMAT", "json")
+            .env("TACHO_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    )
+    .expect("tacho serve starts");
     let stdout = child.stdout.take().unwrap();
     let (lines_tx, lines_rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {

@@ -166,11 +166,11 @@ impl Relay {
 /// upload that was answered 200 stored and none that was answered 503.
 #[tokio::test]
 async fn a_database_outage_answers_503_and_the_server_recovers_without_a_restart() {
-    if std::env::var("TEST_DATABASE_URL").map_or(true, |v| v.is_empty()) {
-        return; // the relay stands between the server and PostgreSQL
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let direct = crate::helpers::database_url(dir.path()).await;
+    // A relay stands between the server and PostgreSQL, on either pass of the suite.
+    let Some(server) = crate::helpers::postgres_server() else {
+        return;
+    };
+    let direct = crate::helpers::fresh_postgres_database(&server).await;
     let (before_host, after_host) = direct.split_once('@').expect("user@host in the URL");
     let (host_port, path) = after_host.split_once('/').expect("a database name");
     let relay = Relay::to(host_port.to_owned()).await;

@@ -57,24 +57,106 @@ pub async fn database_url(dir: &std::path::Path) -> String {
         .ok()
         .filter(|v| !v.is_empty())
     {
-        Some(admin_url) => {
-            let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
-            let admin = Database::connect(&admin_url)
-                .await
-                .expect("connect to TEST_DATABASE_URL");
-            admin
-                .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
-                .await
-                .expect("create test database");
-            admin.close().await.ok();
-            let (base, query) = match admin_url.split_once('?') {
-                Some((base, query)) => (base, format!("?{query}")),
-                None => (admin_url.as_str(), String::new()),
-            };
-            let base = base.rsplit_once('/').map(|(b, _)| b).unwrap_or(base);
-            format!("{base}/{name}{query}")
-        }
+        Some(admin_url) => fresh_postgres_database(&admin_url).await,
         None => format!("sqlite://{}?mode=rwc", dir.join("tacho.db").display()),
+    }
+}
+
+/// A new, empty database (`tacho_test_<random>`, dropped by `./scripts/test`) on the
+/// PostgreSQL server of `admin_url`, as a URL.
+pub async fn fresh_postgres_database(admin_url: &str) -> String {
+    let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
+    let admin = Database::connect(admin_url)
+        .await
+        .expect("connect to the PostgreSQL server");
+    admin
+        .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+        .await
+        .expect("create test database");
+    admin.close().await.ok();
+    let (base, query) = match admin_url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (admin_url, String::new()),
+    };
+    let base = base.rsplit_once('/').map(|(b, _)| b).unwrap_or(base);
+    format!("{base}/{name}{query}")
+}
+
+/// The PostgreSQL server the tests that need one in every pass use: `TEST_DATABASE_URL` on the
+/// PostgreSQL pass, `TEST_POSTGRES_URL` on the SQLite pass (`./scripts/test` sets both from
+/// the same server). `None` only where [`without`] lets a machine without one pass them over.
+pub fn postgres_server() -> Option<String> {
+    ["TEST_DATABASE_URL", "TEST_POSTGRES_URL"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .or_else(|| {
+            without(
+                "POSTGRES",
+                "this test needs a PostgreSQL server (TEST_POSTGRES_URL or TEST_DATABASE_URL)",
+            );
+            None
+        })
+}
+
+/// A helper this machine lacks (`name`: `MOTO`, `TMPFS`, `POSTGRES`): the test fails saying
+/// `why`, unless `TACHO_TEST_WITHOUT_<name>=1` says to pass over the tests that need it (then
+/// this returns and the caller returns too). `./scripts/test` provides every helper and sets
+/// none of these variables.
+pub fn without(name: &str, why: &str) {
+    let variable = format!("TACHO_TEST_WITHOUT_{name}");
+    if std::env::var(&variable).is_ok_and(|v| v == "1") {
+        eprintln!("{why}: not run ({variable}=1)");
+    } else {
+        panic!("{why} (set {variable}=1 to pass over the tests that need it)");
+    }
+}
+
+/// A process a test started, in a process group of its own, ended with everything it started
+/// (a browser's renderers, a server's workers) when dropped, also when the test fails or
+/// panics, so that no test run leaves a process behind.
+pub struct Spawned {
+    child: std::process::Child,
+}
+
+impl Spawned {
+    /// Starts `command` in a new process group.
+    pub fn start(command: &mut std::process::Command) -> std::io::Result<Spawned> {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        Ok(Spawned {
+            child: command.spawn()?,
+        })
+    }
+
+    /// Ends the whole group now and waits for the process.
+    pub fn stop(&mut self) {
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) only sends a signal; a negative pid names the process group.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl std::ops::Deref for Spawned {
+    type Target = std::process::Child;
+
+    fn deref(&self) -> &Self::Target {
+        &self.child
+    }
+}
+
+impl std::ops::DerefMut for Spawned {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.child
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

@@ -5,18 +5,18 @@
 //! `moto_server` in `TACHO_MOTO_SERVER`; without one the S3 tests say so and pass.
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 use tacho::config::ExposeSecret;
 
 use reqwest::Method;
 use tacho::config::{FileStorageKind, S3Options, Settings};
 
-use crate::helpers::{TestApp, World, files_under, spawn_app, spawn_app_with};
+use crate::helpers::{Spawned, TestApp, World, files_under, spawn_app, spawn_app_with};
 
 /// A moto server on a loopback port, stopped when dropped.
 struct Moto {
-    child: Child,
+    child: Spawned,
     port: u16,
     http: reqwest::Client,
 }
@@ -31,10 +31,14 @@ impl Moto {
         venv.exists().then_some(venv)
     }
 
-    /// A fresh server, or `None` (said on stderr) where moto is not installed.
+    /// A fresh server; where moto is not installed the test fails, unless
+    /// `TACHO_TEST_WITHOUT_MOTO=1` passes it over (`None`).
     async fn start() -> Option<Moto> {
         let Some(program) = Self::program() else {
-            eprintln!("moto_server not found (scripts/test installs it): S3 test not run");
+            crate::helpers::without(
+                "MOTO",
+                "moto_server is not installed (scripts/test installs it in target/s3-env)",
+            );
             return None;
         };
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -46,12 +50,13 @@ impl Moto {
     }
 
     async fn start_on(program: PathBuf, port: u16) -> Moto {
-        let child = Command::new(&program)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|err| panic!("{} does not start: {err}", program.display()));
+        let child = Spawned::start(
+            Command::new(&program)
+                .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        )
+        .unwrap_or_else(|err| panic!("{} does not start: {err}", program.display()));
         let moto = Moto {
             child,
             port,
@@ -69,14 +74,8 @@ impl Moto {
     /// The same server started again on the same port, empty (moto keeps nothing on disk).
     async fn restart(mut self) -> Moto {
         let program = Self::program().unwrap();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.stop();
         Self::start_on(program, self.port).await
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 
     fn url(&self, path: &str) -> String {
@@ -128,12 +127,6 @@ impl Moto {
         if let Ok(redis) = std::env::var("TEST_REDIS_URL") {
             settings.redis_url = Some(redis.into());
         }
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        self.stop();
     }
 }
 
@@ -199,7 +192,7 @@ async fn readiness_follows_the_bucket() {
     assert_eq!(ready.assert_ok()["storage"], "ok");
 
     let mut moto = moto;
-    moto.stop();
+    moto.child.stop();
     let down = app.request(Method::GET, "/health/ready", None, None).await;
     down.assert_error(503, 503);
     assert_eq!(down.body["storage"], "unavailable");
