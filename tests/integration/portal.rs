@@ -171,9 +171,31 @@ async fn pages_carry_security_headers_and_the_login_redirect() {
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"));
     // Served over plain HTTP in tests, so not Secure (browsers would drop it).
     assert!(!cookie.contains("Secure"));
-    let htmx = browser.get("/static/htmx.min.js").await;
+    // Static files are linked by an address naming their content, kept for a year.
+    let address = |name: &str| {
+        let start = login.body.find(&format!("/static/{name}.")).expect(name);
+        let end = start + login.body[start..].find('"').unwrap();
+        login.body[start..end].to_owned()
+    };
+    let htmx = browser.get(&address("htmx")).await;
     assert_eq!(htmx.status, 200);
     assert!(htmx.body.starts_with("var htmx="));
+    assert_eq!(
+        htmx.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let css = browser.get(&address("portal")).await;
+    assert!(
+        css.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/")
+    );
+    // The plain name of an older page still answers, revalidated each time.
+    let plain = browser.get("/static/portal.css").await;
+    assert_eq!(plain.status, 200);
+    assert_eq!(plain.headers["cache-control"], "public, no-cache");
+    assert_eq!(browser.get("/static/nothing.js").await.status, 404);
     // The API keeps its JSON 404 outside the portal.
     let api = app
         .client

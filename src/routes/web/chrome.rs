@@ -64,6 +64,11 @@ impl Chrome {
         self
     }
 
+    /// The address of the static file `name` (`portal.css`), which names its content.
+    pub fn asset(&self, name: &str) -> &'static str {
+        super::assets::path(name)
+    }
+
     /// The message `key` in the page's language.
     pub fn t(&self, key: &str) -> String {
         self.tr.text(key)

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod admin;
 pub mod admin_notifications;
+pub mod assets;
 pub mod auth;
 pub mod chrome;
 pub mod context;
@@ -25,21 +26,11 @@ pub mod worklist;
 pub mod zones;
 
 use actix_session::SessionMiddleware;
-use actix_web::http::header;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 
 use error::WebError;
 use session::PortalSessions;
-
-/// A file embedded in the binary, served with a long cache lifetime (names change with
-/// their contents only on upgrade, hence the revalidation after a day).
-fn asset(body: &'static [u8], content_type: &'static str) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type(content_type)
-        .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
-        .body(body)
-}
 
 /// Declares the portal's routes once: [`ROUTES`] lists them (the authorization matrix test
 /// walks every one), and `portal_routes` registers them on the `/portal` scope.
@@ -123,33 +114,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, sessions: SessionMiddleware<Porta
         "/",
         web::get().to(|| async { chrome::see_other("/portal/") }),
     )
-    .route(
-        "/static/htmx.min.js",
-        web::get().to(|| async {
-            asset(
-                include_bytes!("../../../static/htmx.min.js"),
-                "text/javascript; charset=utf-8",
-            )
-        }),
-    )
-    .route(
-        "/static/portal.js",
-        web::get().to(|| async {
-            asset(
-                include_bytes!("../../../static/portal.js"),
-                "text/javascript; charset=utf-8",
-            )
-        }),
-    )
-    .route(
-        "/static/portal.css",
-        web::get().to(|| async {
-            asset(
-                include_bytes!("../../../static/portal.css"),
-                "text/css; charset=utf-8",
-            )
-        }),
-    )
+    .route("/static/{name}", web::get().to(assets::serve))
     .route(
         "/portal",
         web::get().to(|| async { chrome::see_other("/portal/") }),
