@@ -169,6 +169,7 @@ admin-enlisted = أُضيف إلى فريق الرعاية.
 admin-enlist-no-user = لا يوجد مستخدم بهذا البريد الإلكتروني.
 admin-enlist-invalid = اختر فريق رعاية، وتاريخ انتهاء في المستقبل للوصفة الطبية.
 admin-prescriptions = الوصفات الطبية
+admin-prescriptions-shown = أحدث { $shown } وصفة بدأت من أصل { $total }.
 admin-jobs-none = لا توجد مهام.
 admin-job-kind = النوع
 admin-job-attempts = المحاولات

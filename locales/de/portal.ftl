@@ -169,6 +169,7 @@ admin-enlisted = Dem Behandlungsteam hinzugefügt.
 admin-enlist-no-user = Kein Benutzer hat diese E-Mail-Adresse.
 admin-enlist-invalid = Wählen Sie ein Behandlungsteam und für eine Verordnung ein Enddatum in der Zukunft.
 admin-prescriptions = Verordnungen
+admin-prescriptions-shown = Die { $shown } zuletzt begonnenen von { $total } Verordnungen.
 admin-jobs-none = Keine Aufträge.
 admin-job-kind = Art
 admin-job-attempts = Versuche

@@ -169,6 +169,7 @@ admin-enlisted = Added to the care team.
 admin-enlist-no-user = No user has this e-mail address.
 admin-enlist-invalid = Choose a care team and, for a prescription, an end date in the future.
 admin-prescriptions = Prescriptions
+admin-prescriptions-shown = The { $shown } most recently started of { $total } prescriptions.
 admin-jobs-none = No jobs.
 admin-job-kind = Kind
 admin-job-attempts = Attempts

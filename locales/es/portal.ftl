@@ -169,6 +169,7 @@ admin-enlisted = Añadido al equipo asistencial.
 admin-enlist-no-user = Ningún usuario tiene esta dirección de correo.
 admin-enlist-invalid = Elija un equipo asistencial y, para una prescripción, una fecha de fin futura.
 admin-prescriptions = Prescripciones
+admin-prescriptions-shown = Las { $shown } prescripciones iniciadas más recientemente de { $total }.
 admin-jobs-none = No hay tareas.
 admin-job-kind = Tipo
 admin-job-attempts = Intentos

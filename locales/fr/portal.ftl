@@ -169,6 +169,7 @@ admin-enlisted = Ajouté à l’équipe de soins.
 admin-enlist-no-user = Aucun utilisateur n’a cette adresse e-mail.
 admin-enlist-invalid = Choisissez une équipe de soins et, pour une prescription, une date de fin future.
 admin-prescriptions = Prescriptions
+admin-prescriptions-shown = Les { $shown } prescriptions commencées le plus récemment sur { $total }.
 admin-jobs-none = Aucune tâche.
 admin-job-kind = Type
 admin-job-attempts = Tentatives

@@ -169,6 +169,7 @@ admin-enlisted = Aggiunto al team di cura.
 admin-enlist-no-user = Nessun utente ha questo indirizzo e-mail.
 admin-enlist-invalid = Scegli un team di cura e, per una prescrizione, una data di fine futura.
 admin-prescriptions = Prescrizioni
+admin-prescriptions-shown = Le { $shown } prescrizioni iniziate più di recente su { $total }.
 admin-jobs-none = Nessun lavoro.
 admin-job-kind = Tipo
 admin-job-attempts = Tentativi

@@ -169,6 +169,7 @@ admin-enlisted = Aan het zorgteam toegevoegd.
 admin-enlist-no-user = Geen gebruiker heeft dit e-mailadres.
 admin-enlist-invalid = Kies een zorgteam en, voor een voorschrift, een einddatum in de toekomst.
 admin-prescriptions = Voorschriften
+admin-prescriptions-shown = De { $shown } laatst gestarte van { $total } voorschriften.
 admin-jobs-none = Geen taken.
 admin-job-kind = Soort
 admin-job-attempts = Pogingen

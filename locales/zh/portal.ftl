@@ -169,6 +169,7 @@ admin-enlisted = 已加入医护团队。
 admin-enlist-no-user = 没有用户使用此电子邮件地址。
 admin-enlist-invalid = 请选择医护团队；如为处方，请选择未来的结束日期。
 admin-prescriptions = 处方
+admin-prescriptions-shown = 显示 { $total } 个处方中最近开始的 { $shown } 个。
 admin-jobs-none = 没有任务。
 admin-job-kind = 类型
 admin-job-attempts = 尝试次数

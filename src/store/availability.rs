@@ -21,6 +21,9 @@ const PROBE_EVERY: Duration = Duration::from_millis(500);
 pub(crate) struct PoolWatch {
     /// Statements on the pool now, running or waiting for a connection (for the metrics).
     pub(crate) on_pool: AtomicUsize,
+    /// Statements sent since the store was made, on the pool and in its transactions: what a
+    /// test counts to see that a page's cost does not grow with the data.
+    pub(crate) sent: std::sync::atomic::AtomicU64,
     down: AtomicBool,
     probing: AtomicBool,
 }
@@ -39,6 +42,7 @@ impl PoolWatch {
         statement: impl Future<Output = Result<T, DbErr>>,
     ) -> Result<T, DbErr> {
         self.check()?;
+        self.sent.fetch_add(1, Ordering::Relaxed);
         self.on_pool.fetch_add(1, Ordering::Relaxed);
         let _counted = Counted(&self.on_pool);
         let result = statement.await;

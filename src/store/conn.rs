@@ -17,7 +17,8 @@ use sea_orm::{
 pub(crate) enum Db {
     /// The pool, and what is known of its database's availability (see `availability`).
     Pool(DatabaseConnection, Arc<PoolWatch>),
-    Transaction(Arc<DatabaseTransaction>),
+    /// A transaction, with its pool's watch (which counts the statements sent in it).
+    Transaction(Arc<DatabaseTransaction>, Arc<PoolWatch>),
 }
 
 impl Db {
@@ -27,7 +28,12 @@ impl Db {
             // Store functions that open their own transaction read before they write; on
             // SQLite a deferred one would fail outright when another writer commits between.
             Db::Pool(pool, watch) => watch.run(pool, Db::begin_action(pool)).await,
-            Db::Transaction(txn) => txn.begin().await,
+            Db::Transaction(txn, watch) => {
+                watch
+                    .sent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                txn.begin().await
+            }
         }
     }
 
@@ -53,35 +59,55 @@ impl ConnectionTrait for Db {
     fn get_database_backend(&self) -> DbBackend {
         match self {
             Db::Pool(pool, _) => pool.get_database_backend(),
-            Db::Transaction(txn) => txn.get_database_backend(),
+            Db::Transaction(txn, _) => txn.get_database_backend(),
         }
     }
 
     async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.execute_raw(stmt)).await,
-            Db::Transaction(txn) => txn.execute_raw(stmt).await,
+            Db::Transaction(txn, watch) => {
+                watch
+                    .sent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                txn.execute_raw(stmt).await
+            }
         }
     }
 
     async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.execute_unprepared(sql)).await,
-            Db::Transaction(txn) => txn.execute_unprepared(sql).await,
+            Db::Transaction(txn, watch) => {
+                watch
+                    .sent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                txn.execute_unprepared(sql).await
+            }
         }
     }
 
     async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.query_one_raw(stmt)).await,
-            Db::Transaction(txn) => txn.query_one_raw(stmt).await,
+            Db::Transaction(txn, watch) => {
+                watch
+                    .sent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                txn.query_one_raw(stmt).await
+            }
         }
     }
 
     async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.query_all_raw(stmt)).await,
-            Db::Transaction(txn) => txn.query_all_raw(stmt).await,
+            Db::Transaction(txn, watch) => {
+                watch
+                    .sent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                txn.query_all_raw(stmt).await
+            }
         }
     }
 }

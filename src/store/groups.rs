@@ -47,6 +47,21 @@ impl Store {
             .await?)
     }
 
+    /// Every group `viewer` may see, as (id, name) by name: the choices of a form (one query,
+    /// however many groups).
+    pub async fn group_choices(&self, viewer: &Viewer) -> StoreResult<Vec<(Id, String)>> {
+        use sea_orm::{QueryOrder, QuerySelect};
+        Ok(group::Entity::find()
+            .select_only()
+            .columns([group::Column::Id, group::Column::Name])
+            .filter(viewer.groups())
+            .order_by_asc(group::Column::Name)
+            .order_by_asc(group::Column::Id)
+            .into_tuple()
+            .all(&self.db)
+            .await?)
+    }
+
     /// A page of the groups `viewer` may see.
     pub async fn list_groups(
         &self,

@@ -216,7 +216,7 @@ impl Store {
     pub fn pool_status(&self) -> PoolStatus {
         let on_pool = match &self.db {
             conn::Db::Pool(_, watch) => watch.on_pool.load(std::sync::atomic::Ordering::Relaxed),
-            conn::Db::Transaction(_) => 0,
+            conn::Db::Transaction(..) => 0,
         };
         let (size, idle, max) = match self.backend() {
             DbBackend::Postgres => {
@@ -245,6 +245,20 @@ impl Store {
         }
     }
 
+    /// The pool's watch, shared by the pool's store and its transactions.
+    fn watch(&self) -> Arc<availability::PoolWatch> {
+        match &self.db {
+            conn::Db::Pool(_, watch) | conn::Db::Transaction(_, watch) => watch.clone(),
+        }
+    }
+
+    /// How many statements this store (its pool and its transactions) has sent since it was
+    /// made: tests compare it before and after a page to see that the page's cost does not grow
+    /// with the data.
+    pub fn statements_sent(&self) -> u64 {
+        self.watch().sent.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Which database this is.
     pub fn backend(&self) -> DbBackend {
         self.db.get_database_backend()
@@ -266,7 +280,7 @@ impl Store {
     pub async fn begin(&self) -> StoreResult<Store> {
         let txn = conn::Db::begin_action(&self.pool).await?;
         Ok(Store {
-            db: conn::Db::Transaction(Arc::new(txn)),
+            db: conn::Db::Transaction(Arc::new(txn), self.watch()),
             queued: Arc::default(),
             ..self.clone()
         })
@@ -276,7 +290,7 @@ impl Store {
     pub async fn commit(self) -> StoreResult<()> {
         match self.db {
             conn::Db::Pool(..) => Ok(()),
-            conn::Db::Transaction(txn) => {
+            conn::Db::Transaction(txn, _) => {
                 let txn = Arc::into_inner(txn).ok_or_else(|| {
                     StoreError::Db(DbErr::Custom(
                         "a clone of the transaction's store outlived its action".into(),
@@ -302,7 +316,7 @@ impl Store {
     pub(crate) fn events_written(&self) {
         match self.db {
             conn::Db::Pool(..) => self.outbox.notify_one(),
-            conn::Db::Transaction(_) => self
+            conn::Db::Transaction(..) => self
                 .queued
                 .store(true, std::sync::atomic::Ordering::Release),
         }

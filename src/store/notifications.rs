@@ -456,13 +456,20 @@ impl Store {
         Ok(())
     }
 
-    /// The events `group` lets reach its staff (every event when never chosen).
-    pub async fn group_staff_events(&self, group: &Id) -> StoreResult<KindSet> {
-        Ok(group_notification_setting::Entity::find_by_id(*group)
-            .one(&self.db)
+    /// The events each of `groups` lets reach its staff (every event when never chosen), in
+    /// one query however many groups.
+    pub async fn group_staff_events(&self, groups: &[Id]) -> StoreResult<HashMap<Id, KindSet>> {
+        let mut chosen: HashMap<Id, KindSet> = group_notification_setting::Entity::find()
+            .filter(group_notification_setting::Column::GroupId.is_in(groups.iter().copied()))
+            .all(&self.db)
             .await?
-            .map(|s| KindSet::from_stored(&s.staff_events))
-            .unwrap_or_else(KindSet::all_public))
+            .into_iter()
+            .map(|s| (s.group_id, KindSet::from_stored(&s.staff_events)))
+            .collect();
+        Ok(groups
+            .iter()
+            .map(|g| (*g, chosen.remove(g).unwrap_or_else(KindSet::all_public)))
+            .collect())
     }
 
     /// Sets the events `group` lets reach its staff.

@@ -402,6 +402,13 @@ pub struct EnlistmentSummary {
 }
 
 impl Store {
+    /// How many prescriptions (patient enlistments) there are, for administrators.
+    pub async fn count_enlistments(&self, viewer: &Viewer) -> StoreResult<u64> {
+        viewer.administer(AdminTask::Administer)?;
+        use super::entities::patient_enlistment;
+        Ok(patient_enlistment::Entity::find().count(&self.db).await?)
+    }
+
     /// The most recently started prescriptions (patient enlistments), newest first.
     pub async fn recent_enlistments(
         &self,

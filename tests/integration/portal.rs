@@ -2277,3 +2277,72 @@ async fn trends_show_what_a_report_of_the_same_period_shows() {
         .await;
     assert_eq!(other.status, 404);
 }
+
+/// The SQL statements the store sent for one GET of `path`, and the page.
+async fn statements_for(app: &TestApp, browser: &mut Browser<'_>, path: &str) -> (u64, Page) {
+    let before = app.state.store.statements_sent();
+    let page = browser.get(path).await;
+    assert_eq!(page.status, 200, "{path}: {}", page.body);
+    (app.state.store.statements_sent() - before, page)
+}
+
+/// No silent caps: the groups page and the notification settings page list every group a
+/// page at a time, and cost the same statements with 1 group as with 200.
+#[tokio::test]
+async fn group_pages_cost_the_same_with_1_and_200_groups_and_reach_every_group() {
+    let app = spawn_app().await;
+    let admin = app.admin("pager").await;
+    app.group(&admin, "Group 000").await;
+    let mut browser = logged_in(&app, &admin).await;
+    let pages = ["/portal/admin/groups", "/portal/admin/notifications"];
+    let mut with_one = Vec::new();
+    for path in pages {
+        with_one.push(statements_for(&app, &mut browser, path).await.0);
+    }
+    let mut last = String::new();
+    for i in 1..200 {
+        last = app.group(&admin, &format!("Group {i:03}")).await;
+    }
+    let mut with_many = Vec::new();
+    for path in pages {
+        with_many.push(statements_for(&app, &mut browser, path).await.0);
+    }
+    assert_eq!(
+        with_one, with_many,
+        "statements per page with 1 and 200 groups"
+    );
+
+    // Where each page lists a group (its forms' choices name every group on every page).
+    for (path, listed) in [(pages[0], "<tr><td>Group "), (pages[1], "<legend>Group ")] {
+        // Every group is on some page, a page at a time.
+        let mut seen = std::collections::BTreeSet::new();
+        let mut next = Some(path.to_owned());
+        let mut visited = 0;
+        while let Some(at) = next {
+            let page = browser.get(&at).await;
+            visited += 1;
+            let mut rest = page.body.as_str();
+            while let Some(start) = rest.find(listed) {
+                let from = start + listed.len();
+                seen.insert(rest[from..from + 3].to_owned());
+                rest = &rest[from..];
+            }
+            next = page.body.find("rel=\"next\" href=\"").map(|start| {
+                let from = start + "rel=\"next\" href=\"".len();
+                let end = from + page.body[from..].find('"').unwrap();
+                format!("{path}{}", page.body[from..end].replace("&amp;", "&"))
+            });
+        }
+        assert_eq!(seen.len(), 200, "{path}");
+        assert_eq!(visited, 10, "{path}: 20 groups a page");
+    }
+    // The last group, on the last page, can be configured.
+    let saved = browser
+        .post(
+            "/portal/admin/notifications",
+            &format!("/portal/admin/groups/{last}/notifications"),
+            &[("event", "result.urgent")],
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{}", saved.body);
+}

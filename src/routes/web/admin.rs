@@ -435,22 +435,38 @@ pub struct EnlistmentRow {
 struct GroupsPage {
     c: Chrome,
     groups: Vec<GroupRow>,
+    pager: Pager,
+    /// Every group, for the enlistment form's choice.
+    choices: Vec<(Id, String)>,
     enlistments: Vec<EnlistmentRow>,
+    /// "The 50 most recent of 1,234", when there are more prescriptions than listed.
+    enlistments_shown: Option<String>,
     notice: Option<String>,
     error: Option<String>,
 }
 
+/// How many prescriptions the groups page lists, newest first.
+const RECENT_PRESCRIPTIONS: u64 = 50;
+
 async fn groups_page(
     member: &Member,
+    page: u64,
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
+    let viewer = member.viewer();
     // Administrators only: the store's rule for the prescriptions, asked first.
-    let recent = store.recent_enlistments(&member.viewer(), 50).await?;
-    let query = ListQuery::default().sort_by("name", false).page(50, 0);
+    let recent = store
+        .recent_enlistments(&viewer, RECENT_PRESCRIPTIONS)
+        .await?;
+    let prescriptions = store.count_enlistments(&viewer).await?;
+    let query = ListQuery::default()
+        .sort_by("name", false)
+        .page(PAGE_SIZE, page * PAGE_SIZE);
     let spec = view::list_spec(&GROUPS, &query)?;
-    let (groups, _) = store.list_groups(&member.viewer(), &spec).await?;
+    let (groups, total) = store.list_groups(&viewer, &spec).await?;
+    let choices = store.group_choices(&viewer).await?;
     let ids: Vec<Id> = groups.iter().map(|g| g.id).collect();
     let mut staff = store.group_staff(&member.viewer(), &ids).await?;
     let groups = groups
@@ -481,10 +497,22 @@ async fn groups_page(
             expired: e.enlistment.expiry_timestamp <= now,
         })
         .collect();
+    let enlistments_shown = (prescriptions > RECENT_PRESCRIPTIONS).then(|| {
+        member.tr.text_with(
+            "admin-prescriptions-shown",
+            &[
+                ("shown", RECENT_PRESCRIPTIONS.to_string()),
+                ("total", prescriptions.to_string()),
+            ],
+        )
+    });
     let mut response = html(&GroupsPage {
         c: Chrome::new(member, "admin", "admin-groups-title"),
         groups,
+        pager: Pager::new(page, total.unwrap_or(0), ""),
+        choices,
         enlistments,
+        enlistments_shown,
         notice: notice.map(|k| member.tr.text(k)),
         error: error.map(|k| member.tr.text(k)),
     })?;
@@ -494,9 +522,13 @@ async fn groups_page(
     Ok(response)
 }
 
-/// Groups and prescriptions.
-pub async fn groups(member: Member) -> Result<HttpResponse, WebError> {
-    groups_page(&member, None, None).await
+/// Groups, a page at a time, and prescriptions.
+pub async fn groups(
+    member: Member,
+    query: Query<super::patients::PageQuery>,
+) -> Result<HttpResponse, WebError> {
+    let page = query.page.unwrap_or(0).min(10_000);
+    groups_page(&member, page, None, None).await
 }
 
 /// A new group.
@@ -516,14 +548,14 @@ pub async fn create_group(
         GroupName::parse(&form.name),
         parse_description(Some(&form.description)),
     ) else {
-        return groups_page(&member, None, Some("admin-group-invalid")).await;
+        return groups_page(&member, 0, None, Some("admin-group-invalid")).await;
     };
     member
         .state
         .actions
         .create_group(&member.viewer(), name, description)
         .await?;
-    groups_page(&member, Some("admin-group-created"), None).await
+    groups_page(&member, 0, Some("admin-group-created"), None).await
 }
 
 /// An enlistment: a patient's prescription until a date, or a physician joining a group.
@@ -555,10 +587,10 @@ pub async fn enlist(
         Err(_) => None,
     };
     let Some(user) = user else {
-        return groups_page(&member, None, Some("admin-enlist-no-user")).await;
+        return groups_page(&member, 0, None, Some("admin-enlist-no-user")).await;
     };
     let (Ok(group_id), user_id) = (Id::parse(&form.group_id), user.id) else {
-        return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+        return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
     };
     let actions = &member.state.actions;
     if form.kind == "staff" {
@@ -570,7 +602,7 @@ pub async fn enlist(
         // The prescription runs to the end of its last day in the administrator's zone.
         let end = parse_day(&form.until).and_then(|day| end_of_day(day, member.zone));
         let Some(end) = end else {
-            return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+            return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
         };
         match actions
             .enlist_patient(&viewer, &user_id, &group_id, end)
@@ -578,12 +610,12 @@ pub async fn enlist(
         {
             Ok(()) => {}
             Err(ActionError::Invalid { key, .. }) => {
-                return groups_page(&member, None, Some(key)).await;
+                return groups_page(&member, 0, None, Some(key)).await;
             }
             Err(err) => return Err(err.into()),
         }
     }
-    groups_page(&member, Some("admin-enlisted"), None).await
+    groups_page(&member, 0, Some("admin-enlisted"), None).await
 }
 
 /// A prescription to end: the patient and the group.
@@ -599,14 +631,14 @@ pub async fn end_enlistment(
     CsrfForm(form): CsrfForm<EndForm>,
 ) -> Result<HttpResponse, WebError> {
     let (Ok(patient), Ok(group)) = (Id::parse(&form.patient_id), Id::parse(&form.group_id)) else {
-        return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+        return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
     };
     member
         .state
         .actions
         .end_patient_enlistment(&member.viewer(), &patient, &group)
         .await?;
-    groups_page(&member, Some("admin-prescription-ended"), None).await
+    groups_page(&member, 0, Some("admin-prescription-ended"), None).await
 }
 
 /// A member of a care team's staff to remove: the user and the group.
@@ -622,14 +654,14 @@ pub async fn remove_staff(
     CsrfForm(form): CsrfForm<StaffForm>,
 ) -> Result<HttpResponse, WebError> {
     let (Ok(user), Ok(group)) = (Id::parse(&form.user_id), Id::parse(&form.group_id)) else {
-        return groups_page(&member, None, Some("admin-enlist-invalid")).await;
+        return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
     };
     member
         .state
         .actions
         .remove_staff(&member.viewer(), &user, &group)
         .await?;
-    groups_page(&member, Some("admin-staff-removed"), None).await
+    groups_page(&member, 0, Some("admin-staff-removed"), None).await
 }
 
 /// A job as administrators see it.

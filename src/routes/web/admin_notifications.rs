@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member};
 use super::error::WebError;
-use super::view;
+use super::view::{self, PAGE_SIZE, Pager};
 use crate::actions::{ActionError, WebhookRequest};
 use crate::domain::id::Id;
 use crate::domain::notification::{EventKind, KindSet};
@@ -57,6 +57,9 @@ pub struct WebhookRow {
 struct NotificationsPage {
     c: Chrome,
     groups: Vec<GroupRow>,
+    pager: Pager,
+    /// Every group, for the webhook form's choice.
+    choices: Vec<(Id, String)>,
     webhooks: Vec<WebhookRow>,
     new_kinds: Vec<KindChoice>,
     /// The secret of the endpoint just registered, shown once.
@@ -67,6 +70,7 @@ struct NotificationsPage {
 
 async fn page(
     member: &Member,
+    page: u64,
     secret: Option<String>,
     notice: Option<String>,
     error: Option<String>,
@@ -76,23 +80,30 @@ async fn page(
     // Administrators only: the action's rule, asked first.
     let endpoints = actions.webhooks(&viewer).await?;
     let store = &member.state.store;
-    let query = ListQuery::default().sort_by("name", false).page(200, 0);
+    let query = ListQuery::default()
+        .sort_by("name", false)
+        .page(PAGE_SIZE, page * PAGE_SIZE);
     let spec = view::list_spec(&GROUPS, &query)?;
-    let (groups, _) = store.list_groups(&viewer, &spec).await?;
-    let mut group_rows = Vec::with_capacity(groups.len());
-    for g in &groups {
-        let kinds = store.group_staff_events(&g.id).await?;
-        group_rows.push(GroupRow {
+    let (groups, total) = store.list_groups(&viewer, &spec).await?;
+    let ids: Vec<Id> = groups.iter().map(|g| g.id).collect();
+    let mut kinds = store.group_staff_events(&ids).await?;
+    let group_rows = groups
+        .iter()
+        .map(|g| GroupRow {
             id: g.id,
             name: g.name.clone(),
-            kinds: choices(member, &kinds),
-        });
-    }
+            kinds: choices(
+                member,
+                &kinds.remove(&g.id).unwrap_or_else(KindSet::all_public),
+            ),
+        })
+        .collect();
+    let all_groups = store.group_choices(&viewer).await?;
     let name_of = |id: &Id| {
-        groups
+        all_groups
             .iter()
-            .find(|g| g.id == *id)
-            .map(|g| g.name.clone())
+            .find(|(g, _)| g == id)
+            .map(|(_, name)| name.clone())
             .unwrap_or_else(|| id.to_string())
     };
     let webhooks = endpoints
@@ -114,6 +125,8 @@ async fn page(
     let mut response = html(&NotificationsPage {
         c: Chrome::new(member, "admin", "admin-notifications-title"),
         groups: group_rows,
+        pager: Pager::new(page, total.unwrap_or(0), ""),
+        choices: all_groups.clone(),
         webhooks,
         new_kinds: choices(member, &KindSet::all_public()),
         secret,
@@ -126,9 +139,13 @@ async fn page(
     Ok(response)
 }
 
-/// Care teams' choices and webhook endpoints.
-pub async fn show(member: Member) -> Result<HttpResponse, WebError> {
-    page(&member, None, None, None).await
+/// Care teams' choices, a page of teams at a time, and webhook endpoints.
+pub async fn show(
+    member: Member,
+    query: actix_web::web::Query<super::patients::PageQuery>,
+) -> Result<HttpResponse, WebError> {
+    let at = query.page.unwrap_or(0).min(10_000);
+    page(&member, at, None, None, None).await
 }
 
 /// The kinds of a posted form: every `event` field.
@@ -154,7 +171,7 @@ pub async fn save_group(
         .set_group_staff_events(&member.viewer(), &id, &kinds)
         .await?;
     let notice = member.tr.text("admin-group-events-saved");
-    page(&member, None, Some(notice), None).await
+    page(&member, 0, None, Some(notice), None).await
 }
 
 /// Registers an endpoint; the page shows its secret this once.
@@ -186,12 +203,12 @@ pub async fn create_webhook(
     match registered {
         Ok((_, secret)) => {
             let notice = member.tr.text("admin-webhook-created");
-            page(&member, Some(secret), Some(notice), None).await
+            page(&member, 0, Some(secret), Some(notice), None).await
         }
         Err(ActionError::Invalid { message, key }) => {
             let reason = message.trim_start_matches("url ").to_owned();
             let error = member.tr.text_with(key, &[("reason", reason)]);
-            page(&member, None, None, Some(error)).await
+            page(&member, 0, None, None, Some(error)).await
         }
         Err(err) => Err(err.into()),
     }
@@ -284,5 +301,5 @@ pub async fn delete(
         .delete_webhook(&member.viewer(), &id)
         .await?;
     let notice = member.tr.text("admin-webhook-deleted");
-    page(&member, None, Some(notice), None).await
+    page(&member, 0, None, Some(notice), None).await
 }
