@@ -151,7 +151,7 @@ fn rr_measurement(count: usize, variant: u64) -> measurement::Model {
         "tags": ["bench"],
     });
     let mut data = payload.as_object().cloned().unwrap();
-    let analysis = tacho::domain::measurement::analyse(&data);
+    let (analysis, _) = tacho::domain::measurement::analyse(&data);
     tacho::domain::measurement::write_analysis(&mut data, &analysis);
     measurement::Model {
         id: Id::parse("6740a0000000000000000001").expect("an id"),

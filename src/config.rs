@@ -15,14 +15,11 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 pub use secrecy::ExposeSecret;
 use secrecy::SecretString;
 
-/// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable, coloured on a terminal.
-    Pretty,
-    /// One JSON object per line, for log collectors.
-    Json,
-}
+pub use crate::telemetry::LogFormat;
+
+/// How long cached token and user lookups may be served unless `TACHO_CACHE_TTL_MS` says
+/// otherwise (see `store::cache`).
+pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(2);
 
 /// Where file contents are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -343,7 +340,7 @@ struct Environment {
         value_parser = clap::value_parser!(u32).range(1..))]
     registration_rate: u32,
     #[arg(long, env = "TACHO_CACHE_TTL_MS",
-        default_value_t = crate::store::DEFAULT_CACHE_TTL.as_millis() as u64)]
+        default_value_t = DEFAULT_CACHE_TTL.as_millis() as u64)]
     cache_ttl_ms: u64,
     #[arg(long, env = "TACHO_FILE_CACHE_BYTES", default_value_t = 64 * 1024 * 1024)]
     file_cache_bytes: u64,

@@ -3,7 +3,6 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use actix_web::cookie::Key;
 use actix_web::dev::Server;
 use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
@@ -21,6 +20,7 @@ use crate::notify::Notifier;
 use crate::pdf::Engine;
 use crate::reports::Reports;
 use crate::routes;
+use crate::routes::AppState;
 use crate::routes::api::extract::BodyLimit;
 use crate::routes::web::session::{self, PortalSessions};
 use crate::scheduler::{Scheduler, SchedulerOptions};
@@ -34,28 +34,6 @@ const SHUTDOWN_REQUESTS: std::time::Duration = std::time::Duration::from_secs(20
 /// their leases; with [`SHUTDOWN_REQUESTS`], inside the 30 s a supervisor usually waits after
 /// SIGTERM.
 const SHUTDOWN_JOBS: std::time::Duration = std::time::Duration::from_secs(8);
-
-/// What every request handler can reach.
-pub struct AppState {
-    pub store: Store,
-    pub reports: Arc<Reports>,
-    /// Every change a person can make (and every read that leaves a trace), for both doors.
-    pub actions: Actions,
-    /// Hot stored files (row and contents) for `/files/v1/<token>/file`.
-    pub files: FileCache,
-    pub auth: Authenticator,
-    /// Makes and checks the apps' `readFileToken`s.
-    pub file_tokens: crate::auth::file_token::FileTokens,
-    /// Notification deliveries (webhook secrets are derived through it).
-    pub notifier: Notifier,
-    /// Registrations per client network (`TACHO_REGISTRATION_RATE` an hour).
-    pub registration_throttle: LoginThrottle,
-    pub settings: Arc<Settings>,
-    /// Where portal sessions live.
-    pub sessions: PortalSessions,
-    /// The key signing portal session cookies (shared by instances through the database).
-    pub cookie_key: Key,
-}
 
 /// How to build the application beyond its settings.
 pub struct BuildOptions {
@@ -107,7 +85,10 @@ impl Application {
                     .with_context(|| format!("cannot listen for metrics on {addr}"))?;
                 let port = listener.local_addr()?.port();
                 Some((
-                    crate::telemetry::metrics::serve(listener, store.clone())?,
+                    crate::telemetry::metrics::serve(
+                        listener,
+                        Arc::new(QueueSampler(store.clone())),
+                    )?,
                     port,
                 ))
             }
@@ -336,4 +317,55 @@ fn serve(listeners: Vec<TcpListener>, state: web::Data<AppState>) -> anyhow::Res
         .try_fold(server, |server, listener| server.listen(listener))?
         .run();
     Ok(server)
+}
+
+/// What the metrics listener samples at each scrape: the store's pool and job queue, every
+/// kind of job included (an empty kind at zero, so that its gauges go back to zero).
+struct QueueSampler(Store);
+
+#[async_trait::async_trait]
+impl crate::telemetry::metrics::Sampler for QueueSampler {
+    fn pool(&self) -> crate::telemetry::metrics::PoolSample {
+        let pool = self.0.pool_status();
+        crate::telemetry::metrics::PoolSample {
+            in_use: pool.in_use,
+            idle: pool.idle,
+            max: pool.max,
+            waiting: pool.waiting,
+        }
+    }
+
+    async fn queues(&self) -> Result<Vec<crate::telemetry::metrics::QueueSample>, String> {
+        use crate::telemetry::metrics::QueueSample;
+        const KINDS: [&str; 5] = [
+            crate::scheduler::PERIODIC_REPORT,
+            crate::store::NOTIFY_JOB,
+            crate::notify::EMAIL_JOB,
+            crate::notify::DIGEST_JOB,
+            crate::notify::WEBHOOK_JOB,
+        ];
+        let mut kinds: Vec<QueueSample> = self
+            .0
+            .queue_status()
+            .await
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|k| QueueSample {
+                kind: k.kind,
+                waiting: k.waiting,
+                running: k.running,
+                failed: k.failed,
+                oldest_waiting_secs: k.oldest_waiting_secs,
+            })
+            .collect();
+        for known in KINDS {
+            if !kinds.iter().any(|k| k.kind == known) {
+                kinds.push(QueueSample {
+                    kind: known.to_owned(),
+                    ..QueueSample::default()
+                });
+            }
+        }
+        Ok(kinds)
+    }
 }

@@ -30,6 +30,8 @@ impl Actions {
         viewer: &Viewer,
         new: NewMeasurement,
     ) -> ActionResult<MeasurementRecord> {
+        let run = new.run;
+        crate::telemetry::metrics::analysis(run.source, run.readable, run.took);
         let store = self.store.begin().await?;
         let record = store.create_measurement(&viewer.user_id, new).await?;
         let m = &record.measurement;

@@ -152,6 +152,18 @@ pub enum ResultKey {
 }
 
 impl ResultKey {
+    /// Every result key from most to least severe: the order of the periodic report's counts,
+    /// of the portal's patient list sorted by result and of the work list. An unreadable
+    /// measurement ranks above a regular one: the patient has to measure again before
+    /// anything is known.
+    pub const BY_SEVERITY: [ResultKey; 5] = [
+        ResultKey::PossibleAtrialFibrillation,
+        ResultKey::PossiblyIrregular,
+        ResultKey::QualityTooLow,
+        ResultKey::NoResult,
+        ResultKey::Regular,
+    ];
+
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -57,7 +57,7 @@ fn analysis_of(text: &str, rate: Option<f64>) -> Result<analysis::Analysis, Stri
             return Err("--rate is for CSV files; a measurement carries its own times".into());
         }
         let data = measurement_data(text)?;
-        return Ok(analyse(&data));
+        return Ok(analyse(&data).0);
     }
     let recording = Recording::from_csv(text, rate)?;
     Ok(analysis::analyse(&recording, Context::default()))

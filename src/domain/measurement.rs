@@ -121,6 +121,17 @@ pub struct NewMeasurement {
     pub tags: Vec<String>,
     /// `analyzed`, or `analysis_failed` when the analysis found no result.
     pub status: Status,
+    /// How the analysis went, for the metrics the caller records.
+    pub run: AnalysisRun,
+}
+
+/// How one analysis went: its source, whether the recording could be read, and how long it
+/// took. The domain measures; its callers record (`telemetry::metrics::analysis`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnalysisRun {
+    pub source: &'static str,
+    pub readable: bool,
+    pub took: std::time::Duration,
 }
 
 /// The fields an analysis writes into a measurement's `data`, as the wire shows them:
@@ -145,15 +156,15 @@ pub fn analysis_fields(analysis: &Analysis) -> Map<String, Value> {
 /// a fault in it ever did, the measurement is still stored (and can be analysed again once
 /// the fault is fixed), as failed with `bad_signal_quality`, instead of the upload being lost
 /// to an internal error.
-pub fn analyse(data: &Map<String, Value>) -> Analysis {
+pub fn analyse(data: &Map<String, Value>) -> (Analysis, AnalysisRun) {
     let started = std::time::Instant::now();
     let analysis = analyse_guarded(data);
-    crate::telemetry::metrics::analysis(
-        analysis.source.as_str(),
-        !analysis.failed(),
-        started.elapsed(),
-    );
-    analysis
+    let run = AnalysisRun {
+        source: analysis.source.as_str(),
+        readable: !analysis.failed(),
+        took: started.elapsed(),
+    };
+    (analysis, run)
 }
 
 fn analyse_guarded(data: &Map<String, Value>) -> Analysis {
@@ -278,7 +289,7 @@ impl NewMeasurement {
             return Err(invalid("context", "must be an object"));
         }
         let tags = tags_of(data.get("tags"))?;
-        let analysis = analyse(&data);
+        let (analysis, run) = analyse(&data);
         let status = status_after(Status::Measured, &analysis);
         let indicator = Some(analysis.verdict().indicator.as_str().to_owned());
         write_analysis(&mut data, &analysis);
@@ -289,6 +300,7 @@ impl NewMeasurement {
             indicator,
             tags,
             status,
+            run,
         })
     }
 }

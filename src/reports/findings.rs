@@ -17,16 +17,8 @@ use super::series::{self, Columns};
 use crate::analysis::{self, Abnormality, Analysis, Colour, Recording, ResultKey, Trace};
 use crate::i18n::Translator;
 
-/// Result keys from most to least severe: the order of the periodic report's counts and of
-/// the portal's patient list when sorted by result. An unreadable measurement ranks above a
-/// regular one: the patient has to measure again before anything is known.
-pub const RESULT_KEYS: [ResultKey; 5] = [
-    ResultKey::PossibleAtrialFibrillation,
-    ResultKey::PossiblyIrregular,
-    ResultKey::QualityTooLow,
-    ResultKey::NoResult,
-    ResultKey::Regular,
-];
+/// Result keys from most to least severe ([`ResultKey::BY_SEVERITY`]).
+pub const RESULT_KEYS: [ResultKey; 5] = ResultKey::BY_SEVERITY;
 
 /// Seconds of pulse signal per strip row: two rows hold a one-minute recording on a page
 /// with room to spare, and a beat at 150 bpm is still 2.4 mm wide on paper.

@@ -56,7 +56,7 @@ fn profile() -> profile::Model {
 fn measurement(payload: Value) -> stored::Model {
     let mut data = payload.as_object().cloned().unwrap_or_default();
     if !data.is_empty() {
-        let analysis = crate::domain::measurement::analyse(&data);
+        let (analysis, _) = crate::domain::measurement::analyse(&data);
         crate::domain::measurement::write_analysis(&mut data, &analysis);
     }
     stored::Model {

@@ -2,7 +2,10 @@
 
 pub mod api;
 pub mod request_log;
+mod state;
 pub mod web;
+
+pub use state::AppState;
 
 use actix_session::SessionMiddleware;
 use actix_web::body::MessageBody;
@@ -67,7 +70,7 @@ pub async fn security_headers(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let https = req
-        .app_data::<routing::Data<crate::startup::AppState>>()
+        .app_data::<routing::Data<crate::routes::AppState>>()
         .is_some_and(|state| web::session::is_https(&state.settings));
     let mut res = next.call(req).await?;
     let headers = res.headers_mut();

@@ -475,7 +475,8 @@ fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
         return (None, true);
     };
     let current = model.status;
-    let analysis = analyse(&data);
+    let (analysis, run) = analyse(&data);
+    crate::telemetry::metrics::analysis(run.source, run.readable, run.took);
     let failed = analysis.failed();
     let status = status_after(current, &analysis);
     let before: Vec<Option<Value>> = ANALYSIS_FIELDS

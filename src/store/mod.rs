@@ -125,8 +125,7 @@ pub struct Store {
     queued: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// How long cached token and user lookups may be served (see `cache`).
-pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(2);
+pub use crate::config::DEFAULT_CACHE_TTL;
 
 impl Store {
     /// Connects to `url` (`sqlite://…` or `postgres://…`). SQLite files and their folder are

@@ -15,7 +15,6 @@ use super::{AdminTask, Scope, Store, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
-use crate::reports::findings::RESULT_KEYS;
 
 /// A patient with the latest measurement they made.
 #[derive(Debug, Clone)]
@@ -30,7 +29,7 @@ pub struct PatientListing {
     /// Only patients whose latest measurement has this result (a measurement the server never
     /// analysed counts as `no_result`).
     pub result: Option<ResultKey>,
-    /// Most severe latest result first (in the order of [`RESULT_KEYS`]), then by name;
+    /// Most severe latest result first (in the order of [`ResultKey::BY_SEVERITY`]), then by name;
     /// patients without measurements last. Otherwise by name.
     pub by_result: bool,
 }
@@ -98,19 +97,19 @@ pub struct WorkItem {
 }
 
 /// The work list's order: urgent first, then by the severity of the result (in the order of
-/// [`RESULT_KEYS`]), an unreadable recording with the too-low quality.
+/// [`ResultKey::BY_SEVERITY`]), an unreadable recording with the too-low quality.
 fn work_rank() -> Expr {
     let rank_of = |key: ResultKey| {
-        1 + RESULT_KEYS
+        1 + ResultKey::BY_SEVERITY
             .iter()
             .position(|k| *k == key)
-            .unwrap_or(RESULT_KEYS.len()) as i32
+            .unwrap_or(ResultKey::BY_SEVERITY.len()) as i32
     };
     let mut case = Expr::case(measurement::Column::Indicator.eq("urgent"), 0).case(
         measurement::Column::Status.eq(Status::AnalysisFailed.as_str()),
         rank_of(ResultKey::QualityTooLow),
     );
-    for key in RESULT_KEYS {
+    for key in ResultKey::BY_SEVERITY {
         case = case.case(measurement::Column::Result.eq(key.as_str()), rank_of(key));
     }
     case.finally(rank_of(ResultKey::NoResult)).into()
@@ -165,17 +164,17 @@ fn latest_result(viewer: &Viewer) -> Expr {
 /// without measurements.
 fn latest_rank(viewer: &Viewer) -> Expr {
     let rank_of = |key: ResultKey| {
-        RESULT_KEYS
+        ResultKey::BY_SEVERITY
             .iter()
             .position(|k| *k == key)
-            .unwrap_or(RESULT_KEYS.len()) as i32
+            .unwrap_or(ResultKey::BY_SEVERITY.len()) as i32
     };
     // A stored key this release does not know ranks with no result.
     let mut case = Expr::case(
-        latest_result_column().eq(RESULT_KEYS[0].as_str()),
-        rank_of(RESULT_KEYS[0]),
+        latest_result_column().eq(ResultKey::BY_SEVERITY[0].as_str()),
+        rank_of(ResultKey::BY_SEVERITY[0]),
     );
-    for key in RESULT_KEYS
+    for key in ResultKey::BY_SEVERITY
         .iter()
         .skip(1)
         .filter(|k| **k != ResultKey::NoResult)
@@ -187,7 +186,7 @@ fn latest_rank(viewer: &Viewer) -> Expr {
         None,
         Box::new(latest_measurement(viewer, case.finally(no_result).into()).into()),
     );
-    Func::coalesce([rank, Expr::val(RESULT_KEYS.len() as i32)]).into()
+    Func::coalesce([rank, Expr::val(ResultKey::BY_SEVERITY.len() as i32)]).into()
 }
 
 /// The ids of the patients `viewer` cares for: those enlisted in a group it is staff of, and

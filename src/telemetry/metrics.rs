@@ -10,7 +10,7 @@
 //! first application built, and every later one (tests build many) shares it.
 
 use std::net::TcpListener;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use actix_web::dev::Server;
@@ -18,18 +18,39 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use crate::notify::{DIGEST_JOB, EMAIL_JOB, WEBHOOK_JOB};
-use crate::scheduler::PERIODIC_REPORT;
-use crate::store::{NOTIFY_JOB, QueueStatus, Store};
+/// The job queue of one kind at a scrape.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueSample {
+    pub kind: String,
+    /// Due and not yet claimed.
+    pub waiting: u64,
+    /// Claimed under a lease.
+    pub running: u64,
+    /// Failed on their last attempt.
+    pub failed: u64,
+    /// How long the oldest waiting job has been due; 0 when none waits.
+    pub oldest_waiting_secs: f64,
+}
 
-/// Every kind of job, so that an empty queue reads as zeros.
-const JOB_KINDS: [&str; 5] = [
-    PERIODIC_REPORT,
-    NOTIFY_JOB,
-    EMAIL_JOB,
-    DIGEST_JOB,
-    WEBHOOK_JOB,
-];
+/// The database pool at a scrape.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolSample {
+    pub in_use: usize,
+    pub idle: usize,
+    pub max: usize,
+    pub waiting: usize,
+}
+
+/// What the metrics listener reads of the service at each scrape; `startup` hands one over,
+/// so that this module needs nothing of the rest of the crate.
+#[async_trait::async_trait]
+pub trait Sampler: Send + Sync {
+    /// The pool now.
+    fn pool(&self) -> PoolSample;
+    /// The job queue of every kind (a kind with nothing queued included, at zero), or why it
+    /// could not be read.
+    async fn queues(&self) -> Result<Vec<QueueSample>, String>;
+}
 
 /// Upper bounds (seconds) of the duration histograms' buckets: from a cached answer (under a
 /// millisecond) to a render at its deadline.
@@ -55,12 +76,12 @@ pub fn handle() -> &'static PrometheusHandle {
 
 /// Serves `GET /metrics` on `listener`: the recorded metrics, plus the job queue and the
 /// database pool sampled at the moment of the scrape.
-pub fn serve(listener: TcpListener, store: Store) -> std::io::Result<Server> {
+pub fn serve(listener: TcpListener, sampler: Arc<dyn Sampler>) -> std::io::Result<Server> {
     handle();
-    let store = web::Data::new(store);
+    let sampler = web::Data::from(sampler);
     Ok(HttpServer::new(move || {
         App::new()
-            .app_data(store.clone())
+            .app_data(sampler.clone())
             .route("/metrics", web::get().to(scrape))
     })
     .workers(1)
@@ -70,12 +91,12 @@ pub fn serve(listener: TcpListener, store: Store) -> std::io::Result<Server> {
 }
 
 /// `GET /metrics`.
-async fn scrape(store: web::Data<Store>) -> HttpResponse {
+async fn scrape(sampler: web::Data<dyn Sampler>) -> HttpResponse {
     // The gauges are the process's: two listeners (tests run several servers in one process)
     // sample and render one at a time, so each page shows its own server's queue.
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let _turn = ONE_AT_A_TIME.lock().await;
-    sample(&store).await;
+    sample(sampler.get_ref()).await;
     let handle = handle();
     handle.run_upkeep();
     HttpResponse::Ok()
@@ -84,23 +105,14 @@ async fn scrape(store: web::Data<Store>) -> HttpResponse {
 }
 
 /// Sets the gauges that are read from the database and the pool rather than counted.
-async fn sample(store: &Store) {
-    let pool = store.pool_status();
+async fn sample(sampler: &dyn Sampler) {
+    let pool = sampler.pool();
     gauge!("tacho_db_pool_connections", "state" => "in_use").set(pool.in_use as f64);
     gauge!("tacho_db_pool_connections", "state" => "idle").set(pool.idle as f64);
     gauge!("tacho_db_pool_max_connections").set(pool.max as f64);
     gauge!("tacho_db_pool_waiting").set(pool.waiting as f64);
-    match store.queue_status().await {
-        Ok(mut kinds) => {
-            // A kind with nothing queued has no row: its gauges go back to zero.
-            for known in JOB_KINDS {
-                if !kinds.iter().any(|k| k.kind == known) {
-                    kinds.push(QueueStatus {
-                        kind: known.to_owned(),
-                        ..QueueStatus::default()
-                    });
-                }
-            }
+    match sampler.queues().await {
+        Ok(kinds) => {
             for kind in kinds {
                 let name = kind.kind.clone();
                 gauge!("tacho_jobs_waiting", "kind" => name.clone()).set(kind.waiting as f64);

@@ -2,11 +2,23 @@
 //! `routes::request_log`; it records route patterns, never paths or query strings, so tokens,
 //! file capabilities and e-mail addresses in URLs stay out of the logs. Metrics: [`metrics`].
 
+//!
+//! The module is a leaf: it imports nothing of the rest of the crate. What it reports of the
+//! service's state at a scrape (the job queue, the pool) is handed to it as a
+//! [`metrics::Sampler`] by `startup`.
+
 use tracing_subscriber::EnvFilter;
 
-use crate::config::LogFormat;
-
 pub mod metrics;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable, coloured on a terminal.
+    Pretty,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
 
 /// Installs the global subscriber. Calling it again (as tests do) is harmless.
 pub fn init(format: LogFormat, filter: &str) {

@@ -13,6 +13,10 @@ use tacho::demo;
 
 use crate::helpers::{Spawned, TestApp, spawn_app};
 
+/// The longest a step waits for the page it leads to: generous, since a test run shares two
+/// cores with the other tests (a wait is a bound, not a speed check).
+const WAIT: Duration = Duration::from_secs(30);
+
 /// chromedriver, stopped with every Chromium it started when dropped.
 struct Driver {
     _child: Spawned,
@@ -114,7 +118,7 @@ async fn login(client: &Client, app: &TestApp, email: &str) {
     click(client, "login").await;
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Css("form.logout"))
         .await
         .expect("logged in");
@@ -130,7 +134,7 @@ async fn logout(client: &Client) {
         .unwrap();
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Id("login"))
         .await
         .expect("back at the login page");
@@ -193,7 +197,7 @@ async fn replace_text(client: &Client, id: &str, text: &str) {
 async fn text_of(client: &Client, css: &str) -> String {
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("{css}: {e}"))
@@ -332,7 +336,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .unwrap();
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Css("svg.chart path.series"))
         .await
         .expect("a chart");
@@ -485,7 +489,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     client.accept_alert().await.unwrap();
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Css(&format!(
             "#user-{} button.activate",
             patient.id
@@ -515,7 +519,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .unwrap();
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Css(&row))
         .await
         .expect("reactivated");
@@ -551,7 +555,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     click(&client, "save-settings").await;
     client
         .wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(WAIT)
         .for_element(Locator::Css("html[dir='rtl']"))
         .await
         .expect("an Arabic page");
@@ -964,7 +968,7 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
         client.accept_alert().await.expect("a confirmation");
         client
             .wait()
-            .at_most(Duration::from_secs(10))
+            .at_most(WAIT)
             .for_element(Locator::Css(&activate))
             .await
             .expect("deactivated in place");
@@ -974,7 +978,7 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
         click_css(client, &activate).await;
         client
             .wait()
-            .at_most(Duration::from_secs(10))
+            .at_most(WAIT)
             .for_element(Locator::Css(&deactivate))
             .await
             .expect("reactivated in place");

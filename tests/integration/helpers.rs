@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use tacho::auth::password::PasswordHasher;
 use tacho::config::Settings;
 use tacho::domain::clock::ManualClock;
+use tacho::routes::AppState;
 use tacho::scheduler::{RunSummary, Scheduler, SchedulerOptions};
-use tacho::startup::{AppState, Application, BuildOptions};
+use tacho::startup::{Application, BuildOptions};
 use tacho::store::NewUser;
 
 /// The password of every user the tests create.

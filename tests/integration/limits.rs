@@ -170,7 +170,7 @@ async fn measurements_stored_beyond_the_bounds_still_read_list_and_render() {
         .cloned()
         .unwrap();
     assert!(NewMeasurement::parse(Value::Object(data.clone())).is_err());
-    let analysis = analyse(&data);
+    let (analysis, run) = analyse(&data);
     write_analysis(&mut data, &analysis);
     let old = NewMeasurement {
         data,
@@ -179,6 +179,7 @@ async fn measurements_stored_beyond_the_bounds_still_read_list_and_render() {
         indicator: Some("normal".into()),
         tags: vec![],
         status: Status::Analyzed,
+        run,
     };
     let record = app
         .state

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 use super::error::ApiError;
 use super::extract::{is_json, read_body};
 use crate::auth::LoginError;
-use crate::startup::AppState;
+use crate::routes::AppState;
 
 /// A token request, as JSON or form fields.
 #[derive(Debug, Default, Deserialize, ToSchema)]

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use super::error::ApiError;
 use crate::domain::id::Id;
 use crate::domain::rql;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::Viewer;
 use crate::store::entities::user;
 

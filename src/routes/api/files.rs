@@ -13,7 +13,7 @@ use super::error::{ApiError, ErrorBody};
 use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
 use crate::file_cache::CachedFile;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::Service;
 use crate::store::entities::file;
 

@@ -10,7 +10,7 @@ use super::extract::{ApiJson, Caller, Rql};
 use super::page::Page;
 use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::entities::group;
 use crate::store::resources::GROUPS;
 

@@ -7,7 +7,7 @@ use actix_web::web::Data;
 use actix_web::{HttpResponse, get};
 use serde_json::json;
 
-use crate::startup::AppState;
+use crate::routes::AppState;
 
 /// How long the readiness probe waits for the database; load balancers' probes time out
 /// after a few seconds, and a slower answer is as good as none.

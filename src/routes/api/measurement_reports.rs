@@ -14,7 +14,7 @@ use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::time::rfc3339_millis;
 use crate::reports::ReportError;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::ReportRecord;
 use crate::store::resources::MEASUREMENT_REPORTS;
 

@@ -13,7 +13,7 @@ use super::measurement_list::{self, Document};
 use super::page::Page;
 use crate::domain::id::Id;
 use crate::domain::measurement::{DataError, NewMeasurement};
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::MeasurementRecord;
 use crate::store::resources::MEASUREMENTS;
 

@@ -10,7 +10,7 @@ use super::extract::{ApiJson, Caller, Rql};
 use super::page::Page;
 use crate::domain::id::Id;
 use crate::domain::rql::SortKey;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::entities::notification;
 use crate::store::resources::NOTIFICATIONS;
 

@@ -11,7 +11,7 @@ use super::extract::{ApiJson, Caller, Rql};
 use super::page::Page;
 use crate::domain::id::Id;
 use crate::domain::profile::{ProfilePatch, latest_birthday};
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::entities::profile;
 use crate::store::resources::PROFILES;
 

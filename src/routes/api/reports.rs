@@ -12,7 +12,7 @@ use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::MEASUREMENT_ITEM_FIELDS;
 use crate::store::entities::report;
 use crate::store::resources::REPORTS;

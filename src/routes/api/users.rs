@@ -13,7 +13,7 @@ use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone, parse_staff_role,
 };
 use crate::domain::id::Id;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::entities::{patient_enlistment, staff_enlistment, user};
 use crate::store::resources::USERS;
 use crate::store::{StoreError, UserRecord, Viewer};

@@ -10,7 +10,7 @@ use super::extract::{ApiJson, Caller};
 use crate::actions::WebhookRequest;
 use crate::domain::id::Id;
 use crate::domain::notification::KindSet;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::entities::{webhook_delivery, webhook_endpoint};
 
 /// An endpoint.

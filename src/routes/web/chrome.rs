@@ -140,7 +140,7 @@ pub async fn portal_middleware(
         .cloned()
         .zip(
             res.request()
-                .app_data::<actix_web::web::Data<crate::startup::AppState>>(),
+                .app_data::<actix_web::web::Data<crate::routes::AppState>>(),
         )
         .map(|(cookie, state)| cookie.header(&state.settings));
     let marker = res.response().extensions().get::<ErrorPage>().copied();

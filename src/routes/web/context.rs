@@ -23,7 +23,7 @@ use crate::domain::id::Id;
 use crate::domain::time::local_time;
 use crate::i18n::Translator;
 use crate::reports::format;
-use crate::startup::AppState;
+use crate::routes::AppState;
 use crate::store::entities::user;
 use crate::store::{Service, UserRecord, Viewer};
 
