@@ -10,7 +10,7 @@ use crate::auth::password::PasswordHasher;
 use crate::domain::id::Id;
 use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
-use crate::store::{NewGroup, NewUser, Service, Store, StoreResult, Viewer};
+use crate::store::{NewGroup, NewUser, Service, Store, StoreResult, Tx, Unaudited, Viewer};
 
 /// The password of every demo account.
 pub const DEMO_PASSWORD: &str = "tacho-demo";
@@ -132,9 +132,12 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
             Some(group) => group,
             None => {
                 store
-                    .create_group(NewGroup {
-                        name: name.into(),
-                        description: Some(description.into()),
+                    .write(Unaudited::Operator, async |tx| {
+                        tx.create_group(NewGroup {
+                            name: name.into(),
+                            description: Some(description.into()),
+                        })
+                        .await
                     })
                     .await?
             }
@@ -155,7 +158,9 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
             .await?
             .is_none()
         {
-            let user = store
+            // Each person, with prescription, profile and measurements, in one transaction.
+            let tx = store.begin().await?;
+            let user = tx
                 .create_user(NewUser {
                     email: person.email.into(),
                     password_hash: password_hash.clone(),
@@ -173,23 +178,22 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
                 .await?;
             match (person.role, person.group) {
                 ("physician", Some(g)) => {
-                    store
-                        .enlist_staff(&user.id, &group_ids[g], vec!["physician".into()])
+                    tx.enlist_staff(&user.id, &group_ids[g], vec!["physician".into()])
                         .await?
                 }
                 ("patient", Some(g)) => {
-                    store
-                        .enlist_patient(&user.id, &group_ids[g], prescription_end)
+                    tx.enlist_patient(&user.id, &group_ids[g], prescription_end)
                         .await?;
                 }
                 _ => {}
             }
             let patch = ProfilePatch::parse(person.profile, today)
                 .map_err(|e| anyhow::anyhow!("demo profile: {e}"))?;
-            update_one_profile(store, &admin, &user.id, &patch).await?;
+            update_one_profile(&tx, &admin, &user.id, &patch).await?;
             if person.role == "patient" {
-                seed_measurements(store, &user.id, logins.len()).await?;
+                seed_measurements(&tx, &user.id, logins.len()).await?;
             }
+            tx.commit_unaudited(Unaudited::Operator).await?;
         }
         logins.push(DemoLogin {
             role: person.role,
@@ -211,7 +215,7 @@ const MEASUREMENTS: [&str; 3] = [
 
 /// Four measurements over the last days for a new demo patient (the `n`th person, so that
 /// patients differ), with sinus rhythm most often.
-async fn seed_measurements(store: &Store, user_id: &Id, n: usize) -> anyhow::Result<()> {
+async fn seed_measurements(store: &Tx, user_id: &Id, n: usize) -> anyhow::Result<()> {
     let now = store.clock().now();
     for (k, which) in [0, 1, 0, 2].into_iter().enumerate() {
         let payload = MEASUREMENTS[(which + n) % MEASUREMENTS.len()];
@@ -226,7 +230,7 @@ async fn seed_measurements(store: &Store, user_id: &Id, n: usize) -> anyhow::Res
 }
 
 async fn update_one_profile(
-    store: &Store,
+    store: &Tx,
     admin: &Viewer,
     id: &Id,
     patch: &ProfilePatch,

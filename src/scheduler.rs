@@ -20,7 +20,7 @@ use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::notify::Notifier;
 use crate::store::entities::{job, report};
 use crate::store::{
-    NOTIFY_JOB, NewJob, NewReport, Prescription, Service, Store, StoreError, Viewer,
+    NOTIFY_JOB, NewJob, NewReport, Prescription, Service, Store, StoreError, Unaudited, Viewer,
 };
 use crate::telemetry::metrics;
 
@@ -215,11 +215,17 @@ impl Scheduler {
             enqueued += fresh.len();
             marks.push((e.id, until));
         }
-        // Jobs first: a crash between the two enqueues again, which the unique keys absorb.
-        self.store.enqueue_jobs(jobs).await?;
-        for (id, until) in marks {
-            self.store.mark_scheduled(&id, until).await?;
-        }
+        // The jobs and how far each prescription got, together (the unique keys would absorb
+        // a second enqueue anyway).
+        self.store
+            .write(Unaudited::Workers, async |tx| {
+                tx.enqueue_jobs(jobs).await?;
+                for (id, until) in marks {
+                    tx.mark_scheduled(&id, until).await?;
+                }
+                Ok(())
+            })
+            .await?;
         Ok(enqueued)
     }
 
@@ -259,7 +265,10 @@ impl Scheduler {
             }
             let claimed = self
                 .store
-                .claim_jobs(&self.worker, self.options.batch, lease_ms)
+                .write(Unaudited::Workers, async |tx| {
+                    tx.claim_jobs(&self.worker, self.options.batch, lease_ms)
+                        .await
+                })
                 .await?;
             if claimed.is_empty() && fanned == 0 {
                 return Ok(summary);
@@ -292,7 +301,11 @@ impl Scheduler {
             }
             // A crash before this line leaves the batch to be retaken when its lease runs
             // out; the reports' unique keys make the second pass skip what was made.
-            self.store.complete_jobs(&done, &self.worker).await?;
+            self.store
+                .write(Unaudited::Workers, async |tx| {
+                    tx.complete_jobs(&done, &self.worker).await
+                })
+                .await?;
         }
     }
 
@@ -326,11 +339,13 @@ impl Scheduler {
         tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
         let last_attempt = job.attempts >= job.max_attempts;
         metrics::job_failure(&job.kind, last_attempt);
-        match self
+        let failed = self
             .store
-            .fail_job(&job.id, &self.worker, &error, retry_at)
-            .await
-        {
+            .write(Unaudited::Workers, async |tx| {
+                tx.fail_job(&job.id, &self.worker, &error, retry_at).await
+            })
+            .await;
+        match failed {
             Ok(true) if last_attempt => {
                 if let Err(err) = self.notifier.gave_up(job, &error).await {
                     tracing::warn!(job = %job.id, error = %err, "could not act on a job that gave up");
@@ -370,7 +385,13 @@ impl Scheduler {
         }
         let (jobs, reports): (Vec<job::Model>, Vec<report::Model>) = prepared.into_iter().unzip();
         let report_ids: Vec<Id> = reports.iter().map(|r| r.id).collect();
-        match self.store.store_reports(reports).await {
+        let stored = self
+            .store
+            .write(Unaudited::Workers, async |tx| {
+                tx.store_reports(reports).await
+            })
+            .await;
+        match stored {
             Ok(stored) => {
                 let made: std::collections::HashSet<Id> = stored.iter().map(|r| r.id).collect();
                 for (job, report_id) in jobs.iter().zip(&report_ids) {
@@ -458,7 +479,13 @@ impl Scheduler {
         let Some(report) = self.prepare_report(job).await? else {
             return Ok(false);
         };
-        Ok(!self.store.store_reports(vec![report]).await?.is_empty())
+        let stored = self
+            .store
+            .write(Unaudited::Workers, async |tx| {
+                tx.store_reports(vec![report]).await
+            })
+            .await?;
+        Ok(!stored.is_empty())
     }
 
     /// The token that stops this scheduler when cancelled: it finishes the batch it holds

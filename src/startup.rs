@@ -25,7 +25,7 @@ use crate::routes::api::extract::BodyLimit;
 use crate::routes::web::session::{self, PortalSessions};
 use crate::scheduler::{Scheduler, SchedulerOptions};
 
-use crate::store::Store;
+use crate::store::{Store, Unaudited};
 
 /// How long a stopping server lets running requests finish.
 const SHUTDOWN_REQUESTS: std::time::Duration = std::time::Duration::from_secs(20);
@@ -208,7 +208,14 @@ impl Application {
                 .is_err()
             {
                 task.abort();
-                match self.state.store.release_jobs(&worker).await {
+                let released = self
+                    .state
+                    .store
+                    .write(Unaudited::Workers, async |tx| {
+                        tx.release_jobs(&worker).await
+                    })
+                    .await;
+                match released {
                     Ok(released) => tracing::warn!(
                         released,
                         "stopped with jobs still running; their leases were returned"

@@ -12,7 +12,7 @@ use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::notify::AccountMail;
 use crate::store::entities::user;
-use crate::store::{AdminTask, NewAccountLink, Service, StoreError, UserChanges, Viewer};
+use crate::store::{AdminTask, NewAccountLink, Service, StoreError, Tx, UserChanges, Viewer};
 
 /// How long a password reset link works: long enough to read the mail, short enough that an
 /// old mailbox is no way in (OWASP Forgot Password Cheat Sheet: short-lived tokens).
@@ -112,19 +112,21 @@ impl Actions {
             // The link sent a moment ago is still good; the answer does not say so.
             return Ok(());
         }
-        let link = self.new_link(&user, Purpose::PasswordReset, None).await?;
         let requester = Viewer {
             user_id: ANONYMOUS,
             admin: false,
         };
-        self.store
-            .audit(entry(
-                &requester,
-                "account.password.reset.request",
-                "user",
-                &user.id,
-            ))
+        let tx = self.store.begin().await?;
+        let link = self
+            .new_link(&tx, &user, Purpose::PasswordReset, None)
             .await?;
+        tx.commit(entry(
+            &requester,
+            "account.password.reset.request",
+            "user",
+            &user.id,
+        ))
+        .await?;
         self.mail_reset(user, link).await;
         Ok(())
     }
@@ -158,12 +160,13 @@ impl Actions {
             .await?;
         store.revoke_tokens_of(id).await?;
         store.spend_account_links_of(id).await?;
-        store
-            .audit(entry(viewer, "user.password.reset", "user", id))
+        let link = self
+            .new_link(&store, &user, Purpose::PasswordReset, None)
             .await?;
-        store.commit().await?;
+        store
+            .commit(entry(viewer, "user.password.reset", "user", id))
+            .await?;
         self.sessions.end_sessions_of(id).await?;
-        let link = self.new_link(&user, Purpose::PasswordReset, None).await?;
         mailer
             .send_account_link(
                 &user,
@@ -216,9 +219,8 @@ impl Actions {
         store.spend_account_links_of(&user.id).await?;
         let owner = Viewer::of(&user);
         store
-            .audit(entry(&owner, "account.password.reset", "user", &user.id))
+            .commit(entry(&owner, "account.password.reset", "user", &user.id))
             .await?;
-        store.commit().await?;
         self.sessions.end_sessions_of(&user.id).await?;
         Ok(user)
     }
@@ -256,18 +258,25 @@ impl Actions {
         {
             return Err(StoreError::EmailUsed.into());
         }
+        let tx = self.store.begin().await?;
         let link = self
-            .new_link(&user, Purpose::EmailChange, Some(new.as_str().to_owned()))
+            .new_link(
+                &tx,
+                &user,
+                Purpose::EmailChange,
+                Some(new.as_str().to_owned()),
+            )
             .await?;
-        self.store
-            .audit(entry(
-                viewer,
-                "account.email.change.request",
-                "user",
-                &user.id,
-            ))
+        let stop = self
+            .new_link(&tx, &user, Purpose::EmailChangeStop, None)
             .await?;
-        let stop = self.new_link(&user, Purpose::EmailChangeStop, None).await?;
+        tx.commit(entry(
+            viewer,
+            "account.email.change.request",
+            "user",
+            &user.id,
+        ))
+        .await?;
         mailer
             .send_account_link(
                 &user,
@@ -320,13 +329,12 @@ impl Actions {
             admin: false,
         };
         store
-            .audit(
+            .commit(
                 entry(&owner, "account.email.change.stop", "user", &link.user_id).detail(format!(
                     "{stopped} pending changes stopped; every login ended"
                 )),
             )
             .await?;
-        store.commit().await?;
         self.sessions.end_sessions_of(&link.user_id).await?;
         Ok(())
     }
@@ -362,31 +370,31 @@ impl Actions {
             .await?;
         let owner = Viewer::of(&user);
         store
-            .audit(entry(&owner, "account.email.change", "user", &user.id))
+            .commit(entry(&owner, "account.email.change", "user", &user.id))
             .await?;
-        store.commit().await?;
         Ok(user)
     }
 
-    /// Records a new link of `purpose` for `user` and returns its address in the portal.
+    /// Records a new link of `purpose` for `user` in `tx` and returns its address in the
+    /// portal.
     async fn new_link(
         &self,
+        tx: &Tx,
         user: &user::Model,
         purpose: Purpose,
         new_email: Option<String>,
     ) -> ActionResult<String> {
         let secret = token::generate();
         let expires_at =
-            self.store.clock().now_millis() + Duration::hours(purpose.hours()).num_milliseconds();
-        self.store
-            .insert_account_link(NewAccountLink {
-                secret_hash: token::hash(&secret),
-                user_id: user.id,
-                purpose: purpose.as_str(),
-                new_email,
-                expires_at,
-            })
-            .await?;
+            tx.clock().now_millis() + Duration::hours(purpose.hours()).num_milliseconds();
+        tx.insert_account_link(NewAccountLink {
+            secret_hash: token::hash(&secret),
+            user_id: user.id,
+            purpose: purpose.as_str(),
+            new_email,
+            expires_at,
+        })
+        .await?;
         Ok(self
             .notifier
             .portal_url(&format!("{}{secret}", purpose.page())))

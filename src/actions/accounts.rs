@@ -114,9 +114,8 @@ impl Actions {
             }
         };
         store
-            .audit(record.detail(format!("roles: {}", roles.join(","))))
+            .commit(record.detail(format!("roles: {}", roles.join(","))))
             .await?;
-        store.commit().await?;
         Ok(created)
     }
 
@@ -156,9 +155,8 @@ impl Actions {
             )
             .await?;
         store
-            .audit(entry(viewer, "account.update", "user", id).detail(fields.join(", ")))
+            .commit(entry(viewer, "account.update", "user", id).detail(fields.join(", ")))
             .await?;
-        store.commit().await?;
         Ok(updated)
     }
 
@@ -187,8 +185,12 @@ impl Actions {
     ) -> Result<user::Model, crate::auth::LoginError> {
         use crate::auth::LoginError;
         self.take_login_turn(network)?;
-        let audit =
-            async |record: AuditEntry| self.store.audit(record).await.map_err(LoginError::from);
+        let audit = async |record: AuditEntry| {
+            self.store
+                .record_read(record)
+                .await
+                .map_err(LoginError::from)
+        };
         let verified = self.auth.verify_login(email, password, network).await;
         crate::telemetry::metrics::login(match &verified {
             Ok(_) => "success",
@@ -251,7 +253,7 @@ impl Actions {
             admin: false,
         };
         self.store
-            .audit(entry(&owner, "token.refresh", "user", &issued.user_id))
+            .record_read(entry(&owner, "token.refresh", "user", &issued.user_id))
             .await
             .map_err(crate::auth::LoginError::from)?;
         Ok(issued)
@@ -286,12 +288,11 @@ impl Actions {
         store.revoke_tokens_of(&viewer.user_id).await?;
         store.spend_account_links_of(&viewer.user_id).await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "account.password", "user", &viewer.user_id)
                     .detail("password changed"),
             )
             .await?;
-        store.commit().await?;
         self.sessions.end_sessions_of(&viewer.user_id).await?;
         Ok(())
     }
@@ -324,14 +325,13 @@ impl Actions {
         store.revoke_tokens_of(&viewer.user_id).await?;
         store.spend_account_links_of(&viewer.user_id).await?;
         store
-            .audit(entry(
+            .commit(entry(
                 viewer,
                 "session.logout.everywhere",
                 "user",
                 &viewer.user_id,
             ))
             .await?;
-        store.commit().await?;
         self.sessions.end_sessions_of(&viewer.user_id).await?;
         Ok(())
     }
@@ -351,9 +351,8 @@ impl Actions {
             admin: false,
         };
         store
-            .audit(entry(&owner, "token.revoke", "user", &user).detail(format!("login {family}")))
+            .commit(entry(&owner, "token.revoke", "user", &user).detail(format!("login {family}")))
             .await?;
-        store.commit().await?;
         Ok(())
     }
 
@@ -386,8 +385,7 @@ impl Actions {
         } else {
             "user.deactivate"
         };
-        store.audit(entry(viewer, action, "user", id)).await?;
-        store.commit().await?;
+        store.commit(entry(viewer, action, "user", id)).await?;
         if !active {
             self.sessions.end_sessions_of(id).await?;
         }
@@ -405,12 +403,11 @@ impl Actions {
             .clear_login_attempts(&crate::auth::login_key(&user.email))
             .await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "user.unblock", "user", id)
                     .detail(format!("after {} failed logins", user.failed_count)),
             )
             .await?;
-        store.commit().await?;
         Ok(self
             .store
             .user_by_id(viewer, id)
@@ -441,9 +438,8 @@ impl Actions {
         roles.retain(|r| !change.revoke.iter().any(|role| role.as_str() == r));
         let updated = store.set_roles(id, roles.clone()).await?;
         store
-            .audit(entry(viewer, "user.roles", "user", id).detail(roles.join(",")))
+            .commit(entry(viewer, "user.roles", "user", id).detail(roles.join(",")))
             .await?;
-        store.commit().await?;
         Ok(updated)
     }
 }

@@ -39,14 +39,13 @@ impl Actions {
                 .await?;
             detail.push_str(&ended(links, files));
         }
-        store
-            .audit(
+        Ok(store
+            .commit(
                 entry(viewer, "enlistment.patient", "user", patient)
                     .patient(patient)
                     .detail(detail),
             )
-            .await?;
-        Ok(store.commit().await?)
+            .await?)
     }
 
     /// Ends a patient's prescription in a group now: administrators, and the group's staff.
@@ -68,13 +67,12 @@ impl Actions {
             .end_prescription_grants(patient, group, &viewer.user_id)
             .await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "enlistment.patient.end", "user", patient)
                     .patient(patient)
                     .detail(format!("group {group}{}", ended(links, files))),
             )
             .await?;
-        store.commit().await?;
         Ok(account)
     }
 
@@ -93,10 +91,9 @@ impl Actions {
         store.visible_group(viewer, group).await?;
         let detail = format!("group {group}, roles {}", roles.join(","));
         store.enlist_staff(user, group, roles).await?;
-        store
-            .audit(entry(viewer, "enlistment.staff", "user", user).detail(detail))
-            .await?;
-        Ok(store.commit().await?)
+        Ok(store
+            .commit(entry(viewer, "enlistment.staff", "user", user).detail(detail))
+            .await?)
     }
 
     /// Removes a user from a group's staff (administrators). What it held through the group
@@ -112,12 +109,12 @@ impl Actions {
             .end_staff_grants(&Viewer::of(&account), group, &viewer.user_id)
             .await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "enlistment.staff.remove", "user", user)
                     .detail(format!("group {group}{}", ended(links, files))),
             )
-            .await?;
-        store.commit().await.map_err(StoreError::into)
+            .await
+            .map_err(StoreError::into)
     }
 }
 

@@ -25,9 +25,8 @@ impl Actions {
             })
             .await?;
         store
-            .audit(entry(viewer, "group.create", "group", &created.id).detail(&created.name))
+            .commit(entry(viewer, "group.create", "group", &created.id).detail(&created.name))
             .await?;
-        store.commit().await?;
         Ok(created)
     }
 }

@@ -36,13 +36,12 @@ impl Actions {
         let record = store.create_measurement(&viewer.user_id, new).await?;
         let m = &record.measurement;
         store
-            .audit(
+            .commit(
                 entry(viewer, "measurement.upload", "measurement", &m.id)
                     .patient(&m.creator_id)
                     .detail(m.status.as_str()),
             )
             .await?;
-        store.commit().await?;
         Ok(record)
     }
 
@@ -55,7 +54,9 @@ impl Actions {
         let record = self.store.visible_measurement(viewer, id).await?;
         let m = &record.measurement;
         self.store
-            .audit(entry(viewer, "measurement.view", "measurement", &m.id).patient(&m.creator_id))
+            .record_read(
+                entry(viewer, "measurement.view", "measurement", &m.id).patient(&m.creator_id),
+            )
             .await?;
         Ok(record)
     }
@@ -100,13 +101,6 @@ impl Actions {
                 },
             )
             .await?;
-        store
-            .audit(
-                entry(viewer, action, "measurement", id)
-                    .patient(&current.creator_id)
-                    .detail(detail),
-            )
-            .await?;
         if update.review.is_some() {
             store
                 .record_event(NewEvent {
@@ -119,7 +113,13 @@ impl Actions {
                 })
                 .await?;
         }
-        store.commit().await?;
+        store
+            .commit(
+                entry(viewer, action, "measurement", id)
+                    .patient(&current.creator_id)
+                    .detail(detail),
+            )
+            .await?;
         Ok(updated)
     }
 }

@@ -18,6 +18,7 @@ mod enlistments;
 mod groups;
 mod measurements;
 mod notifications;
+pub mod operator;
 mod profiles;
 mod reads;
 mod reports;

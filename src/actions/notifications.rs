@@ -6,7 +6,7 @@ use crate::domain::id::Id;
 use crate::domain::notification::{KindSet, Preferences, WebhookUrl, url_for_logs};
 use crate::store::entities::{notification, webhook_delivery, webhook_endpoint};
 use crate::store::query::ListSpec;
-use crate::store::{AdminTask, NewWebhook, StoreError, Viewer};
+use crate::store::{AdminTask, NewWebhook, StoreError, Unaudited, Viewer};
 
 /// How many deliveries an endpoint's log shows.
 pub const DELIVERY_LOG_SIZE: u64 = 50;
@@ -43,12 +43,18 @@ impl Actions {
         id: &Id,
         read: bool,
     ) -> ActionResult<notification::Model> {
-        Ok(self.store.mark_notification(viewer, id, read).await?)
+        let tx = self.store.begin().await?;
+        let marked = tx.mark_notification(viewer, id, read).await?;
+        tx.commit_unaudited(Unaudited::Inbox).await?;
+        Ok(marked)
     }
 
     /// Marks every entry of `viewer`'s inbox read.
     pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> ActionResult<u64> {
-        Ok(self.store.mark_all_notifications_read(viewer).await?)
+        let tx = self.store.begin().await?;
+        let marked = tx.mark_all_notifications_read(viewer).await?;
+        tx.commit_unaudited(Unaudited::Inbox).await?;
+        Ok(marked)
     }
 
     /// Stores what `viewer` chose to receive.
@@ -60,12 +66,11 @@ impl Actions {
         let store = self.store.begin().await?;
         store.set_preferences(&viewer.user_id, preferences).await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "notifications.preferences", "user", &viewer.user_id)
                     .detail(preferences.muted_to_stored()),
             )
             .await?;
-        store.commit().await?;
         Ok(())
     }
 
@@ -83,9 +88,8 @@ impl Actions {
         store.visible_group(viewer, group).await?;
         store.set_group_staff_events(group, kinds).await?;
         store
-            .audit(entry(viewer, "group.notifications", "group", group).detail(kinds.to_stored()))
+            .commit(entry(viewer, "group.notifications", "group", group).detail(kinds.to_stored()))
             .await?;
-        store.commit().await?;
         Ok(())
     }
 
@@ -123,7 +127,7 @@ impl Actions {
             })
             .await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "webhook.create", "webhook", &endpoint.id).detail(format!(
                     "{} {}",
                     url_for_logs(&endpoint.url),
@@ -131,7 +135,6 @@ impl Actions {
                 )),
             )
             .await?;
-        store.commit().await?;
         let secret = webhooks.secret(&endpoint.id);
         Ok((endpoint, secret))
     }
@@ -178,8 +181,7 @@ impl Actions {
         } else {
             "webhook.disable"
         };
-        store.audit(entry(viewer, action, "webhook", id)).await?;
-        store.commit().await?;
+        store.commit(entry(viewer, action, "webhook", id)).await?;
         Ok(endpoint)
     }
 
@@ -193,9 +195,8 @@ impl Actions {
             return Err(StoreError::NotFound.into());
         }
         store
-            .audit(entry(viewer, "webhook.delete", "webhook", id))
+            .commit(entry(viewer, "webhook.delete", "webhook", id))
             .await?;
-        store.commit().await?;
         Ok(())
     }
 }

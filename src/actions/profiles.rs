@@ -19,7 +19,7 @@ impl Actions {
         let found = self.store.visible_profile(viewer, id).await?;
         if found.is_some() {
             self.store
-                .audit(entry(viewer, "profile.view", "profile", id).patient(id))
+                .record_read(entry(viewer, "profile.view", "profile", id).patient(id))
                 .await?;
         }
         Ok(found)
@@ -38,16 +38,15 @@ impl Actions {
         let fields = fields.join(", ");
         let store = self.store.begin().await?;
         let changed = store.update_profiles(viewer, which, patch).await?;
-        for id in &changed {
-            store
-                .audit(
-                    entry(viewer, "profile.update", "profile", id)
-                        .patient(id)
-                        .detail(fields.clone()),
-                )
-                .await?;
-        }
-        store.commit().await?;
+        let records = changed
+            .iter()
+            .map(|id| {
+                entry(viewer, "profile.update", "profile", id)
+                    .patient(id)
+                    .detail(fields.clone())
+            })
+            .collect();
+        store.commit_all(records).await?;
         Ok(changed.len() as u64)
     }
 }

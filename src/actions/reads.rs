@@ -38,7 +38,7 @@ impl Actions {
                     .detail(format!("{n} {noun}"))
             })
             .collect();
-        self.store.audit_many(entries).await?;
+        self.store.record_reads(entries).await?;
         Ok(())
     }
 
@@ -46,7 +46,7 @@ impl Actions {
     pub async fn view_user(&self, viewer: &Viewer, id: &Id) -> ActionResult<user::Model> {
         let user = self.store.visible_user(viewer, id).await?;
         self.store
-            .audit(entry(viewer, "user.view", "user", id).patient(id))
+            .record_read(entry(viewer, "user.view", "user", id).patient(id))
             .await?;
         Ok(user)
     }
@@ -55,7 +55,7 @@ impl Actions {
     pub async fn view_report(&self, viewer: &Viewer, id: &Id) -> ActionResult<report::Model> {
         let report = self.store.visible_report(viewer, id).await?;
         self.store
-            .audit(
+            .record_read(
                 entry(viewer, "periodic-report.view", "periodic-report", id)
                     .patient(&report.user_id),
             )
@@ -71,7 +71,7 @@ impl Actions {
     ) -> ActionResult<ReportRecord> {
         let record = self.store.visible_measurement_report(viewer, id).await?;
         self.store
-            .audit(
+            .record_read(
                 entry(viewer, "measurement-report.view", "measurement-report", id)
                     .patient(&record.report.patient_id),
             )
@@ -240,7 +240,7 @@ impl Actions {
         let mut record = entry(viewer, "audit.view", "audit-trail", &viewer.user_id)
             .detail(format!("{} of {total} entries from {offset}", events.len()));
         record.patient_id = filter.patient;
-        self.store.audit(record).await?;
+        self.store.record_read(record).await?;
         Ok((events, total))
     }
 
@@ -258,7 +258,7 @@ impl Actions {
         let mut record = entry(viewer, "audit.export", "audit-trail", &viewer.user_id)
             .detail(format!("{} of {total} entries", events.len()));
         record.patient_id = filter.patient;
-        self.store.audit(record).await?;
+        self.store.record_read(record).await?;
         Ok(events)
     }
 }

@@ -58,7 +58,7 @@ impl Actions {
                 let audit = entry(viewer, "report.download", "measurement", &id)
                     .patient(&patient_id)
                     .detail(language.code());
-                self.store.audit(audit).await?;
+                self.store.record_read(audit).await?;
                 return Ok(MeasurementPdf {
                     report: latest,
                     file,
@@ -66,14 +66,20 @@ impl Actions {
                 });
             }
         }
-        let (report, file) = self
+        // The render runs outside the transaction (it may take seconds); the document and its
+        // record are stored together.
+        let (document, file) = self
             .reports
-            .create_measurement_report(&viewer.user_id, &record, &patient, language)
+            .measurement_report(&viewer.user_id, &record, &patient, language)
             .await?;
-        let audit = entry(viewer, "report.create", "measurement", &id)
-            .patient(&patient_id)
-            .detail(language.code());
-        self.store.audit(audit).await?;
+        let tx = self.store.begin().await?;
+        let report = tx.insert_measurement_report(document).await?;
+        tx.commit(
+            entry(viewer, "report.create", "measurement", &id)
+                .patient(&patient_id)
+                .detail(language.code()),
+        )
+        .await?;
         Ok(MeasurementPdf {
             report: ReportRecord {
                 report,
@@ -131,13 +137,12 @@ impl Actions {
         let period = format!("{} to {}", rfc3339_millis(start), rfc3339_millis(end));
         let group = group.map_or_else(|| "the patient only".to_owned(), |g| format!("group {g}"));
         store
-            .audit(
+            .commit(
                 entry(viewer, "report.create", "periodic-report", &report.id)
                     .patient(&patient.id)
                     .detail(format!("manual, {period}, for {group}")),
             )
             .await?;
-        store.commit().await?;
         Ok(report)
     }
 
@@ -165,7 +170,7 @@ impl Actions {
         let audit = entry(viewer, "report.download", "periodic-report", &report.id)
             .patient(&report.user_id)
             .detail(format!("{}, {}", language.code(), zone.name()));
-        self.store.audit(audit).await?;
+        self.store.record_read(audit).await?;
         Ok(PeriodicPdf { report, file })
     }
 }

@@ -59,7 +59,7 @@ impl Actions {
             })
             .await?;
         store
-            .audit(
+            .commit(
                 entry(viewer, "link.create", "shared-link", &link.id)
                     .patient(&link.patient_id)
                     .detail(format!(
@@ -68,7 +68,6 @@ impl Actions {
                     )),
             )
             .await?;
-        store.commit().await?;
         Ok(NewLink { link, secret })
     }
 
@@ -98,12 +97,11 @@ impl Actions {
             return Err(StoreError::NotFound.into());
         }
         store
-            .audit(
+            .commit(
                 entry(viewer, "link.revoke", "shared-link", link)
                     .patient(&record.measurement.creator_id),
             )
             .await?;
-        store.commit().await?;
         Ok(())
     }
 
@@ -122,13 +120,12 @@ impl Actions {
             store.rotate_file_secret(file).await?;
         }
         store
-            .audit(
+            .commit(
                 entry(viewer, "file.revoke", "measurement", measurement)
                     .patient(&record.measurement.creator_id)
                     .detail(format!("{} files", files.len())),
             )
             .await?;
-        store.commit().await?;
         Ok(files.len())
     }
 
@@ -151,7 +148,7 @@ impl Actions {
             .ok_or(StoreError::NotFound)?;
         let anonymous = anonymous();
         self.store
-            .audit(
+            .record_read(
                 entry(&anonymous, "link.download", "shared-link", &link.id)
                     .patient(&link.patient_id)
                     .detail(format!("from {network}")),
@@ -173,7 +170,7 @@ impl Actions {
             .store
             .patient_of_file(&Service::Capability, &file.id)
             .await?;
-        self.store.audit(record).await?;
+        self.store.record_read(record).await?;
         Ok(())
     }
 }

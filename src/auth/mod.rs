@@ -13,7 +13,9 @@ use std::time::Duration;
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::store::entities::user;
-use crate::store::{AccessCheck, NewTokenPair, RefreshCheck, Service, Store, StoreError};
+use crate::store::{
+    AccessCheck, NewTokenPair, RefreshCheck, Service, Store, StoreError, Unaudited,
+};
 use lockout::LockState;
 use password::PasswordHasher;
 
@@ -175,7 +177,11 @@ impl Authenticator {
         let Some(user) = known.as_ref().filter(|_| checked).cloned() else {
             if let Some(user) = &known {
                 let (worst, last) = self.store.worst_login_failures(&login).await?;
-                self.store.show_failed_logins(&user.id, worst, last).await?;
+                self.store
+                    .write(Unaudited::Logins, async |tx| {
+                        tx.show_failed_logins(&user.id, worst, last).await
+                    })
+                    .await?;
             }
             return Err(match lockout::state(failures, Some(now), now) {
                 LockState::Blocked => LoginError::Blocked,
@@ -185,13 +191,21 @@ impl Authenticator {
                 LockState::Open => LoginError::InvalidCredentials,
             });
         };
-        self.store.clear_login_attempt(&login, &network).await?;
+        self.store
+            .write(Unaudited::Logins, async |tx| {
+                tx.clear_login_attempt(&login, &network).await
+            })
+            .await?;
         if !user.activation {
             return Err(LoginError::Deactivated);
         }
         let (worst, last) = self.store.worst_login_failures(&login).await?;
         if (worst, last) != (user.failed_count, user.last_failed_timestamp) {
-            self.store.show_failed_logins(&user.id, worst, last).await?;
+            self.store
+                .write(Unaudited::Logins, async |tx| {
+                    tx.show_failed_logins(&user.id, worst, last).await
+                })
+                .await?;
         }
         Ok(user)
     }
@@ -212,11 +226,13 @@ impl Authenticator {
                 }
                 LockState::Open => {}
             }
-            if self
+            let reserved = self
                 .store
-                .reserve_login_attempt(login, network, seen)
-                .await?
-            {
+                .write(Unaudited::Logins, async |tx| {
+                    tx.reserve_login_attempt(login, network, seen).await
+                })
+                .await?;
+            if reserved {
                 return Ok(seen + 1);
             }
         }
@@ -233,11 +249,14 @@ impl Authenticator {
 
     /// The OAuth2 refresh grant: rotates the refresh token.
     pub async fn refresh_grant(&self, refresh_token: &str) -> Result<IssuedTokens, LoginError> {
-        match self
+        let hash = token::hash(refresh_token);
+        let check = self
             .store
-            .consume_refresh_token(&token::hash(refresh_token))
-            .await?
-        {
+            .write(Unaudited::Logins, async |tx| {
+                tx.consume_refresh_token(&hash).await
+            })
+            .await?;
+        match check {
             RefreshCheck::Rotated { user, family_id } => self.issue(user.id, Some(family_id)).await,
             RefreshCheck::Reused => Err(LoginError::RefreshTokenReused),
             RefreshCheck::Invalid => Err(LoginError::InvalidRefreshToken),
@@ -267,14 +286,17 @@ impl Authenticator {
         let access_expires_at = now.saturating_add(millis(self.access_ttl)).min(end);
         let access_token = token::generate();
         let refresh_token = token::generate();
+        let pair = NewTokenPair {
+            user_id,
+            family_id,
+            access_hash: token::hash(&access_token),
+            access_expires_at,
+            refresh_hash: token::hash(&refresh_token),
+            refresh_expires_at: now.saturating_add(millis(self.refresh_ttl)).min(end),
+        };
         self.store
-            .insert_token_pair(NewTokenPair {
-                user_id,
-                family_id,
-                access_hash: token::hash(&access_token),
-                access_expires_at,
-                refresh_hash: token::hash(&refresh_token),
-                refresh_expires_at: now.saturating_add(millis(self.refresh_ttl)).min(end),
+            .write(Unaudited::Logins, async |tx| {
+                tx.insert_token_pair(pair).await
             })
             .await?;
         Ok(IssuedTokens {

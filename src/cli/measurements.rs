@@ -41,12 +41,11 @@ pub async fn reanalyse(settings: Settings, since: Option<&str>) -> anyhow::Resul
         "measurements to analyse",
         total,
     );
-    let run = store
-        .reanalyse_measurements(&Service::Operator, since, BATCH, |run| {
-            let counts = format!("{} changed, {} failed", run.changed, run.failed);
-            progress.update(run.examined, &counts)
-        })
-        .await?;
+    let run = crate::actions::operator::reanalyse(&store, since, BATCH, |run| {
+        let counts = format!("{} changed, {} failed", run.changed, run.failed);
+        progress.update(run.examined, &counts)
+    })
+    .await?;
     progress.finish();
     println!(
         "{} measurements examined, {} changed, {} failed analysis in {:.1} s (algorithm {})",

@@ -19,7 +19,7 @@ use crate::config::Settings;
 use crate::domain::account::{Email, Language, NewPassword, PersonName, TimeZone};
 use crate::domain::clock::SystemClock;
 use crate::startup::{Application, BuildOptions};
-use crate::store::{NewUser, Store};
+use crate::store::Store;
 use crate::{demo, telemetry};
 
 /// Tacho: heart-rhythm measurements, reports and profiles. Configured by `TACHO_*` variables
@@ -269,27 +269,24 @@ async fn add_user(settings: Settings, args: AddUser) -> anyhow::Result<()> {
     Store::migrate_url(settings.database_url.expose_secret()).await?;
     let store =
         Store::connect(settings.database_url.expose_secret(), Arc::new(SystemClock)).await?;
-    let password_hash = PasswordHasher::default()
-        .hash(password.expose().to_owned())
-        .await?;
-    let user = store
-        .create_user(NewUser {
-            email: email.as_str().to_owned(),
-            password_hash,
-            first_name: first_name.as_str().to_owned(),
-            last_name: last_name.as_str().to_owned(),
-            phone_number: None,
-            language: language.upper(),
-            time_zone: time_zone.name().to_owned(),
-            roles: if args.admin {
-                vec!["admin".to_owned()]
-            } else {
-                Vec::new()
-            },
-        })
+    let new = crate::actions::NewAccount {
+        email: email.clone(),
+        password,
+        first_name,
+        last_name,
+        phone_number: None,
+        language,
+        time_zone,
+        roles: if args.admin {
+            vec![crate::domain::account::Role::Admin]
+        } else {
+            Vec::new()
+        },
+    };
+    let user = crate::actions::operator::add_user(&store, &PasswordHasher::default(), new)
         .await
         .map_err(|e| match e {
-            crate::store::StoreError::EmailUsed => {
+            crate::actions::ActionError::Store(crate::store::StoreError::EmailUsed) => {
                 anyhow::anyhow!("{} is already registered", email.as_str())
             }
             other => other.into(),

@@ -13,11 +13,11 @@ use crate::config::Settings;
 use crate::domain::account::TimeZone;
 use crate::domain::clock::{Clock, SystemClock};
 use crate::domain::id::Id;
-use crate::domain::periods::{Trigger, manual_period};
+use crate::domain::periods::manual_period;
 use crate::domain::time::local_time;
 use crate::notify::Notifier;
 use crate::scheduler::{Scheduler, SchedulerOptions};
-use crate::store::{NewReport, Prescription, Service, Store};
+use crate::store::{Service, Store};
 
 /// Migrates, then connects to the database of `settings`.
 pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<Store> {
@@ -134,26 +134,8 @@ pub async fn create(
     let group = group
         .map(|g| Id::parse(g).map_err(|e| anyhow::anyhow!("--group: {e}")))
         .transpose()?;
-    let new = NewReport {
-        user_id: patient.id,
-        group_id: group,
-        creator_id: None,
-        trigger: Trigger::Manual,
-        dedupe_key: None,
-        start,
-        end,
-    };
-    let made = match group {
-        Some(group) => {
-            let prescription = Prescription {
-                patient: patient.id,
-                group,
-            };
-            store.create_report(&prescription, new).await?
-        }
-        None => store.create_report(&operator, new).await?,
-    };
-    let report = made.context("the report was not stored")?;
+    let report =
+        crate::actions::operator::create_report(&store, &patient.id, group, start, end).await?;
     let count = crate::reports::periodic::items(&report)?.len();
     println!(
         "created report {} for {} {}: {count} measurements from {} to {}",

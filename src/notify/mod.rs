@@ -31,7 +31,9 @@ use crate::domain::notification::{Channel, EventKind, Reach, url_for_logs};
 use crate::domain::time::at_local_time;
 use crate::storage::FileStorage;
 use crate::store::entities::{event, job};
-use crate::store::{DeliveryRecord, FanOut, NewEvent, NewJob, Service, Store, StoreError, Viewer};
+use crate::store::{
+    DeliveryRecord, FanOut, NewEvent, NewJob, Service, Store, StoreError, Tx, Unaudited, Viewer,
+};
 
 /// The job kind of one e-mail.
 pub const EMAIL_JOB: &str = "email";
@@ -219,7 +221,7 @@ impl Notifier {
                 detail: url_for_logs(&endpoint.url),
             })
             .await?;
-        store.commit().await?;
+        store.commit_unaudited(Unaudited::Workers).await?;
         tracing::warn!(endpoint = %endpoint.id, "webhook endpoint disabled after its retries ran out");
         Ok(())
     }
@@ -258,7 +260,7 @@ impl Notifier {
         let store = self.store.begin().await?;
         let ids = store.waiting_events(limit).await?;
         let planned = self.fan_out_in(&store, &ids).await?;
-        store.commit().await?;
+        store.commit_unaudited(Unaudited::Workers).await?;
         Ok(planned)
     }
 
@@ -266,13 +268,13 @@ impl Notifier {
     async fn fan_out_events(&self, ids: &[Id]) -> anyhow::Result<usize> {
         let store = self.store.begin().await?;
         let planned = self.fan_out_in(&store, ids).await?;
-        store.commit().await?;
+        store.commit_unaudited(Unaudited::Workers).await?;
         Ok(planned)
     }
 
     /// Plans and writes the fan-out of `ids` in `store`'s transaction; returns how many
     /// events were found.
-    async fn fan_out_in(&self, store: &Store, ids: &[Id]) -> anyhow::Result<usize> {
+    async fn fan_out_in(&self, store: &Tx, ids: &[Id]) -> anyhow::Result<usize> {
         let now = store.clock().now_millis();
         let planned: Vec<(FanOut, Vec<NewJob>)> = store
             .plan_fan_outs(&Service::Notifier, ids)
@@ -384,7 +386,9 @@ impl Notifier {
         };
         mailer.send(&user, &message).await?;
         let ids: Vec<Id> = entries.iter().map(|e| e.id).collect();
-        self.store.digest_sent(&ids).await?;
+        self.store
+            .write(Unaudited::Workers, async |tx| tx.digest_sent(&ids).await)
+            .await?;
         Ok(true)
     }
 
@@ -434,14 +438,17 @@ impl Notifier {
         }
         let body = webhook::body(&event, &endpoint, &self.base_url, self.link(&event));
         let outcome = self.webhooks.post(&endpoint, &event.id, &body).await;
+        let record = DeliveryRecord {
+            endpoint_id: endpoint.id,
+            event_id: event.id,
+            attempt,
+            status: outcome.status,
+            latency_ms: outcome.latency.as_millis() as i64,
+            error: outcome.error.clone(),
+        };
         self.store
-            .log_webhook_delivery(DeliveryRecord {
-                endpoint_id: endpoint.id,
-                event_id: event.id,
-                attempt,
-                status: outcome.status,
-                latency_ms: outcome.latency.as_millis() as i64,
-                error: outcome.error.clone(),
+            .write(Unaudited::Workers, async |tx| {
+                tx.log_webhook_delivery(record).await
             })
             .await?;
         match outcome.error {

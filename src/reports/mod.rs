@@ -35,8 +35,10 @@ use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::pdf::{Engine, RenderMeta, Template};
 use crate::storage::FileStorage;
-use crate::store::entities::{file, measurement_report, report, user};
-use crate::store::{MeasurementRecord, NewFile, NewMeasurementReport, Service, Store, StoreError};
+use crate::store::entities::{file, report, user};
+use crate::store::{
+    MeasurementRecord, NewFile, NewMeasurementReport, Service, Store, StoreError, Unaudited,
+};
 use crate::telemetry::metrics;
 
 /// Why a report could not be made.
@@ -116,16 +118,17 @@ impl Reports {
         self
     }
 
-    /// Creates a report document for a measurement of `patient` in `language`, in the
-    /// patient's current time zone, rendering the PDF unless one with the same content exists.
+    /// The PDF of a measurement of `patient` in `language`, in the patient's current time
+    /// zone, rendered unless one with the same content exists, and the report document that
+    /// points at it, for the caller to record (in the transaction of its audit record).
     /// `creator_id` is the reader asking for it, whose renders take turns.
-    pub async fn create_measurement_report(
+    pub async fn measurement_report(
         &self,
         creator_id: &Id,
         record: &MeasurementRecord,
         patient: &user::Model,
         language: Language,
-    ) -> Result<(measurement_report::Model, file::Model), ReportError> {
+    ) -> Result<(NewMeasurementReport, file::Model), ReportError> {
         let m = &record.measurement;
         if !reportable(m.status) {
             return Err(ReportError::NotReady(format!(
@@ -166,19 +169,16 @@ impl Reports {
                 meta,
             )
             .await?;
-        let report = self
-            .store
-            .insert_measurement_report(NewMeasurementReport {
-                creator_id: creator_id.to_owned(),
-                patient_id: patient.id,
-                measurement_id: m.id,
-                language: language.code().to_owned(),
-                time_zone: time_zone.name().to_owned(),
-                file_id: file.id,
-                for_measurement_updated_timestamp: m.update_timestamp,
-            })
-            .await?;
-        Ok((report, file))
+        let document = NewMeasurementReport {
+            creator_id: creator_id.to_owned(),
+            patient_id: patient.id,
+            measurement_id: m.id,
+            language: language.code().to_owned(),
+            time_zone: time_zone.name().to_owned(),
+            file_id: file.id,
+            for_measurement_updated_timestamp: m.update_timestamp,
+        };
+        Ok((document, file))
     }
 
     /// The PDF of a periodic report about `patient` in `language` and `time_zone`, rendered
@@ -244,15 +244,16 @@ impl Reports {
                 metrics::render_cache(template.name(), false);
                 let bytes = self.render(reader_id, template, data, meta).await?;
                 self.storage.put(key, bytes.clone()).await?;
+                let new = NewFile {
+                    cache_key: key.to_owned(),
+                    name: name.to_owned(),
+                    mimetype: "application/pdf".into(),
+                    size: bytes.len() as i64,
+                    sha256: hex::encode(Sha256::digest(&bytes)),
+                };
                 let file = self
                     .store
-                    .insert_file(NewFile {
-                        cache_key: key.to_owned(),
-                        name: name.to_owned(),
-                        mimetype: "application/pdf".into(),
-                        size: bytes.len() as i64,
-                        sha256: hex::encode(Sha256::digest(&bytes)),
-                    })
+                    .write(Unaudited::Renders, async |tx| tx.insert_file(new).await)
                     .await?;
                 Ok::<_, ReportError>(file)
             })

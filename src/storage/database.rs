@@ -3,7 +3,7 @@
 use futures_util::future::BoxFuture;
 
 use super::FileStorage;
-use crate::store::Store;
+use crate::store::{Store, Unaudited};
 
 /// Files in the database (`file_blobs`).
 pub struct DatabaseStorage {
@@ -19,7 +19,15 @@ impl DatabaseStorage {
 
 impl FileStorage for DatabaseStorage {
     fn put<'a>(&'a self, key: &'a str, content: Vec<u8>) -> BoxFuture<'a, anyhow::Result<()>> {
-        Box::pin(async move { Ok(self.store.put_blob(key, content).await?) })
+        Box::pin(async move {
+            let content = &content;
+            Ok(self
+                .store
+                .write(Unaudited::Renders, async |tx| {
+                    tx.put_blob(key, content.clone()).await
+                })
+                .await?)
+        })
     }
 
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<Option<Vec<u8>>>> {

@@ -6,7 +6,7 @@
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
 use super::entities::{group, staff_enlistment, user};
-use super::{Store, StoreError, StoreResult, Viewer};
+use super::{Reader, StoreError, StoreResult, Viewer};
 use crate::domain::id::Id;
 
 /// Work reserved to administrators.
@@ -163,7 +163,7 @@ impl From<Denied> for StoreError {
     }
 }
 
-impl Store {
+impl Reader {
     /// User `id` for an administrator's `task`.
     pub async fn user_to_administer(
         &self,

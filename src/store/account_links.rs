@@ -8,7 +8,7 @@ use sea_orm::{
 };
 
 use super::entities::account_link;
-use super::{Store, StoreResult};
+use super::{Reader, StoreResult, Tx};
 use crate::domain::id::Id;
 
 /// An account link to record.
@@ -21,7 +21,42 @@ pub struct NewAccountLink {
     pub expires_at: i64,
 }
 
-impl Store {
+impl Reader {
+    /// When the newest link of `purpose` was made for `user_id`, if one was.
+    pub async fn last_account_link_at(
+        &self,
+        user_id: &Id,
+        purpose: &str,
+    ) -> StoreResult<Option<i64>> {
+        Ok(account_link::Entity::find()
+            .filter(account_link::Column::UserId.eq(*user_id))
+            .filter(account_link::Column::Purpose.eq(purpose))
+            .order_by_desc(account_link::Column::CreationTimestamp)
+            .one(&self.db)
+            .await?
+            .map(|link| link.creation_timestamp))
+    }
+
+    /// Whether an open link of `purpose` has this hash (the page that asks for the new
+    /// password looks before the form is sent; nothing is spent).
+    pub async fn account_link_is_open(
+        &self,
+        secret_hash: &str,
+        purpose: &str,
+    ) -> StoreResult<bool> {
+        let now = self.now();
+        Ok(account_link::Entity::find()
+            .filter(account_link::Column::SecretHash.eq(secret_hash))
+            .filter(account_link::Column::Purpose.eq(purpose))
+            .filter(account_link::Column::SpentAt.is_null())
+            .filter(account_link::Column::ExpiresAt.gt(now))
+            .one(&self.db)
+            .await?
+            .is_some())
+    }
+}
+
+impl Tx {
     /// Records a link; the user's earlier links of the same purpose are spent, so only the
     /// newest one sent works.
     pub async fn insert_account_link(
@@ -48,21 +83,6 @@ impl Store {
         }
         .insert(&self.db)
         .await?)
-    }
-
-    /// When the newest link of `purpose` was made for `user_id`, if one was.
-    pub async fn last_account_link_at(
-        &self,
-        user_id: &Id,
-        purpose: &str,
-    ) -> StoreResult<Option<i64>> {
-        Ok(account_link::Entity::find()
-            .filter(account_link::Column::UserId.eq(*user_id))
-            .filter(account_link::Column::Purpose.eq(purpose))
-            .order_by_desc(account_link::Column::CreationTimestamp)
-            .one(&self.db)
-            .await?
-            .map(|link| link.creation_timestamp))
     }
 
     /// The open link of `purpose` whose secret has this hash, spent by this call; `None` when
@@ -112,23 +132,5 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(spent.rows_affected)
-    }
-
-    /// Whether an open link of `purpose` has this hash (the page that asks for the new
-    /// password looks before the form is sent; nothing is spent).
-    pub async fn account_link_is_open(
-        &self,
-        secret_hash: &str,
-        purpose: &str,
-    ) -> StoreResult<bool> {
-        let now = self.now();
-        Ok(account_link::Entity::find()
-            .filter(account_link::Column::SecretHash.eq(secret_hash))
-            .filter(account_link::Column::Purpose.eq(purpose))
-            .filter(account_link::Column::SpentAt.is_null())
-            .filter(account_link::Column::ExpiresAt.gt(now))
-            .one(&self.db)
-            .await?
-            .is_some())
     }
 }

@@ -9,7 +9,7 @@ use sea_orm::{
 
 use super::entities::audit_event;
 use super::query::{escape_like, lower_like};
-use super::{AdminTask, Store, StoreResult, Viewer};
+use super::{AdminTask, Reader, Store, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
 /// One entry to append.
@@ -23,34 +23,7 @@ pub struct AuditEntry {
     pub detail: String,
 }
 
-impl Store {
-    /// Appends an entry to the audit trail.
-    pub async fn audit(&self, entry: AuditEntry) -> StoreResult<()> {
-        self.audit_many(vec![entry]).await
-    }
-
-    /// Appends several entries in one statement.
-    pub async fn audit_many(&self, entries: Vec<AuditEntry>) -> StoreResult<()> {
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let now = self.now();
-        let rows = entries.into_iter().map(|entry| audit_event::ActiveModel {
-            id: Set(Id::generate()),
-            actor_id: Set(entry.actor_id),
-            action: Set(entry.action.to_owned()),
-            patient_id: Set(entry.patient_id),
-            object_kind: Set(entry.object_kind.to_owned()),
-            object_id: Set(entry.object_id),
-            detail: Set(entry.detail.chars().take(500).collect()),
-            creation_timestamp: Set(now),
-        });
-        audit_event::Entity::insert_many(rows)
-            .exec_without_returning(&self.db)
-            .await?;
-        Ok(())
-    }
-
+impl Reader {
     /// A page of the audit trail matching `filter`, newest first, with the total.
     pub async fn audit_page(
         &self,
@@ -117,5 +90,61 @@ impl AuditFilter {
             );
         }
         condition
+    }
+}
+
+impl Tx {
+    /// Appends an entry to the audit trail, in this transaction (see [`Tx::commit`]).
+    pub(super) async fn audit(&self, entry: AuditEntry) -> StoreResult<()> {
+        append(self, vec![entry]).await
+    }
+
+    /// Appends several entries in one statement, in this transaction.
+    pub(super) async fn audit_many(&self, entries: Vec<AuditEntry>) -> StoreResult<()> {
+        append(self, entries).await
+    }
+}
+
+impl Store {
+    /// Records reads of personal data (one object, a page of a list, a download), after the
+    /// read, in a statement of its own: the one place where an audit record is written
+    /// outside the transaction of what it records. A read needs no transaction, and one
+    /// around it would, on SQLite, hold the database's only write lock for the read's whole
+    /// time, so that every read waited for every write. The answer goes out only after its
+    /// record is stored: no read goes unrecorded (a record may exist for an answer that then
+    /// failed to reach its reader). Logins and token grants are recorded the same way, after
+    /// the password check they follow.
+    pub async fn record_reads(&self, entries: Vec<AuditEntry>) -> StoreResult<()> {
+        append(self, entries).await
+    }
+
+    /// [`Store::record_reads`] for one record.
+    pub async fn record_read(&self, entry: AuditEntry) -> StoreResult<()> {
+        append(self, vec![entry]).await
+    }
+}
+
+/// Appends `entries` to the trail on `reader`'s connection (its pool, or its transaction).
+async fn append(reader: &Reader, entries: Vec<AuditEntry>) -> StoreResult<()> {
+    {
+        let this = reader;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let now = this.now();
+        let rows = entries.into_iter().map(|entry| audit_event::ActiveModel {
+            id: Set(Id::generate()),
+            actor_id: Set(entry.actor_id),
+            action: Set(entry.action.to_owned()),
+            patient_id: Set(entry.patient_id),
+            object_kind: Set(entry.object_kind.to_owned()),
+            object_id: Set(entry.object_id),
+            detail: Set(entry.detail.chars().take(500).collect()),
+            creation_timestamp: Set(now),
+        });
+        audit_event::Entity::insert_many(rows)
+            .exec_without_returning(&this.db)
+            .await?;
+        Ok(())
     }
 }

@@ -4,9 +4,9 @@ use std::path::Path;
 
 use sea_orm::{ConnectionTrait, DbBackend};
 
-use super::{Service, Store};
+use super::{Reader, Service};
 
-impl Store {
+impl Reader {
     /// Writes a consistent copy of the SQLite database to `target`, which must not exist.
     ///
     /// `VACUUM INTO` reads the database in one read transaction, so the copy is a snapshot of

@@ -1,9 +1,9 @@
 //! Stored files and, for the database storage backend, their contents.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::entities::{file, file_blob};
-use super::{Scope, Service, Store, StoreResult};
+use super::{Reader, Scope, Service, StoreResult, Tx};
 use crate::domain::id::Id;
 
 /// A file to record.
@@ -17,7 +17,7 @@ pub struct NewFile {
     pub sha256: String,
 }
 
-impl Store {
+impl Reader {
     /// The file rendered from the input with this hash, if any and `scope` reads files.
     pub async fn file_by_cache_key(
         &self,
@@ -38,66 +38,6 @@ impl Store {
             .filter(scope.files())
             .one(&self.db)
             .await?)
-    }
-
-    /// Moves file `id` to a new token version: every `readFileToken` of it made so far opens
-    /// nothing from now on (the documents that point at it show the new one).
-    pub async fn rotate_file_secret(&self, id: &Id) -> StoreResult<bool> {
-        use sea_orm::sea_query::{Expr, ExprTrait};
-        let result = file::Entity::update_many()
-            .col_expr(
-                file::Column::TokenVersion,
-                Expr::col(file::Column::TokenVersion).add(1),
-            )
-            .col_expr(file::Column::LegacySecretHash, Expr::value(""))
-            .filter(file::Column::Id.eq(*id))
-            .exec(&self.db)
-            .await?;
-        Ok(result.rows_affected == 1)
-    }
-
-    /// Records a file. When another process recorded the same key first, its row wins and is
-    /// returned, so every process ends up pointing at one file per key.
-    pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
-        let inserted = file::ActiveModel {
-            id: Set(Id::generate()),
-            legacy_secret_hash: Set(String::new()),
-            token_version: Set(0),
-            cache_key: Set(new.cache_key.clone()),
-            name: Set(new.name),
-            mimetype: Set(new.mimetype),
-            size: Set(new.size),
-            sha256: Set(new.sha256),
-            creation_timestamp: Set(self.now()),
-        }
-        .insert(&self.db)
-        .await;
-        match inserted {
-            Ok(model) => Ok(model),
-            Err(err)
-                if matches!(
-                    err.sql_err(),
-                    Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
-                ) =>
-            {
-                self.file_by_cache_key(&Service::Reports, &new.cache_key)
-                    .await?
-                    .ok_or_else(|| super::StoreError::Db(err))
-            }
-            Err(err) => Err(err.into()),
-        }
-    }
-
-    /// Stores file contents in the database (the `database` storage backend).
-    pub async fn put_blob(&self, cache_key: &str, content: Vec<u8>) -> StoreResult<()> {
-        file_blob::Entity::insert(file_blob::ActiveModel {
-            cache_key: Set(cache_key.to_owned()),
-            content: Set(content),
-        })
-        .on_conflict_do_nothing_on([file_blob::Column::CacheKey])
-        .exec(&self.db)
-        .await?;
-        Ok(())
     }
 
     /// File contents stored in the database.
@@ -131,5 +71,59 @@ impl Store {
             .into_tuple()
             .all(&self.db)
             .await?)
+    }
+}
+
+impl Tx {
+    /// Moves file `id` to a new token version: every `readFileToken` of it made so far opens
+    /// nothing from now on (the documents that point at it show the new one).
+    pub async fn rotate_file_secret(&self, id: &Id) -> StoreResult<bool> {
+        use sea_orm::sea_query::{Expr, ExprTrait};
+        let result = file::Entity::update_many()
+            .col_expr(
+                file::Column::TokenVersion,
+                Expr::col(file::Column::TokenVersion).add(1),
+            )
+            .col_expr(file::Column::LegacySecretHash, Expr::value(""))
+            .filter(file::Column::Id.eq(*id))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Records a file. When another process recorded the same key first, its row wins and is
+    /// returned, so every process ends up pointing at one file per key.
+    pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
+        // A key recorded meanwhile wins without an error, which on PostgreSQL would abort the
+        // transaction: the row is inserted unless the key exists, then read back.
+        file::Entity::insert(file::ActiveModel {
+            id: Set(Id::generate()),
+            legacy_secret_hash: Set(String::new()),
+            token_version: Set(0),
+            cache_key: Set(new.cache_key.clone()),
+            name: Set(new.name),
+            mimetype: Set(new.mimetype),
+            size: Set(new.size),
+            sha256: Set(new.sha256),
+            creation_timestamp: Set(self.now()),
+        })
+        .on_conflict_do_nothing_on([file::Column::CacheKey])
+        .exec_without_returning(&self.db)
+        .await?;
+        self.file_by_cache_key(&Service::Reports, &new.cache_key)
+            .await?
+            .ok_or(super::StoreError::NotFound)
+    }
+
+    /// Stores file contents in the database (the `database` storage backend).
+    pub async fn put_blob(&self, cache_key: &str, content: Vec<u8>) -> StoreResult<()> {
+        file_blob::Entity::insert(file_blob::ActiveModel {
+            cache_key: Set(cache_key.to_owned()),
+            content: Set(content),
+        })
+        .on_conflict_do_nothing_on([file_blob::Column::CacheKey])
+        .exec(&self.db)
+        .await?;
+        Ok(())
     }
 }

@@ -4,7 +4,7 @@ use sea_orm::{ActiveModelTrait, EntityTrait, QueryFilter, Set};
 
 use super::entities::group;
 use super::query::ListSpec;
-use super::{Store, StoreError, StoreResult, Viewer};
+use super::{Reader, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
 /// A group to create.
@@ -14,21 +14,7 @@ pub struct NewGroup {
     pub description: Option<String>,
 }
 
-impl Store {
-    /// Creates a group.
-    pub async fn create_group(&self, new: NewGroup) -> StoreResult<group::Model> {
-        let now = self.now();
-        Ok(group::ActiveModel {
-            id: Set(Id::generate()),
-            name: Set(new.name),
-            description: Set(new.description),
-            creation_timestamp: Set(now),
-            update_timestamp: Set(now),
-        }
-        .insert(&self.db)
-        .await?)
-    }
-
+impl Reader {
     /// The group with this id if `viewer` may see it.
     pub async fn visible_group(&self, viewer: &Viewer, id: &Id) -> StoreResult<group::Model> {
         group::Entity::find_by_id(*id)
@@ -70,5 +56,21 @@ impl Store {
     ) -> StoreResult<(Vec<group::Model>, Option<u64>)> {
         self.page(group::Entity::find().filter(viewer.groups()), spec)
             .await
+    }
+}
+
+impl Tx {
+    /// Creates a group.
+    pub async fn create_group(&self, new: NewGroup) -> StoreResult<group::Model> {
+        let now = self.now();
+        Ok(group::ActiveModel {
+            id: Set(Id::generate()),
+            name: Set(new.name),
+            description: Set(new.description),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        }
+        .insert(&self.db)
+        .await?)
     }
 }

@@ -9,7 +9,7 @@ use sea_orm::{
 };
 
 use super::entities::job::{self, JobStatus};
-use super::{Store, StoreResult};
+use super::{Reader, StoreResult, Tx};
 use crate::domain::id::Id;
 
 /// Work to enqueue.
@@ -83,14 +83,7 @@ pub struct QueueStatus {
     pub oldest_waiting_secs: f64,
 }
 
-impl Store {
-    /// Enqueues many jobs at once; those whose key exists already are skipped.
-    pub async fn enqueue_jobs(&self, jobs: Vec<NewJob>) -> StoreResult<()> {
-        insert_jobs(&self.db, self.now(), &jobs).await?;
-        self.events_written();
-        Ok(())
-    }
-
+impl Reader {
     /// How many jobs of `kind` a worker could claim now: queued and due, or running with an
     /// expired lease.
     pub async fn claimable_jobs(&self, kind: &str) -> StoreResult<u64> {
@@ -114,6 +107,87 @@ impl Store {
             )
             .count(&self.db)
             .await?)
+    }
+
+    /// The queue by kind: jobs due and waiting (and how long the oldest has waited), running
+    /// and failed for good, and the outbox's events waiting to be fanned out (as kind
+    /// `notify`). Jobs queued for later (retries, digests) are not yet waiting.
+    pub async fn queue_status(&self) -> StoreResult<Vec<QueueStatus>> {
+        use sea_orm::QuerySelect;
+        let now = self.now();
+        let rows: Vec<(String, JobStatus, i64, Option<i64>)> = job::Entity::find()
+            .select_only()
+            .column(job::Column::Kind)
+            .column(job::Column::Status)
+            .column_as(Expr::col(job::Column::Id).count(), "count")
+            .column_as(job::Column::RunAfter.min(), "oldest")
+            .filter(job::Column::Status.is_in([
+                JobStatus::Queued,
+                JobStatus::Running,
+                JobStatus::Failed,
+            ]))
+            .filter(
+                sea_orm::Condition::any()
+                    .add(job::Column::Status.ne(JobStatus::Queued))
+                    .add(job::Column::RunAfter.lte(now)),
+            )
+            .group_by(job::Column::Kind)
+            .group_by(job::Column::Status)
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        // Seconds since `oldest` became due; 0 when nothing waits.
+        let waited_secs =
+            |oldest: Option<i64>| oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0);
+        let mut kinds: Vec<QueueStatus> = Vec::new();
+        for (kind, status, count, oldest) in rows {
+            let at = match kinds.iter().position(|k| k.kind == kind) {
+                Some(at) => at,
+                None => {
+                    kinds.push(QueueStatus {
+                        kind,
+                        ..QueueStatus::default()
+                    });
+                    kinds.len() - 1
+                }
+            };
+            let entry = &mut kinds[at];
+            let count = u64::try_from(count).unwrap_or(0);
+            match status {
+                JobStatus::Queued => {
+                    entry.waiting = count;
+                    entry.oldest_waiting_secs = waited_secs(oldest);
+                }
+                JobStatus::Running => entry.running = count,
+                JobStatus::Failed => entry.failed = count,
+                JobStatus::Done => {}
+            }
+        }
+        // The outbox's waiting events are the fan-out's queue.
+        let (waiting, oldest) = self.events_waiting().await?;
+        if waiting > 0 {
+            kinds.push(QueueStatus {
+                kind: super::NOTIFY_JOB.to_owned(),
+                waiting,
+                oldest_waiting_secs: waited_secs(oldest),
+                ..QueueStatus::default()
+            });
+        }
+        Ok(kinds)
+    }
+
+    /// A job by id.
+    pub async fn job(&self, id: &Id) -> StoreResult<Option<job::Model>> {
+        Ok(job::Entity::find_by_id(*id).one(&self.db).await?)
+    }
+}
+
+impl Tx {
+    /// Enqueues many jobs at once; those whose key exists already are skipped.
+    pub async fn enqueue_jobs(&self, jobs: Vec<NewJob>) -> StoreResult<()> {
+        insert_jobs(&self.db, self.now(), &jobs).await?;
+        self.events_written();
+        Ok(())
     }
 
     /// Claims up to `limit` due jobs for `worker`, leased for `lease_ms`. Jobs whose last lease
@@ -215,73 +289,6 @@ impl Store {
         Ok(result.rows_affected == 1)
     }
 
-    /// The queue by kind: jobs due and waiting (and how long the oldest has waited), running
-    /// and failed for good, and the outbox's events waiting to be fanned out (as kind
-    /// `notify`). Jobs queued for later (retries, digests) are not yet waiting.
-    pub async fn queue_status(&self) -> StoreResult<Vec<QueueStatus>> {
-        use sea_orm::QuerySelect;
-        let now = self.now();
-        let rows: Vec<(String, JobStatus, i64, Option<i64>)> = job::Entity::find()
-            .select_only()
-            .column(job::Column::Kind)
-            .column(job::Column::Status)
-            .column_as(Expr::col(job::Column::Id).count(), "count")
-            .column_as(job::Column::RunAfter.min(), "oldest")
-            .filter(job::Column::Status.is_in([
-                JobStatus::Queued,
-                JobStatus::Running,
-                JobStatus::Failed,
-            ]))
-            .filter(
-                sea_orm::Condition::any()
-                    .add(job::Column::Status.ne(JobStatus::Queued))
-                    .add(job::Column::RunAfter.lte(now)),
-            )
-            .group_by(job::Column::Kind)
-            .group_by(job::Column::Status)
-            .into_tuple()
-            .all(&self.db)
-            .await?;
-        // Seconds since `oldest` became due; 0 when nothing waits.
-        let waited_secs =
-            |oldest: Option<i64>| oldest.map_or(0.0, |at| Ord::max(now - at, 0) as f64 / 1000.0);
-        let mut kinds: Vec<QueueStatus> = Vec::new();
-        for (kind, status, count, oldest) in rows {
-            let at = match kinds.iter().position(|k| k.kind == kind) {
-                Some(at) => at,
-                None => {
-                    kinds.push(QueueStatus {
-                        kind,
-                        ..QueueStatus::default()
-                    });
-                    kinds.len() - 1
-                }
-            };
-            let entry = &mut kinds[at];
-            let count = u64::try_from(count).unwrap_or(0);
-            match status {
-                JobStatus::Queued => {
-                    entry.waiting = count;
-                    entry.oldest_waiting_secs = waited_secs(oldest);
-                }
-                JobStatus::Running => entry.running = count,
-                JobStatus::Failed => entry.failed = count,
-                JobStatus::Done => {}
-            }
-        }
-        // The outbox's waiting events are the fan-out's queue.
-        let (waiting, oldest) = self.events_waiting().await?;
-        if waiting > 0 {
-            kinds.push(QueueStatus {
-                kind: super::NOTIFY_JOB.to_owned(),
-                waiting,
-                oldest_waiting_secs: waited_secs(oldest),
-                ..QueueStatus::default()
-            });
-        }
-        Ok(kinds)
-    }
-
     /// Returns the leases of the jobs `worker` is running, so that another worker takes them
     /// at once instead of when the leases end (a stopping process). The attempt is not
     /// counted against the job.
@@ -300,10 +307,5 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected)
-    }
-
-    /// A job by id.
-    pub async fn job(&self, id: &Id) -> StoreResult<Option<job::Model>> {
-        Ok(job::Entity::find_by_id(*id).one(&self.db).await?)
     }
 }

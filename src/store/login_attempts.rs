@@ -7,9 +7,9 @@ use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use super::entities::login_attempt;
-use super::{Store, StoreResult};
+use super::{Reader, StoreResult, Tx};
 
-impl Store {
+impl Reader {
     /// The failures in a row of `login` from `network`, and when the last was (none yet: 0).
     pub async fn login_failures(
         &self,
@@ -25,6 +25,20 @@ impl Store {
         )
     }
 
+    /// The most failures in a row of `login` from any one network, with the last one's time.
+    pub async fn worst_login_failures(&self, login: &str) -> StoreResult<(i32, Option<i64>)> {
+        Ok(login_attempt::Entity::find()
+            .filter(login_attempt::Column::LoginKey.eq(login))
+            .order_by_desc(login_attempt::Column::Failures)
+            .limit(1)
+            .one(&self.db)
+            .await?
+            .map(|row| (row.failures, row.last_failed))
+            .unwrap_or((0, None)))
+    }
+}
+
+impl Tx {
     /// Counts an attempt of `login` from `network` as failed until it succeeds, if the count is
     /// still `seen`; false when another attempt counted first (read again and retry).
     pub async fn reserve_login_attempt(
@@ -85,17 +99,5 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(())
-    }
-
-    /// The most failures in a row of `login` from any one network, with the last one's time.
-    pub async fn worst_login_failures(&self, login: &str) -> StoreResult<(i32, Option<i64>)> {
-        Ok(login_attempt::Entity::find()
-            .filter(login_attempt::Column::LoginKey.eq(login))
-            .order_by_desc(login_attempt::Column::Failures)
-            .limit(1)
-            .one(&self.db)
-            .await?
-            .map(|row| (row.failures, row.last_failed))
-            .unwrap_or((0, None)))
     }
 }

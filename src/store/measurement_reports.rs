@@ -6,7 +6,7 @@ use super::entities::file;
 use super::entities::measurement_report::{self, MeasurementReportStatus};
 use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
-use super::{Scope, Store, StoreError, StoreResult, Viewer};
+use super::{Reader, Scope, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::EventKind;
 
@@ -45,49 +45,7 @@ impl ReportRecord {
     }
 }
 
-impl Store {
-    /// Records a rendered report document.
-    pub async fn insert_measurement_report(
-        &self,
-        new: NewMeasurementReport,
-    ) -> StoreResult<measurement_report::Model> {
-        let now = self.now();
-        let txn = self.db.begin().await?;
-        let made = measurement_report::ActiveModel {
-            id: Set(Id::generate()),
-            creator_id: Set(new.creator_id),
-            patient_id: Set(new.patient_id),
-            measurement_id: Set(new.measurement_id),
-            status: Set(MeasurementReportStatus::Rendered),
-            language: Set(new.language),
-            time_zone: Set(new.time_zone),
-            file_id: Set(Some(new.file_id)),
-            for_measurement_updated_timestamp: Set(new.for_measurement_updated_timestamp),
-            creation_timestamp: Set(now),
-            update_timestamp: Set(now),
-            status_changed_timestamp: Set(now),
-        }
-        .insert(&txn)
-        .await?;
-        // Whoever asked for the document has it; the others are told it is ready.
-        write_event(
-            &txn,
-            now,
-            NewEvent {
-                kind: EventKind::MeasurementReportReady,
-                patient_id: made.patient_id,
-                actor_id: Some(made.creator_id),
-                measurement_id: Some(made.measurement_id),
-                report_id: Some(made.id),
-                detail: made.language.clone(),
-            },
-        )
-        .await?;
-        txn.commit().await?;
-        self.events_written();
-        Ok(made)
-    }
-
+impl Reader {
     /// The newest report document of a measurement that `viewer` may see, if any.
     pub async fn latest_measurement_report(
         &self,
@@ -164,5 +122,49 @@ impl Store {
                 report,
             })
             .collect())
+    }
+}
+
+impl Tx {
+    /// Records a rendered report document.
+    pub async fn insert_measurement_report(
+        &self,
+        new: NewMeasurementReport,
+    ) -> StoreResult<measurement_report::Model> {
+        let now = self.now();
+        let txn = self.db.begin().await?;
+        let made = measurement_report::ActiveModel {
+            id: Set(Id::generate()),
+            creator_id: Set(new.creator_id),
+            patient_id: Set(new.patient_id),
+            measurement_id: Set(new.measurement_id),
+            status: Set(MeasurementReportStatus::Rendered),
+            language: Set(new.language),
+            time_zone: Set(new.time_zone),
+            file_id: Set(Some(new.file_id)),
+            for_measurement_updated_timestamp: Set(new.for_measurement_updated_timestamp),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+            status_changed_timestamp: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        // Whoever asked for the document has it; the others are told it is ready.
+        write_event(
+            &txn,
+            now,
+            NewEvent {
+                kind: EventKind::MeasurementReportReady,
+                patient_id: made.patient_id,
+                actor_id: Some(made.creator_id),
+                measurement_id: Some(made.measurement_id),
+                report_id: Some(made.id),
+                detail: made.language.clone(),
+            },
+        )
+        .await?;
+        txn.commit().await?;
+        self.events_written();
+        Ok(made)
     }
 }

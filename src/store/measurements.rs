@@ -14,7 +14,7 @@ use super::entities::{
 };
 use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
-use super::{Scope, Store, StoreError, StoreResult, Viewer};
+use super::{Reader, Scope, Store, StoreError, StoreResult, Tx, Viewer};
 use crate::analysis::Indicator;
 use crate::domain::id::Id;
 use crate::domain::measurement::{
@@ -102,94 +102,7 @@ async fn replace_tags(
     Ok(())
 }
 
-impl Store {
-    /// Stores a measurement of `creator_id`, shared with the groups the creator is an active
-    /// patient of.
-    pub async fn create_measurement(
-        &self,
-        creator_id: &Id,
-        new: NewMeasurement,
-    ) -> StoreResult<MeasurementRecord> {
-        let now = self.now();
-        let id = Id::generate();
-        let txn = self.db.begin().await?;
-        let group_ids: Vec<Id> = patient_enlistment::Entity::find()
-            .filter(patient_enlistment::Column::UserId.eq(creator_id))
-            .filter(patient_enlistment::Column::ExpiryTimestamp.gt(now))
-            .all(&txn)
-            .await?
-            .into_iter()
-            .map(|e| e.group_id)
-            .collect();
-        let summary = Summary::of(&new.data);
-        let model = measurement::ActiveModel {
-            id: Set(id),
-            creator_id: Set(*creator_id),
-            status: Set(new.status),
-            summary: Set(Some(summary_text(&summary))),
-            data: Set(Value::Object(new.data).to_string()),
-            measurement_timestamp: Set(Some(new.measurement_timestamp)),
-            heartrate: Set(new.heartrate),
-            indicator: Set(new.indicator),
-            heart_rate: Set(summary.heart_rate),
-            result: Set(summary.result),
-            creation_timestamp: Set(now),
-            update_timestamp: Set(now),
-            status_changed_timestamp: Set(now),
-        }
-        .insert(&txn)
-        .await?;
-        measurement_user::ActiveModel {
-            measurement_id: Set(id),
-            user_id: Set(*creator_id),
-        }
-        .insert(&txn)
-        .await?;
-        let mut unique_groups = group_ids.clone();
-        unique_groups.sort();
-        unique_groups.dedup();
-        if !unique_groups.is_empty() {
-            let rows = unique_groups
-                .iter()
-                .map(|g| measurement_group::ActiveModel {
-                    measurement_id: Set(id),
-                    group_id: Set(*g),
-                });
-            measurement_group::Entity::insert_many(rows)
-                .exec(&txn)
-                .await?;
-        }
-        replace_tags(&txn, &id, &new.tags).await?;
-        // The analysis is the service's act, not the patient's: the patient is told too.
-        let analysed = NewEvent {
-            kind: EventKind::MeasurementAnalysed,
-            patient_id: *creator_id,
-            actor_id: None,
-            measurement_id: Some(id),
-            report_id: None,
-            detail: model
-                .result
-                .clone()
-                .unwrap_or_else(|| model.status.as_str().to_owned()),
-        };
-        let urgent =
-            (model.indicator.as_deref() == Some(Indicator::Urgent.as_str())).then(|| NewEvent {
-                kind: EventKind::ResultUrgent,
-                ..analysed.clone()
-            });
-        write_event(&txn, now, analysed).await?;
-        if let Some(urgent) = urgent {
-            write_event(&txn, now, urgent).await?;
-        }
-        txn.commit().await?;
-        self.events_written();
-        Ok(MeasurementRecord {
-            measurement: model,
-            user_ids: vec![*creator_id],
-            group_ids: unique_groups,
-        })
-    }
-
+impl Reader {
     /// The measurement `id` if `viewer` may see it.
     pub async fn visible_measurement(
         &self,
@@ -381,47 +294,6 @@ impl Store {
         ));
         self.partial_page(select, spec).await
     }
-
-    /// Applies a change, bumping `update_timestamp` (and `status_changed_timestamp` when the
-    /// status changes). Fails with `Changed` if the measurement changed status meanwhile.
-    pub async fn update_measurement(
-        &self,
-        current: &measurement::Model,
-        change: MeasurementChange,
-    ) -> StoreResult<measurement::Model> {
-        let now = self.now().max(current.update_timestamp + 1);
-        let txn = self.db.begin().await?;
-        let status_changed = change.status != current.status;
-        let summary = summary_text(&Summary::of(&change.data));
-        let mut update = measurement::Entity::update_many()
-            .col_expr(measurement::Column::Summary, Expr::value(summary))
-            .col_expr(
-                measurement::Column::Data,
-                Expr::value(Value::Object(change.data).to_string()),
-            )
-            .col_expr(measurement::Column::Status, Expr::value(change.status))
-            .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
-            .filter(measurement::Column::Id.eq(current.id))
-            .filter(measurement::Column::Status.eq(current.status));
-        if status_changed {
-            update = update.col_expr(
-                measurement::Column::StatusChangedTimestamp,
-                Expr::value(now),
-            );
-        }
-        if update.exec(&txn).await?.rows_affected == 0 {
-            return Err(StoreError::Changed);
-        }
-        if let Some(tags) = &change.tags {
-            replace_tags(&txn, &current.id, tags).await?;
-        }
-        let updated = measurement::Entity::find_by_id(current.id)
-            .one(&txn)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        txn.commit().await?;
-        Ok(updated)
-    }
 }
 
 /// How far a re-analysis run got.
@@ -519,7 +391,7 @@ fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
     (Some(rewrite), failed)
 }
 
-impl Store {
+impl Reader {
     /// The number of measurements `scope` sees taken at or after `since` (epoch ms; all when
     /// none).
     pub async fn count_measurements_since(
@@ -537,14 +409,17 @@ impl Store {
         }
         Ok(select.count(&self.db).await?)
     }
+}
 
+impl Store {
     /// Analyses the measurements taken at or after `since` (all when none) again, `batch` at a
     /// time in id order (never more payloads in memory than a batch), and rewrites those
     /// whose result changed: the analysis' fields in `data`, the status (see
     /// [`status_after`]), the result columns and the summary. Only they get a new
     /// `updateTimestamp` (and `statusChangedTimestamp` when the status moved), so a report of
     /// an unchanged measurement stays current. A measurement changed by someone else during
-    /// the run is read and analysed again. `progress` is called after every batch. Only what
+    /// the run is read and analysed again. Each rewrite commits with its audit record
+    /// (`measurement.reanalyse`, by the operator). `progress` is called after every batch. Only what
     /// `scope` sees is read (the command line's [`Service::Operator`]: everything).
     ///
     /// [`Service::Operator`]: super::Service::Operator
@@ -597,7 +472,22 @@ impl Store {
             let Some(rewrite) = rewrite else {
                 return Ok((false, failed));
             };
-            if self.apply_rewrite(&current, rewrite).await? {
+            let tx = self.begin().await?;
+            let record = super::AuditEntry {
+                actor_id: Id::ZERO,
+                action: "measurement.reanalyse",
+                patient_id: Some(current.creator_id),
+                object_kind: "measurement",
+                object_id: Some(current.id),
+                detail: format!(
+                    "by the operator, algorithm {}: status {} to {}",
+                    crate::analysis::VERSION,
+                    current.status,
+                    rewrite.status
+                ),
+            };
+            if tx.apply_rewrite(&current, rewrite).await? {
+                tx.commit(record).await?;
                 return Ok((true, failed));
             }
             // Changed (or deleted) since it was read: analyse what is there now.
@@ -610,7 +500,9 @@ impl Store {
             }
         }
     }
+}
 
+impl Tx {
     /// Writes a re-analysis if the measurement is still as it was read; whether it was.
     async fn apply_rewrite(
         &self,
@@ -648,6 +540,134 @@ impl Store {
             );
         }
         Ok(update.exec(&self.db).await?.rows_affected == 1)
+    }
+
+    /// Stores a measurement of `creator_id`, shared with the groups the creator is an active
+    /// patient of.
+    pub async fn create_measurement(
+        &self,
+        creator_id: &Id,
+        new: NewMeasurement,
+    ) -> StoreResult<MeasurementRecord> {
+        let now = self.now();
+        let id = Id::generate();
+        let txn = self.db.begin().await?;
+        let group_ids: Vec<Id> = patient_enlistment::Entity::find()
+            .filter(patient_enlistment::Column::UserId.eq(creator_id))
+            .filter(patient_enlistment::Column::ExpiryTimestamp.gt(now))
+            .all(&txn)
+            .await?
+            .into_iter()
+            .map(|e| e.group_id)
+            .collect();
+        let summary = Summary::of(&new.data);
+        let model = measurement::ActiveModel {
+            id: Set(id),
+            creator_id: Set(*creator_id),
+            status: Set(new.status),
+            summary: Set(Some(summary_text(&summary))),
+            data: Set(Value::Object(new.data).to_string()),
+            measurement_timestamp: Set(Some(new.measurement_timestamp)),
+            heartrate: Set(new.heartrate),
+            indicator: Set(new.indicator),
+            heart_rate: Set(summary.heart_rate),
+            result: Set(summary.result),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+            status_changed_timestamp: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        measurement_user::ActiveModel {
+            measurement_id: Set(id),
+            user_id: Set(*creator_id),
+        }
+        .insert(&txn)
+        .await?;
+        let mut unique_groups = group_ids.clone();
+        unique_groups.sort();
+        unique_groups.dedup();
+        if !unique_groups.is_empty() {
+            let rows = unique_groups
+                .iter()
+                .map(|g| measurement_group::ActiveModel {
+                    measurement_id: Set(id),
+                    group_id: Set(*g),
+                });
+            measurement_group::Entity::insert_many(rows)
+                .exec(&txn)
+                .await?;
+        }
+        replace_tags(&txn, &id, &new.tags).await?;
+        // The analysis is the service's act, not the patient's: the patient is told too.
+        let analysed = NewEvent {
+            kind: EventKind::MeasurementAnalysed,
+            patient_id: *creator_id,
+            actor_id: None,
+            measurement_id: Some(id),
+            report_id: None,
+            detail: model
+                .result
+                .clone()
+                .unwrap_or_else(|| model.status.as_str().to_owned()),
+        };
+        let urgent =
+            (model.indicator.as_deref() == Some(Indicator::Urgent.as_str())).then(|| NewEvent {
+                kind: EventKind::ResultUrgent,
+                ..analysed.clone()
+            });
+        write_event(&txn, now, analysed).await?;
+        if let Some(urgent) = urgent {
+            write_event(&txn, now, urgent).await?;
+        }
+        txn.commit().await?;
+        self.events_written();
+        Ok(MeasurementRecord {
+            measurement: model,
+            user_ids: vec![*creator_id],
+            group_ids: unique_groups,
+        })
+    }
+
+    /// Applies a change, bumping `update_timestamp` (and `status_changed_timestamp` when the
+    /// status changes). Fails with `Changed` if the measurement changed status meanwhile.
+    pub async fn update_measurement(
+        &self,
+        current: &measurement::Model,
+        change: MeasurementChange,
+    ) -> StoreResult<measurement::Model> {
+        let now = self.now().max(current.update_timestamp + 1);
+        let txn = self.db.begin().await?;
+        let status_changed = change.status != current.status;
+        let summary = summary_text(&Summary::of(&change.data));
+        let mut update = measurement::Entity::update_many()
+            .col_expr(measurement::Column::Summary, Expr::value(summary))
+            .col_expr(
+                measurement::Column::Data,
+                Expr::value(Value::Object(change.data).to_string()),
+            )
+            .col_expr(measurement::Column::Status, Expr::value(change.status))
+            .col_expr(measurement::Column::UpdateTimestamp, Expr::value(now))
+            .filter(measurement::Column::Id.eq(current.id))
+            .filter(measurement::Column::Status.eq(current.status));
+        if status_changed {
+            update = update.col_expr(
+                measurement::Column::StatusChangedTimestamp,
+                Expr::value(now),
+            );
+        }
+        if update.exec(&txn).await?.rows_affected == 0 {
+            return Err(StoreError::Changed);
+        }
+        if let Some(tags) = &change.tags {
+            replace_tags(&txn, &current.id, tags).await?;
+        }
+        let updated = measurement::Entity::find_by_id(current.id)
+            .one(&txn)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        txn.commit().await?;
+        Ok(updated)
     }
 }
 

@@ -49,7 +49,7 @@ pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{
     ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
 };
-pub use notifications::{FanOut, NOTIFY_JOB, NewEvent, Reader};
+pub use notifications::{FanOut, NOTIFY_JOB, NewEvent, Recipient};
 pub use portal::{
     EnlistmentSummary, PatientListing, PatientSummary, WorkItem, WorkListing, WorkReason,
 };
@@ -111,9 +111,10 @@ pub struct PoolStatus {
 /// Result of store operations.
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Handle to the database; cheap to clone.
-#[derive(Clone)]
-pub struct Store {
+/// Reads of the database, on the pool ([`Store`]) or inside a transaction ([`Tx`]): every
+/// function that only reads is here, and both reach it (they dereference to it). It cannot
+/// begin a transaction, and it cannot be cloned, so a transaction's reader never outlives it.
+pub struct Reader {
     /// Where the queries run: the pool, or the transaction of [`Store::begin`].
     db: conn::Db,
     pool: DatabaseConnection,
@@ -121,11 +122,76 @@ pub struct Store {
     cache: Arc<cache::ReadCache>,
     /// Wakes the job workers of this process when queued work commits.
     outbox: Arc<tokio::sync::Notify>,
-    /// Set when this transaction's store queued work; its commit wakes the workers.
+    /// Set when this transaction queued work; its commit wakes the workers.
     queued: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// Handle to the database's pool; cheap to clone. Reads through it directly (it dereferences
+/// to [`Reader`]); writes happen only in a [`Tx`] it begins.
+pub struct Store(Reader);
+
+/// One transaction: the reads, the writes and the audit record of one action (or of one step
+/// of a worker). Every write of the store is a method of `Tx`. Its only ways out are
+/// [`Tx::commit`] with the action's audit record, [`Tx::commit_unaudited`] naming why there
+/// is none, and being dropped, which rolls it back. It cannot be cloned, and it cannot begin
+/// another transaction: a store function that needs a step of its own inside it takes a
+/// savepoint.
+pub struct Tx(Reader);
+
+impl std::ops::Deref for Store {
+    type Target = Reader;
+
+    fn deref(&self) -> &Reader {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Tx {
+    type Target = Reader;
+
+    fn deref(&self) -> &Reader {
+        &self.0
+    }
+}
+
+impl Clone for Store {
+    fn clone(&self) -> Self {
+        let r = &self.0;
+        Store(Reader {
+            db: r.db.clone(),
+            pool: r.pool.clone(),
+            clock: r.clock.clone(),
+            cache: r.cache.clone(),
+            outbox: r.outbox.clone(),
+            queued: r.queued.clone(),
+        })
+    }
+}
+
 pub use crate::config::DEFAULT_CACHE_TTL;
+
+/// Why a transaction commits without an audit record: each reason is a part of the service
+/// that writes on no person's behalf, or a write that is itself the trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unaudited {
+    /// The scheduler's and the notifier's work: jobs, periodic reports, events, inbox entries,
+    /// deliveries. Each report and event is visible in the portal and the API, and the
+    /// notifier's deliveries have their own log.
+    Workers,
+    /// Login bookkeeping: failed-attempt counters, tokens issued and rotated. The login
+    /// itself is audited by the action that asked for it.
+    Logins,
+    /// Portal sessions and shared secrets: the session store's own rows.
+    Sessions,
+    /// A reader marking its own inbox entries read: its own bookkeeping, about no one's data.
+    Inbox,
+    /// Stored files and report documents a render produced; the action that asked for the
+    /// render audits it.
+    Renders,
+    /// The command line's setup and maintenance (`user add`, the demo seed, reanalysis,
+    /// migrations of files), run by whoever runs the server.
+    Operator,
+}
 
 impl Store {
     /// Connects to `url` (`sqlite://…` or `postgres://…`). SQLite files and their folder are
@@ -159,19 +225,19 @@ impl Store {
         }
         let pool = Database::connect(options).await?;
         let cache = Arc::new(cache::ReadCache::new(DEFAULT_CACHE_TTL));
-        Ok(Store {
+        Ok(Store(Reader {
             db: conn::Db::Pool(pool.clone(), Arc::default()),
             pool,
             clock,
             cache,
             outbox: Arc::default(),
             queued: Arc::default(),
-        })
+        }))
     }
 
     /// Sets how long token and user lookups are cached; zero turns the cache off.
     pub fn with_cache_ttl(mut self, ttl: Duration) -> Self {
-        self.cache = Arc::new(cache::ReadCache::new(ttl));
+        self.0.cache = Arc::new(cache::ReadCache::new(ttl));
         self
     }
 
@@ -187,7 +253,7 @@ impl Store {
     pub async fn migrate_url(url: &str) -> Result<(), DbErr> {
         let store = Store::connect(url, Arc::new(crate::domain::clock::SystemClock)).await?;
         let migrated = store.migrate().await;
-        store.pool.close().await?;
+        store.0.pool.close().await?;
         migrated
     }
 
@@ -213,10 +279,10 @@ impl Store {
     /// connections in use; a transaction holds its connection between statements, so it can
     /// hide a waiter).
     pub fn pool_status(&self) -> PoolStatus {
-        let on_pool = match &self.db {
-            conn::Db::Pool(_, watch) => watch.on_pool.load(std::sync::atomic::Ordering::Relaxed),
-            conn::Db::Transaction(..) => 0,
-        };
+        let on_pool = self
+            .watch()
+            .on_pool
+            .load(std::sync::atomic::Ordering::Relaxed);
         let (size, idle, max) = match self.backend() {
             DbBackend::Postgres => {
                 let pool = self.pool.get_postgres_connection_pool();
@@ -244,6 +310,92 @@ impl Store {
         }
     }
 
+    /// The raw connection, for the few places (tests, tools) that need it.
+    pub fn connection(&self) -> &DatabaseConnection {
+        &self.pool
+    }
+
+    /// A new transaction, whose every query runs in it until [`Tx::commit`]; dropped without
+    /// a commit, it is rolled back. On SQLite it takes the write lock at once (`BEGIN
+    /// IMMEDIATE`): an action reads (who may do what) before it writes.
+    pub async fn begin(&self) -> StoreResult<Tx> {
+        let txn = conn::Db::begin_action(&self.pool).await?;
+        let r = &self.0;
+        Ok(Tx(Reader {
+            db: conn::Db::Transaction(Arc::new(txn), self.watch()),
+            pool: r.pool.clone(),
+            clock: r.clock.clone(),
+            cache: r.cache.clone(),
+            outbox: r.outbox.clone(),
+            queued: Arc::default(),
+        }))
+    }
+
+    /// Runs `work` in a transaction of its own and commits it without an audit record, for
+    /// `why`: the writes of the service's own machinery (workers, login bookkeeping, sessions,
+    /// renders, the operator's tools). Actions commit with their audit record instead.
+    pub async fn write<T>(
+        &self,
+        why: Unaudited,
+        work: impl AsyncFnOnce(&Tx) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        let tx = self.begin().await?;
+        let value = work(&tx).await?;
+        tx.commit_unaudited(why).await?;
+        Ok(value)
+    }
+
+    /// A reader of the pool, for a part of the service that only reads (the routes).
+    pub fn reader(&self) -> Reader {
+        self.clone().0
+    }
+
+    /// Completes when work has been queued by this process since the last call (or at once,
+    /// if some was queued while no one waited).
+    pub async fn queued_work(&self) {
+        self.outbox.notified().await
+    }
+}
+
+impl Tx {
+    /// Appends the action's audit record and commits.
+    pub async fn commit(self, record: AuditEntry) -> StoreResult<()> {
+        self.audit(record).await?;
+        self.finish().await
+    }
+
+    /// Appends the action's audit records (one per object it touched) and commits.
+    pub async fn commit_all(self, records: Vec<AuditEntry>) -> StoreResult<()> {
+        self.audit_many(records).await?;
+        self.finish().await
+    }
+
+    /// Commits without an audit record, for the reason given (see [`Unaudited`]).
+    pub async fn commit_unaudited(self, _why: Unaudited) -> StoreResult<()> {
+        self.finish().await
+    }
+
+    async fn finish(self) -> StoreResult<()> {
+        let Tx(reader) = self;
+        let conn::Db::Transaction(txn, _) = reader.db else {
+            unreachable!("a Tx is made by Store::begin, on a transaction");
+        };
+        let txn = Arc::into_inner(txn).ok_or_else(|| {
+            StoreError::Db(DbErr::Custom(
+                "a reader of the transaction outlived it".into(),
+            ))
+        })?;
+        txn.commit().await?;
+        // Reads cached while the transaction ran saw the state before it.
+        reader.cache.invalidate();
+        if reader.queued.load(std::sync::atomic::Ordering::Acquire) {
+            reader.outbox.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl Reader {
     /// The pool's watch, shared by the pool's store and its transactions.
     fn watch(&self) -> Arc<availability::PoolWatch> {
         match &self.db {
@@ -268,44 +420,6 @@ impl Store {
         &self.clock
     }
 
-    /// The raw connection, for the few places (tests, tools) that need it.
-    pub fn connection(&self) -> &DatabaseConnection {
-        &self.pool
-    }
-
-    /// A store whose every query runs in one new transaction, until [`Store::commit`]; dropped
-    /// without a commit, the transaction is rolled back. Actions (`crate::actions`) run their
-    /// access checks, their writes and their audit record in one.
-    pub async fn begin(&self) -> StoreResult<Store> {
-        let txn = conn::Db::begin_action(&self.pool).await?;
-        Ok(Store {
-            db: conn::Db::Transaction(Arc::new(txn), self.watch()),
-            queued: Arc::default(),
-            ..self.clone()
-        })
-    }
-
-    /// Commits the transaction of [`Store::begin`]. The clones of this store must be gone.
-    pub async fn commit(self) -> StoreResult<()> {
-        match self.db {
-            conn::Db::Pool(..) => Ok(()),
-            conn::Db::Transaction(txn, _) => {
-                let txn = Arc::into_inner(txn).ok_or_else(|| {
-                    StoreError::Db(DbErr::Custom(
-                        "a clone of the transaction's store outlived its action".into(),
-                    ))
-                })?;
-                txn.commit().await?;
-                // Reads cached while the transaction ran saw the state before it.
-                self.cache.invalidate();
-                if self.queued.load(std::sync::atomic::Ordering::Acquire) {
-                    self.outbox.notify_one();
-                }
-                Ok(())
-            }
-        }
-    }
-
     fn now(&self) -> i64 {
         self.clock.now_millis()
     }
@@ -319,12 +433,6 @@ impl Store {
                 .queued
                 .store(true, std::sync::atomic::Ordering::Release),
         }
-    }
-
-    /// Completes when work has been queued by this process since the last call (or at once,
-    /// if some was queued while no one waited).
-    pub async fn queued_work(&self) {
-        self.outbox.notified().await
     }
 }
 
@@ -348,7 +456,7 @@ fn sqlite_path(url: &str) -> Option<&str> {
     (!path.is_empty() && path != ":memory:").then_some(path)
 }
 
-impl Store {
+impl Reader {
     /// Fetches one page of `select` after narrowing it by `spec`, with the total unless the
     /// query asked to skip counting.
     pub(crate) async fn page<E>(

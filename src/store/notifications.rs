@@ -22,7 +22,7 @@ use super::entities::{
     notification_preference, report, staff_enlistment, user, webhook_endpoint,
 };
 use super::query::ListSpec;
-use super::{NewJob, Scope, Service, Store, StoreError, StoreResult, Viewer};
+use super::{NewJob, Reader, Scope, Service, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
 
@@ -94,35 +94,18 @@ fn unique(ids: impl IntoIterator<Item = Id>) -> Vec<Id> {
 #[derive(Debug, Clone)]
 pub struct FanOut {
     pub event: event::Model,
-    pub readers: Vec<Reader>,
+    pub readers: Vec<Recipient>,
     pub endpoints: Vec<webhook_endpoint::Model>,
 }
 
 /// A reader of an event and what it chose to receive.
 #[derive(Debug, Clone)]
-pub struct Reader {
+pub struct Recipient {
     pub user: user::Model,
     pub preferences: Preferences,
 }
 
-impl Store {
-    /// Records an event in this store's transaction (see the module's notes) and wakes the
-    /// notifier once it commits.
-    pub async fn record_event(&self, new: NewEvent) -> StoreResult<Id> {
-        let id = write_event(&self.db, self.now(), new).await?;
-        self.events_written();
-        Ok(id)
-    }
-
-    /// An event by id, if `scope` reads notifications (the notifier).
-    pub async fn event(&self, scope: &Service, id: &Id) -> StoreResult<event::Model> {
-        event::Entity::find_by_id(*id)
-            .filter(scope.notifications("events", "patient_id", self.now()))
-            .one(&self.db)
-            .await?
-            .ok_or(StoreError::NotFound)
-    }
-
+impl Reader {
     /// Takes up to `limit` waiting events, oldest first, for this store's transaction to fan
     /// out. On PostgreSQL the rows are locked and other workers skip them; on SQLite the
     /// transaction that writes holds the database.
@@ -144,6 +127,15 @@ impl Store {
             .iter()
             .map(|row| row.try_get::<Id>("", "id"))
             .collect::<Result<_, _>>()?)
+    }
+
+    /// An event by id, if `scope` reads notifications (the notifier).
+    pub async fn event(&self, scope: &Service, id: &Id) -> StoreResult<event::Model> {
+        event::Entity::find_by_id(*id)
+            .filter(scope.notifications("events", "patient_id", self.now()))
+            .one(&self.db)
+            .await?
+            .ok_or(StoreError::NotFound)
     }
 
     /// How many events wait to be fanned out, and since when the oldest has.
@@ -261,7 +253,7 @@ impl Store {
                     readers: ids
                         .iter()
                         .filter_map(|id| users.get(id))
-                        .map(|user| Reader {
+                        .map(|user| Recipient {
                             preferences: preferences.get(&user.id).cloned().unwrap_or_default(),
                             user: user.clone(),
                         })
@@ -352,58 +344,6 @@ impl Store {
             .await?)
     }
 
-    /// Delivers planned events to their readers' inboxes (one entry per reader, whatever the
-    /// channel, so a digest can find it), enqueues their delivery jobs and marks them fanned
-    /// out, in this store's transaction.
-    pub async fn fan_out(&self, planned: &[(FanOut, Vec<NewJob>)]) -> StoreResult<()> {
-        let rows: Vec<notification::ActiveModel> = planned
-            .iter()
-            .flat_map(|(p, _)| {
-                let event = &p.event;
-                p.readers.iter().map(move |r| notification::ActiveModel {
-                    id: Set(Id::generate()),
-                    user_id: Set(r.user.id),
-                    event_id: Set(event.id),
-                    kind: Set(event.kind),
-                    patient_id: Set(event.patient_id),
-                    measurement_id: Set(event.measurement_id),
-                    report_id: Set(event.report_id),
-                    detail: Set(event.detail.clone()),
-                    in_inbox: Set(r.preferences.wants(event.kind, Channel::Inbox)),
-                    digest: Set(r.preferences.daily_digest
-                        && r.preferences.wants(event.kind, Channel::Email)),
-                    read: Set(false),
-                    read_at: Set(None),
-                    creation_timestamp: Set(event.creation_timestamp),
-                })
-            })
-            .collect();
-        // 13 values a row keeps every statement far below SQLite's parameter limit.
-        for chunk in rows.chunks(500) {
-            notification::Entity::insert_many(chunk.to_vec())
-                .on_conflict_do_nothing_on([
-                    notification::Column::UserId,
-                    notification::Column::EventId,
-                ])
-                .exec(&self.db)
-                .await?;
-        }
-        let jobs: Vec<NewJob> = planned.iter().flat_map(|(_, j)| j.clone()).collect();
-        if !jobs.is_empty() {
-            super::jobs::insert_jobs(&self.db, self.now(), &jobs).await?;
-            self.events_written();
-        }
-        let ids: Vec<Id> = planned.iter().map(|(p, _)| p.event.id).collect();
-        for chunk in ids.chunks(500) {
-            event::Entity::update_many()
-                .col_expr(event::Column::FannedOutTimestamp, Expr::value(self.now()))
-                .filter(event::Column::Id.is_in(chunk.iter().copied()))
-                .exec(&self.db)
-                .await?;
-        }
-        Ok(())
-    }
-
     /// The preferences of `users`; those who never chose have none in the map.
     pub async fn preferences_of(&self, users: &[Id]) -> StoreResult<HashMap<Id, Preferences>> {
         let mut found = HashMap::new();
@@ -431,31 +371,6 @@ impl Store {
             .unwrap_or_default())
     }
 
-    /// Stores the preferences of `user`.
-    pub async fn set_preferences(&self, user: &Id, preferences: &Preferences) -> StoreResult<()> {
-        let row = notification_preference::ActiveModel {
-            user_id: Set(*user),
-            muted: Set(preferences.muted_to_stored()),
-            daily_digest: Set(preferences.daily_digest),
-            attach_pdf: Set(preferences.attach_pdf),
-            update_timestamp: Set(self.now()),
-        };
-        notification_preference::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(notification_preference::Column::UserId)
-                    .update_columns([
-                        notification_preference::Column::Muted,
-                        notification_preference::Column::DailyDigest,
-                        notification_preference::Column::AttachPdf,
-                        notification_preference::Column::UpdateTimestamp,
-                    ])
-                    .to_owned(),
-            )
-            .exec_without_returning(&self.db)
-            .await?;
-        Ok(())
-    }
-
     /// The events each of `groups` lets reach its staff (every event when never chosen), in
     /// one query however many groups.
     pub async fn group_staff_events(&self, groups: &[Id]) -> StoreResult<HashMap<Id, KindSet>> {
@@ -470,27 +385,6 @@ impl Store {
             .iter()
             .map(|g| (*g, chosen.remove(g).unwrap_or_else(KindSet::all_public)))
             .collect())
-    }
-
-    /// Sets the events `group` lets reach its staff.
-    pub async fn set_group_staff_events(&self, group: &Id, kinds: &KindSet) -> StoreResult<()> {
-        let row = group_notification_setting::ActiveModel {
-            group_id: Set(*group),
-            staff_events: Set(kinds.to_stored()),
-            update_timestamp: Set(self.now()),
-        };
-        group_notification_setting::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(group_notification_setting::Column::GroupId)
-                    .update_columns([
-                        group_notification_setting::Column::StaffEvents,
-                        group_notification_setting::Column::UpdateTimestamp,
-                    ])
-                    .to_owned(),
-            )
-            .exec_without_returning(&self.db)
-            .await?;
-        Ok(())
     }
 
     /// `viewer`'s inbox: its own entries shown in the inbox that it may still read.
@@ -562,6 +456,137 @@ impl Store {
             .ok_or(StoreError::NotFound)
     }
 
+    /// Whether `reader` may still read its entry about event `event` (an e-mail about it goes
+    /// only while it may).
+    pub async fn may_read_event(&self, reader: &Viewer, event: &Id) -> StoreResult<bool> {
+        use sea_orm::PaginatorTrait;
+        let found = notification::Entity::find()
+            .filter(notification::Column::EventId.eq(*event))
+            .filter(self.readable(reader))
+            .count(&self.db)
+            .await?;
+        Ok(found > 0)
+    }
+
+    /// The entries waiting for `reader`'s digest that it may still read, oldest first.
+    pub async fn digest_entries(&self, reader: &Viewer) -> StoreResult<Vec<notification::Model>> {
+        Ok(notification::Entity::find()
+            .filter(self.readable(reader))
+            .filter(notification::Column::Digest.eq(true))
+            .order_by_asc(notification::Column::CreationTimestamp)
+            .order_by_asc(notification::Column::Id)
+            .all(&self.db)
+            .await?)
+    }
+}
+
+impl Tx {
+    /// Records an event in this store's transaction (see the module's notes) and wakes the
+    /// notifier once it commits.
+    pub async fn record_event(&self, new: NewEvent) -> StoreResult<Id> {
+        let id = write_event(&self.db, self.now(), new).await?;
+        self.events_written();
+        Ok(id)
+    }
+
+    /// Delivers planned events to their readers' inboxes (one entry per reader, whatever the
+    /// channel, so a digest can find it), enqueues their delivery jobs and marks them fanned
+    /// out, in this store's transaction.
+    pub async fn fan_out(&self, planned: &[(FanOut, Vec<NewJob>)]) -> StoreResult<()> {
+        let rows: Vec<notification::ActiveModel> = planned
+            .iter()
+            .flat_map(|(p, _)| {
+                let event = &p.event;
+                p.readers.iter().map(move |r| notification::ActiveModel {
+                    id: Set(Id::generate()),
+                    user_id: Set(r.user.id),
+                    event_id: Set(event.id),
+                    kind: Set(event.kind),
+                    patient_id: Set(event.patient_id),
+                    measurement_id: Set(event.measurement_id),
+                    report_id: Set(event.report_id),
+                    detail: Set(event.detail.clone()),
+                    in_inbox: Set(r.preferences.wants(event.kind, Channel::Inbox)),
+                    digest: Set(r.preferences.daily_digest
+                        && r.preferences.wants(event.kind, Channel::Email)),
+                    read: Set(false),
+                    read_at: Set(None),
+                    creation_timestamp: Set(event.creation_timestamp),
+                })
+            })
+            .collect();
+        // 13 values a row keeps every statement far below SQLite's parameter limit.
+        for chunk in rows.chunks(500) {
+            notification::Entity::insert_many(chunk.to_vec())
+                .on_conflict_do_nothing_on([
+                    notification::Column::UserId,
+                    notification::Column::EventId,
+                ])
+                .exec(&self.db)
+                .await?;
+        }
+        let jobs: Vec<NewJob> = planned.iter().flat_map(|(_, j)| j.clone()).collect();
+        if !jobs.is_empty() {
+            super::jobs::insert_jobs(&self.db, self.now(), &jobs).await?;
+            self.events_written();
+        }
+        let ids: Vec<Id> = planned.iter().map(|(p, _)| p.event.id).collect();
+        for chunk in ids.chunks(500) {
+            event::Entity::update_many()
+                .col_expr(event::Column::FannedOutTimestamp, Expr::value(self.now()))
+                .filter(event::Column::Id.is_in(chunk.iter().copied()))
+                .exec(&self.db)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Stores the preferences of `user`.
+    pub async fn set_preferences(&self, user: &Id, preferences: &Preferences) -> StoreResult<()> {
+        let row = notification_preference::ActiveModel {
+            user_id: Set(*user),
+            muted: Set(preferences.muted_to_stored()),
+            daily_digest: Set(preferences.daily_digest),
+            attach_pdf: Set(preferences.attach_pdf),
+            update_timestamp: Set(self.now()),
+        };
+        notification_preference::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(notification_preference::Column::UserId)
+                    .update_columns([
+                        notification_preference::Column::Muted,
+                        notification_preference::Column::DailyDigest,
+                        notification_preference::Column::AttachPdf,
+                        notification_preference::Column::UpdateTimestamp,
+                    ])
+                    .to_owned(),
+            )
+            .exec_without_returning(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// Sets the events `group` lets reach its staff.
+    pub async fn set_group_staff_events(&self, group: &Id, kinds: &KindSet) -> StoreResult<()> {
+        let row = group_notification_setting::ActiveModel {
+            group_id: Set(*group),
+            staff_events: Set(kinds.to_stored()),
+            update_timestamp: Set(self.now()),
+        };
+        group_notification_setting::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(group_notification_setting::Column::GroupId)
+                    .update_columns([
+                        group_notification_setting::Column::StaffEvents,
+                        group_notification_setting::Column::UpdateTimestamp,
+                    ])
+                    .to_owned(),
+            )
+            .exec_without_returning(&self.db)
+            .await?;
+        Ok(())
+    }
+
     /// Marks `viewer`'s entry `id` read or unread; another reader's, or one about what it no
     /// longer sees, is not found.
     pub async fn mark_notification(
@@ -589,18 +614,6 @@ impl Store {
         })
     }
 
-    /// Whether `reader` may still read its entry about event `event` (an e-mail about it goes
-    /// only while it may).
-    pub async fn may_read_event(&self, reader: &Viewer, event: &Id) -> StoreResult<bool> {
-        use sea_orm::PaginatorTrait;
-        let found = notification::Entity::find()
-            .filter(notification::Column::EventId.eq(*event))
-            .filter(self.readable(reader))
-            .count(&self.db)
-            .await?;
-        Ok(found > 0)
-    }
-
     /// Marks every unread entry of `viewer`'s inbox that it may still read read; returns how
     /// many.
     pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> StoreResult<u64> {
@@ -612,17 +625,6 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected)
-    }
-
-    /// The entries waiting for `reader`'s digest that it may still read, oldest first.
-    pub async fn digest_entries(&self, reader: &Viewer) -> StoreResult<Vec<notification::Model>> {
-        Ok(notification::Entity::find()
-            .filter(self.readable(reader))
-            .filter(notification::Column::Digest.eq(true))
-            .order_by_asc(notification::Column::CreationTimestamp)
-            .order_by_asc(notification::Column::Id)
-            .all(&self.db)
-            .await?)
     }
 
     /// Takes `ids` out of their reader's digest (they were sent).

@@ -11,7 +11,7 @@ use sea_orm::{
 use super::entities::job::{self, JobStatus};
 use super::entities::{measurement, user};
 use super::query::{escape_like, lower_like};
-use super::{AdminTask, Scope, Store, StoreResult, Viewer, visibility};
+use super::{AdminTask, Reader, Scope, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
@@ -202,7 +202,7 @@ fn cared_for(viewer: &Viewer, now: i64) -> SelectStatement {
     }
 }
 
-impl Store {
+impl Reader {
     /// A page of the patients `viewer` cares for (enlisted in a group it is staff of; for
     /// administrators every patient ever enlisted), filtered and ordered as `listing` asks,
     /// with the total.
@@ -375,7 +375,7 @@ impl Store {
     }
 }
 
-impl Store {
+impl Reader {
     /// The names of these groups, by id, whoever asks (callers show only groups they may see).
     pub async fn group_names(
         &self,
@@ -400,7 +400,7 @@ pub struct EnlistmentSummary {
     pub group_name: String,
 }
 
-impl Store {
+impl Reader {
     /// How many prescriptions (patient enlistments) there are, for administrators.
     pub async fn count_enlistments(&self, viewer: &Viewer) -> StoreResult<u64> {
         viewer.administer(AdminTask::Administer)?;

@@ -6,11 +6,11 @@ use serde_json::{Map, Value};
 
 use super::entities::profile;
 use super::query::ListSpec;
-use super::{Scope, Store, StoreResult, Viewer};
+use super::{Reader, Scope, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 use crate::domain::profile::{ProfilePatch, indexed_fields};
 
-impl Store {
+impl Reader {
     /// A page of the profiles `viewer` may see.
     pub async fn list_profiles(
         &self,
@@ -35,7 +35,9 @@ impl Store {
             .one(&self.db)
             .await?)
     }
+}
 
+impl Tx {
     /// Merges `patch` into every profile that matches `condition` and that `viewer` may see
     /// (who may see a profile may update it). Returns the ids of those updated.
     pub async fn update_profiles(

@@ -14,7 +14,7 @@ use super::entities::{measurement, patient_enlistment, report, user};
 use super::notifications::{NewEvent, write_events};
 use super::query::ListSpec;
 use super::visibility::{self, Both, Prescription, Scope, Service};
-use super::{Store, StoreError, StoreResult, Viewer};
+use super::{Reader, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 use crate::domain::measurement::Summary;
 use crate::domain::notification::EventKind;
@@ -66,18 +66,7 @@ type MeasurementRow = (
     Option<String>,
 );
 
-impl Store {
-    /// Makes a report of the measurements `user_id` made in its period that `scope` may see.
-    /// A scheduled report whose key exists already is not made again: `None`.
-    pub async fn create_report(
-        &self,
-        scope: &dyn Scope,
-        new: NewReport,
-    ) -> StoreResult<Option<report::Model>> {
-        let report = self.prepare_report(scope, new).await?;
-        Ok(self.store_reports(vec![report]).await?.pop())
-    }
-
+impl Reader {
     /// Reads what a report of `new` lists, of the measurements `scope` may see, and shapes
     /// the report, without storing it.
     pub async fn prepare_report(
@@ -165,55 +154,6 @@ impl Store {
             creation_timestamp: now,
             update_timestamp: now,
         }
-    }
-
-    /// Stores prepared reports, each with its `periodic_report.created` event, in one
-    /// transaction (a savepoint inside an action's); a scheduled report whose key exists
-    /// already is left out. Returns the reports stored. One transaction for a batch is what
-    /// keeps a scheduler run cheap: on SQLite every transaction holds the only write lock, and
-    /// on PostgreSQL every commit waits for the disk.
-    pub async fn store_reports(
-        &self,
-        reports: Vec<report::Model>,
-    ) -> StoreResult<Vec<report::Model>> {
-        if reports.is_empty() {
-            return Ok(Vec::new());
-        }
-        let txn = self.db.begin().await?;
-        let mut stored = BTreeSet::new();
-        // 11 values a row: a chunk stays far below SQLite's parameter limit.
-        for chunk in reports.chunks(200) {
-            let inserted = report::Entity::insert_many(
-                chunk
-                    .iter()
-                    .cloned()
-                    .map(IntoActiveModel::into_active_model),
-            )
-            .on_conflict_do_nothing_on([report::Column::DedupeKey])
-            .exec_with_returning_keys(&txn)
-            .await?;
-            if let TryInsertResult::Inserted(keys) = inserted {
-                stored.extend(keys);
-            }
-        }
-        let made: Vec<report::Model> = reports
-            .into_iter()
-            .filter(|r| stored.contains(&r.id))
-            .collect();
-        let events = made.iter().map(|r| NewEvent {
-            kind: EventKind::PeriodicReportCreated,
-            patient_id: r.user_id,
-            actor_id: r.creator_id,
-            measurement_id: None,
-            report_id: Some(r.id),
-            detail: r.trigger.clone(),
-        });
-        write_events(&txn, self.now(), events).await?;
-        txn.commit().await?;
-        if !made.is_empty() {
-            self.events_written();
-        }
-        Ok(made)
     }
 
     /// The measurements of `user_id` taken in `[start, end)` that `scope` may see, oldest
@@ -358,6 +298,81 @@ impl Store {
         })
     }
 
+    /// Whether `user_id` exists, `scope` sees it, and it may have reports made (not
+    /// deactivated).
+    pub async fn user_is_active(&self, scope: &dyn Scope, user_id: &Id) -> StoreResult<bool> {
+        let found: Option<bool> = user::Entity::find_by_id(user_id.to_owned())
+            .select_only()
+            .column(user::Column::Activation)
+            .filter(scope.users("users", "id", self.now()))
+            .into_tuple()
+            .one(&self.db)
+            .await?;
+        Ok(found == Some(true))
+    }
+}
+
+impl Tx {
+    /// Makes a report of the measurements `user_id` made in its period that `scope` may see.
+    /// A scheduled report whose key exists already is not made again: `None`.
+    pub async fn create_report(
+        &self,
+        scope: &dyn Scope,
+        new: NewReport,
+    ) -> StoreResult<Option<report::Model>> {
+        let report = self.prepare_report(scope, new).await?;
+        Ok(self.store_reports(vec![report]).await?.pop())
+    }
+
+    /// Stores prepared reports, each with its `periodic_report.created` event, in one
+    /// transaction (a savepoint inside an action's); a scheduled report whose key exists
+    /// already is left out. Returns the reports stored. One transaction for a batch is what
+    /// keeps a scheduler run cheap: on SQLite every transaction holds the only write lock, and
+    /// on PostgreSQL every commit waits for the disk.
+    pub async fn store_reports(
+        &self,
+        reports: Vec<report::Model>,
+    ) -> StoreResult<Vec<report::Model>> {
+        if reports.is_empty() {
+            return Ok(Vec::new());
+        }
+        let txn = self.db.begin().await?;
+        let mut stored = BTreeSet::new();
+        // 11 values a row: a chunk stays far below SQLite's parameter limit.
+        for chunk in reports.chunks(200) {
+            let inserted = report::Entity::insert_many(
+                chunk
+                    .iter()
+                    .cloned()
+                    .map(IntoActiveModel::into_active_model),
+            )
+            .on_conflict_do_nothing_on([report::Column::DedupeKey])
+            .exec_with_returning_keys(&txn)
+            .await?;
+            if let TryInsertResult::Inserted(keys) = inserted {
+                stored.extend(keys);
+            }
+        }
+        let made: Vec<report::Model> = reports
+            .into_iter()
+            .filter(|r| stored.contains(&r.id))
+            .collect();
+        let events = made.iter().map(|r| NewEvent {
+            kind: EventKind::PeriodicReportCreated,
+            patient_id: r.user_id,
+            actor_id: r.creator_id,
+            measurement_id: None,
+            report_id: Some(r.id),
+            detail: r.trigger.clone(),
+        });
+        write_events(&txn, self.now(), events).await?;
+        txn.commit().await?;
+        if !made.is_empty() {
+            self.events_written();
+        }
+        Ok(made)
+    }
+
     /// Records that every period of a prescription ending by `until` has been enqueued.
     pub async fn mark_scheduled(&self, enlistment_id: &Id, until: i64) -> StoreResult<()> {
         patient_enlistment::Entity::update_many()
@@ -374,18 +389,5 @@ impl Store {
             .exec(&self.db)
             .await?;
         Ok(())
-    }
-
-    /// Whether `user_id` exists, `scope` sees it, and it may have reports made (not
-    /// deactivated).
-    pub async fn user_is_active(&self, scope: &dyn Scope, user_id: &Id) -> StoreResult<bool> {
-        let found: Option<bool> = user::Entity::find_by_id(user_id.to_owned())
-            .select_only()
-            .column(user::Column::Activation)
-            .filter(scope.users("users", "id", self.now()))
-            .into_tuple()
-            .one(&self.db)
-            .await?;
-        Ok(found == Some(true))
     }
 }

@@ -5,10 +5,10 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::entities::{secret, session};
-use super::{Store, StoreResult};
+use super::{Reader, StoreResult, Tx};
 use crate::domain::id::Id;
 
-impl Store {
+impl Reader {
     /// The live session `key`, if any.
     pub async fn session(&self, key: &str) -> StoreResult<Option<session::Model>> {
         Ok(session::Entity::find_by_id(key.to_owned())
@@ -17,6 +17,51 @@ impl Store {
             .await?)
     }
 
+    /// The shared random key `name` of `len` bytes (stored as hex), made by whichever
+    /// instance asks first: the keys of session cookies, file tokens and webhook secrets.
+    pub async fn shared_key(&self, name: &str, len: usize) -> StoreResult<Vec<u8>> {
+        let text = self
+            .shared_secret(name, || {
+                let mut bytes = vec![0u8; len];
+                rand::fill(bytes.as_mut_slice());
+                hex::encode(bytes)
+            })
+            .await?;
+        hex::decode(&text).map_err(|_| {
+            sea_orm::DbErr::Custom(format!("the stored key `{name}` is not hexadecimal")).into()
+        })
+    }
+
+    /// The shared secret `name`, made from `make` by whichever instance asks first.
+    pub async fn shared_secret(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> String,
+    ) -> StoreResult<String> {
+        if let Some(found) = secret::Entity::find_by_id(name.to_owned())
+            .one(&self.db)
+            .await?
+        {
+            return Ok(found.value);
+        }
+        secret::Entity::insert(secret::ActiveModel {
+            name: Set(name.to_owned()),
+            value: Set(make()),
+            creation_timestamp: Set(self.now()),
+        })
+        .on_conflict_do_nothing_on([secret::Column::Name])
+        .exec(&self.db)
+        .await?;
+        // Read back: another instance may have won the race.
+        Ok(secret::Entity::find_by_id(name.to_owned())
+            .one(&self.db)
+            .await?
+            .map(|s| s.value)
+            .unwrap_or_default())
+    }
+}
+
+impl Tx {
     /// Creates session `key`; expired sessions are swept on the way.
     pub async fn insert_session(
         &self,
@@ -88,48 +133,5 @@ impl Store {
             .exec(&self.db)
             .await?
             .rows_affected)
-    }
-
-    /// The shared random key `name` of `len` bytes (stored as hex), made by whichever
-    /// instance asks first: the keys of session cookies, file tokens and webhook secrets.
-    pub async fn shared_key(&self, name: &str, len: usize) -> StoreResult<Vec<u8>> {
-        let text = self
-            .shared_secret(name, || {
-                let mut bytes = vec![0u8; len];
-                rand::fill(bytes.as_mut_slice());
-                hex::encode(bytes)
-            })
-            .await?;
-        hex::decode(&text).map_err(|_| {
-            sea_orm::DbErr::Custom(format!("the stored key `{name}` is not hexadecimal")).into()
-        })
-    }
-
-    /// The shared secret `name`, made from `make` by whichever instance asks first.
-    pub async fn shared_secret(
-        &self,
-        name: &str,
-        make: impl FnOnce() -> String,
-    ) -> StoreResult<String> {
-        if let Some(found) = secret::Entity::find_by_id(name.to_owned())
-            .one(&self.db)
-            .await?
-        {
-            return Ok(found.value);
-        }
-        secret::Entity::insert(secret::ActiveModel {
-            name: Set(name.to_owned()),
-            value: Set(make()),
-            creation_timestamp: Set(self.now()),
-        })
-        .on_conflict_do_nothing_on([secret::Column::Name])
-        .exec(&self.db)
-        .await?;
-        // Read back: another instance may have won the race.
-        Ok(secret::Entity::find_by_id(name.to_owned())
-            .one(&self.db)
-            .await?
-            .map(|s| s.value)
-            .unwrap_or_default())
     }
 }

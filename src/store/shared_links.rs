@@ -11,7 +11,7 @@ use sea_orm::{
 use super::entities::{
     file, measurement, measurement_group, measurement_report, shared_link, staff_enlistment, user,
 };
-use super::{Scope, Store, StoreResult, Viewer};
+use super::{Reader, Scope, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
 /// A shared link to make.
@@ -26,26 +26,7 @@ pub struct NewSharedLink {
     pub expires_at: i64,
 }
 
-impl Store {
-    /// Records a shared link.
-    pub async fn insert_shared_link(&self, new: NewSharedLink) -> StoreResult<shared_link::Model> {
-        Ok(shared_link::ActiveModel {
-            id: Set(Id::generate()),
-            secret_hash: Set(new.secret_hash),
-            measurement_id: Set(new.measurement_id),
-            file_id: Set(new.file_id),
-            patient_id: Set(new.patient_id),
-            creator_id: Set(new.creator_id),
-            language: Set(new.language),
-            expires_at: Set(new.expires_at),
-            revoked_at: Set(None),
-            revoked_by: Set(None),
-            creation_timestamp: Set(self.now()),
-        }
-        .insert(&self.db)
-        .await?)
-    }
-
+impl Reader {
     /// The links of measurement `measurement`, newest first, if `viewer` sees it.
     pub async fn shared_links_of(
         &self,
@@ -75,24 +56,6 @@ impl Store {
             .one(&self.db)
             .await?
             .filter(|link| link.is_open(now)))
-    }
-
-    /// Revokes link `id` of `measurement`; false when there is no such link open.
-    pub async fn revoke_shared_link(
-        &self,
-        measurement: &Id,
-        id: &Id,
-        by: &Id,
-    ) -> StoreResult<bool> {
-        let result = shared_link::Entity::update_many()
-            .col_expr(shared_link::Column::RevokedAt, Expr::value(self.now()))
-            .col_expr(shared_link::Column::RevokedBy, Expr::value(*by))
-            .filter(shared_link::Column::Id.eq(id))
-            .filter(shared_link::Column::MeasurementId.eq(measurement))
-            .filter(shared_link::Column::RevokedAt.is_null())
-            .exec(&self.db)
-            .await?;
-        Ok(result.rows_affected == 1)
     }
 
     /// The files of the report documents of measurement `measurement`, if `viewer` sees it.
@@ -128,6 +91,115 @@ impl Store {
             .one(&self.db)
             .await?
             .map(|report| report.patient_id))
+    }
+}
+
+/// The measurements (ids) shared with `group`.
+fn shared_with(group: &Id) -> SelectStatement {
+    Query::select()
+        .column((
+            measurement_group::Entity,
+            measurement_group::Column::MeasurementId,
+        ))
+        .from(measurement_group::Entity)
+        .and_where(
+            Expr::col((
+                measurement_group::Entity,
+                measurement_group::Column::GroupId,
+            ))
+            .eq(*group),
+        )
+        .to_owned()
+}
+
+/// Whether the maker of the `shared_links` row is active and still sees its measurement:
+/// the patient itself, an administrator, or staff of a group the measurement is shared with.
+fn maker_still_sees() -> Condition {
+    let maker = || Expr::col((Alias::new("shared_links"), Alias::new("creator_id")));
+    let account = |extra: Expr| {
+        Query::select()
+            .expr(Expr::val(1))
+            .from(user::Entity)
+            .and_where(Expr::col((user::Entity, user::Column::Id)).eq(maker()))
+            .and_where(Expr::col((user::Entity, user::Column::Activation)).eq(true))
+            .and_where(extra)
+            .to_owned()
+    };
+    let staff_groups = Query::select()
+        .column((staff_enlistment::Entity, staff_enlistment::Column::GroupId))
+        .from(staff_enlistment::Entity)
+        .and_where(
+            Expr::col((staff_enlistment::Entity, staff_enlistment::Column::UserId)).eq(maker()),
+        )
+        .to_owned();
+    let shared = Query::select()
+        .column((
+            measurement_group::Entity,
+            measurement_group::Column::MeasurementId,
+        ))
+        .from(measurement_group::Entity)
+        .and_where(
+            Expr::col((
+                measurement_group::Entity,
+                measurement_group::Column::GroupId,
+            ))
+            .in_subquery(staff_groups),
+        )
+        .to_owned();
+    Condition::all()
+        .add(Expr::exists(account(Expr::val(1).eq(1))))
+        .add(
+            Condition::any()
+                .add(maker().eq(Expr::col((
+                    Alias::new("shared_links"),
+                    Alias::new("patient_id"),
+                ))))
+                .add(Expr::exists(account(Expr::cust(
+                    "CAST(users.roles AS TEXT) LIKE '%\"admin\"%'",
+                ))))
+                .add(
+                    Expr::col((Alias::new("shared_links"), Alias::new("measurement_id")))
+                        .in_subquery(shared),
+                ),
+        )
+}
+
+impl Tx {
+    /// Records a shared link.
+    pub async fn insert_shared_link(&self, new: NewSharedLink) -> StoreResult<shared_link::Model> {
+        Ok(shared_link::ActiveModel {
+            id: Set(Id::generate()),
+            secret_hash: Set(new.secret_hash),
+            measurement_id: Set(new.measurement_id),
+            file_id: Set(new.file_id),
+            patient_id: Set(new.patient_id),
+            creator_id: Set(new.creator_id),
+            language: Set(new.language),
+            expires_at: Set(new.expires_at),
+            revoked_at: Set(None),
+            revoked_by: Set(None),
+            creation_timestamp: Set(self.now()),
+        }
+        .insert(&self.db)
+        .await?)
+    }
+
+    /// Revokes link `id` of `measurement`; false when there is no such link open.
+    pub async fn revoke_shared_link(
+        &self,
+        measurement: &Id,
+        id: &Id,
+        by: &Id,
+    ) -> StoreResult<bool> {
+        let result = shared_link::Entity::update_many()
+            .col_expr(shared_link::Column::RevokedAt, Expr::value(self.now()))
+            .col_expr(shared_link::Column::RevokedBy, Expr::value(*by))
+            .filter(shared_link::Column::Id.eq(id))
+            .filter(shared_link::Column::MeasurementId.eq(measurement))
+            .filter(shared_link::Column::RevokedAt.is_null())
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected == 1)
     }
 
     /// Ends what `user` held through group `group` once it has left that group's staff:
@@ -234,74 +306,4 @@ impl Store {
             .await?;
         Ok(result.rows_affected)
     }
-}
-
-/// The measurements (ids) shared with `group`.
-fn shared_with(group: &Id) -> SelectStatement {
-    Query::select()
-        .column((
-            measurement_group::Entity,
-            measurement_group::Column::MeasurementId,
-        ))
-        .from(measurement_group::Entity)
-        .and_where(
-            Expr::col((
-                measurement_group::Entity,
-                measurement_group::Column::GroupId,
-            ))
-            .eq(*group),
-        )
-        .to_owned()
-}
-
-/// Whether the maker of the `shared_links` row is active and still sees its measurement:
-/// the patient itself, an administrator, or staff of a group the measurement is shared with.
-fn maker_still_sees() -> Condition {
-    let maker = || Expr::col((Alias::new("shared_links"), Alias::new("creator_id")));
-    let account = |extra: Expr| {
-        Query::select()
-            .expr(Expr::val(1))
-            .from(user::Entity)
-            .and_where(Expr::col((user::Entity, user::Column::Id)).eq(maker()))
-            .and_where(Expr::col((user::Entity, user::Column::Activation)).eq(true))
-            .and_where(extra)
-            .to_owned()
-    };
-    let staff_groups = Query::select()
-        .column((staff_enlistment::Entity, staff_enlistment::Column::GroupId))
-        .from(staff_enlistment::Entity)
-        .and_where(
-            Expr::col((staff_enlistment::Entity, staff_enlistment::Column::UserId)).eq(maker()),
-        )
-        .to_owned();
-    let shared = Query::select()
-        .column((
-            measurement_group::Entity,
-            measurement_group::Column::MeasurementId,
-        ))
-        .from(measurement_group::Entity)
-        .and_where(
-            Expr::col((
-                measurement_group::Entity,
-                measurement_group::Column::GroupId,
-            ))
-            .in_subquery(staff_groups),
-        )
-        .to_owned();
-    Condition::all()
-        .add(Expr::exists(account(Expr::val(1).eq(1))))
-        .add(
-            Condition::any()
-                .add(maker().eq(Expr::col((
-                    Alias::new("shared_links"),
-                    Alias::new("patient_id"),
-                ))))
-                .add(Expr::exists(account(Expr::cust(
-                    "CAST(users.roles AS TEXT) LIKE '%\"admin\"%'",
-                ))))
-                .add(
-                    Expr::col((Alias::new("shared_links"), Alias::new("measurement_id")))
-                        .in_subquery(shared),
-                ),
-        )
 }

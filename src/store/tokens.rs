@@ -5,7 +5,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::entities::{access_token, refresh_token, user};
-use super::{Store, StoreResult};
+use super::{Reader, StoreResult, Tx};
 use crate::domain::id::Id;
 
 /// Hashes and lifetimes of a freshly issued token pair.
@@ -45,7 +45,89 @@ pub enum RefreshCheck {
     Invalid,
 }
 
-impl Store {
+impl Reader {
+    /// Looks up a bearer token by its hash, with its user, in one query.
+    pub async fn check_access_token(&self, hash: &str) -> StoreResult<AccessCheck> {
+        if let Some((user, expires_at)) = self.cache.token(hash) {
+            return Ok(self.judge_access(user, expires_at));
+        }
+        let generation = self.cache.generation();
+        let found = access_token::Entity::find()
+            .filter(access_token::Column::TokenHash.eq(hash))
+            .find_also_related(user::Entity)
+            .one(&self.db)
+            .await?;
+        Ok(match found {
+            Some((token, Some(user))) if !token.revoked && user.activation => {
+                self.cache
+                    .put_token(generation, hash, &user, token.expires_at);
+                self.judge_access(user, token.expires_at)
+            }
+            _ => AccessCheck::Unknown,
+        })
+    }
+
+    fn judge_access(&self, user: user::Model, expires_at: i64) -> AccessCheck {
+        if expires_at <= self.now() {
+            AccessCheck::Expired
+        } else {
+            AccessCheck::Valid(Box::new(user))
+        }
+    }
+
+    async fn revoke_tokens(
+        &self,
+        access: sea_orm::sea_query::SimpleExpr,
+        refresh: sea_orm::sea_query::SimpleExpr,
+    ) -> StoreResult<()> {
+        let txn = self.db.begin().await?;
+        access_token::Entity::update_many()
+            .col_expr(access_token::Column::Revoked, Expr::value(true))
+            .filter(access)
+            .exec(&txn)
+            .await?;
+        refresh_token::Entity::update_many()
+            .col_expr(refresh_token::Column::Revoked, Expr::value(true))
+            .filter(refresh)
+            .exec(&txn)
+            .await?;
+        txn.commit().await?;
+        self.cache.invalidate();
+        Ok(())
+    }
+
+    /// The login (token family) and user a token, access or refresh, belongs to, whatever its
+    /// state; for a revocation (RFC 7009), which needs no more.
+    pub async fn token_family(&self, hash: &str) -> StoreResult<Option<(Id, Id)>> {
+        if let Some(token) = access_token::Entity::find()
+            .filter(access_token::Column::TokenHash.eq(hash))
+            .one(&self.db)
+            .await?
+        {
+            return Ok(Some((token.family_id, token.user_id)));
+        }
+        Ok(refresh_token::Entity::find()
+            .filter(refresh_token::Column::TokenHash.eq(hash))
+            .one(&self.db)
+            .await?
+            .map(|token| (token.family_id, token.user_id)))
+    }
+
+    /// When the login `family_id` began: its first token's creation (epoch ms).
+    pub async fn family_started_at(&self, family_id: &Id) -> StoreResult<Option<i64>> {
+        use sea_orm::QuerySelect;
+        Ok(refresh_token::Entity::find()
+            .select_only()
+            .column_as(refresh_token::Column::CreationTimestamp.min(), "started")
+            .filter(refresh_token::Column::FamilyId.eq(family_id))
+            .into_tuple::<Option<i64>>()
+            .one(&self.db)
+            .await?
+            .flatten())
+    }
+}
+
+impl Tx {
     /// Stores a new access/refresh token pair.
     pub async fn insert_token_pair(&self, pair: NewTokenPair) -> StoreResult<()> {
         let now = self.now();
@@ -76,35 +158,6 @@ impl Store {
         .await?;
         txn.commit().await?;
         Ok(())
-    }
-
-    /// Looks up a bearer token by its hash, with its user, in one query.
-    pub async fn check_access_token(&self, hash: &str) -> StoreResult<AccessCheck> {
-        if let Some((user, expires_at)) = self.cache.token(hash) {
-            return Ok(self.judge_access(user, expires_at));
-        }
-        let generation = self.cache.generation();
-        let found = access_token::Entity::find()
-            .filter(access_token::Column::TokenHash.eq(hash))
-            .find_also_related(user::Entity)
-            .one(&self.db)
-            .await?;
-        Ok(match found {
-            Some((token, Some(user))) if !token.revoked && user.activation => {
-                self.cache
-                    .put_token(generation, hash, &user, token.expires_at);
-                self.judge_access(user, token.expires_at)
-            }
-            _ => AccessCheck::Unknown,
-        })
-    }
-
-    fn judge_access(&self, user: user::Model, expires_at: i64) -> AccessCheck {
-        if expires_at <= self.now() {
-            AccessCheck::Expired
-        } else {
-            AccessCheck::Valid(Box::new(user))
-        }
     }
 
     /// Consumes a refresh token: marks it rotated if it was valid, or revokes its family if it
@@ -167,56 +220,5 @@ impl Store {
             refresh_token::Column::UserId.eq(user_id),
         )
         .await
-    }
-
-    async fn revoke_tokens(
-        &self,
-        access: sea_orm::sea_query::SimpleExpr,
-        refresh: sea_orm::sea_query::SimpleExpr,
-    ) -> StoreResult<()> {
-        let txn = self.db.begin().await?;
-        access_token::Entity::update_many()
-            .col_expr(access_token::Column::Revoked, Expr::value(true))
-            .filter(access)
-            .exec(&txn)
-            .await?;
-        refresh_token::Entity::update_many()
-            .col_expr(refresh_token::Column::Revoked, Expr::value(true))
-            .filter(refresh)
-            .exec(&txn)
-            .await?;
-        txn.commit().await?;
-        self.cache.invalidate();
-        Ok(())
-    }
-
-    /// The login (token family) and user a token, access or refresh, belongs to, whatever its
-    /// state; for a revocation (RFC 7009), which needs no more.
-    pub async fn token_family(&self, hash: &str) -> StoreResult<Option<(Id, Id)>> {
-        if let Some(token) = access_token::Entity::find()
-            .filter(access_token::Column::TokenHash.eq(hash))
-            .one(&self.db)
-            .await?
-        {
-            return Ok(Some((token.family_id, token.user_id)));
-        }
-        Ok(refresh_token::Entity::find()
-            .filter(refresh_token::Column::TokenHash.eq(hash))
-            .one(&self.db)
-            .await?
-            .map(|token| (token.family_id, token.user_id)))
-    }
-
-    /// When the login `family_id` began: its first token's creation (epoch ms).
-    pub async fn family_started_at(&self, family_id: &Id) -> StoreResult<Option<i64>> {
-        use sea_orm::QuerySelect;
-        Ok(refresh_token::Entity::find()
-            .select_only()
-            .column_as(refresh_token::Column::CreationTimestamp.min(), "started")
-            .filter(refresh_token::Column::FamilyId.eq(family_id))
-            .into_tuple::<Option<i64>>()
-            .one(&self.db)
-            .await?
-            .flatten())
     }
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::entities::{measurement, patient_enlistment, profile, report, staff_enlistment, user};
 use super::query::ListSpec;
-use super::{Scope, Store, StoreError, StoreResult, Viewer};
+use super::{Reader, Scope, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
 /// A user with its enlistments, as the user record shows it.
@@ -48,47 +48,7 @@ pub struct UserChanges {
     pub email: Option<String>,
 }
 
-impl Store {
-    /// Creates a user and its empty profile in one transaction.
-    pub async fn create_user(&self, new: NewUser) -> StoreResult<user::Model> {
-        let now = self.now();
-        let id = Id::generate();
-        let txn = self.db.begin().await?;
-        let created = user::ActiveModel {
-            id: Set(id),
-            email: Set(new.email),
-            password_hash: Set(new.password_hash),
-            first_name: Set(new.first_name),
-            last_name: Set(new.last_name),
-            phone_number: Set(new.phone_number),
-            language: Set(new.language),
-            time_zone: Set(new.time_zone),
-            activation: Set(true),
-            roles: Set(json!(new.roles)),
-            profile_image: Set(None),
-            failed_count: Set(0),
-            last_failed_timestamp: Set(None),
-            creation_timestamp: Set(now),
-            update_timestamp: Set(now),
-        }
-        .insert(&txn)
-        .await?;
-        profile::ActiveModel {
-            id: Set(id),
-            data: Set(json!({})),
-            country: Set(None),
-            city: Set(None),
-            physician: Set(None),
-            gender: Set(None),
-            creation_timestamp: Set(now),
-            update_timestamp: Set(now),
-        }
-        .insert(&txn)
-        .await?;
-        txn.commit().await?;
-        Ok(created)
-    }
-
+impl Reader {
     /// The account with this (normalised) e-mail address, if `scope` sees it.
     pub async fn user_by_email(
         &self,
@@ -212,6 +172,101 @@ impl Store {
         let select = user::Entity::find().filter(viewer.users("users", "id", self.now()));
         let (users, total) = self.page(select, spec).await?;
         Ok((self.user_records(users).await?, total))
+    }
+
+    /// The staff of the groups `groups` that `viewer` may see (`visibility::groups`), with
+    /// their accounts, by group.
+    pub async fn group_staff(
+        &self,
+        viewer: &Viewer,
+        groups: &[Id],
+    ) -> StoreResult<HashMap<Id, Vec<user::Model>>> {
+        use sea_orm::sea_query::Query;
+        let visible = Query::select()
+            .column(super::entities::group::Column::Id)
+            .from(super::entities::group::Entity)
+            .cond_where(viewer.groups())
+            .to_owned();
+        let enlistments = staff_enlistment::Entity::find()
+            .filter(staff_enlistment::Column::GroupId.is_in(groups.to_vec()))
+            .filter(staff_enlistment::Column::GroupId.in_subquery(visible))
+            .all(&self.db)
+            .await?;
+        let users: HashMap<Id, user::Model> = user::Entity::find()
+            .filter(user::Column::Id.is_in(enlistments.iter().map(|e| e.user_id)))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|u| (u.id, u))
+            .collect();
+        let mut by_group: HashMap<Id, Vec<user::Model>> = Default::default();
+        for enlistment in enlistments {
+            if let Some(user) = users.get(&enlistment.user_id) {
+                by_group
+                    .entry(enlistment.group_id)
+                    .or_default()
+                    .push(user.clone());
+            }
+        }
+        for staff in by_group.values_mut() {
+            staff.sort_by(|a, b| (&a.last_name, &a.first_name).cmp(&(&b.last_name, &b.first_name)));
+        }
+        Ok(by_group)
+    }
+
+    /// Whether `user_id` is staff of `group_id`.
+    pub async fn is_staff_of(&self, user_id: &Id, group_id: &Id) -> StoreResult<bool> {
+        Ok(staff_enlistment::Entity::find()
+            .filter(
+                Condition::all()
+                    .add(staff_enlistment::Column::UserId.eq(user_id))
+                    .add(staff_enlistment::Column::GroupId.eq(group_id)),
+            )
+            .one(&self.db)
+            .await?
+            .is_some())
+    }
+}
+
+impl Tx {
+    /// Creates a user and its empty profile in one transaction.
+    pub async fn create_user(&self, new: NewUser) -> StoreResult<user::Model> {
+        let now = self.now();
+        let id = Id::generate();
+        let txn = self.db.begin().await?;
+        let created = user::ActiveModel {
+            id: Set(id),
+            email: Set(new.email),
+            password_hash: Set(new.password_hash),
+            first_name: Set(new.first_name),
+            last_name: Set(new.last_name),
+            phone_number: Set(new.phone_number),
+            language: Set(new.language),
+            time_zone: Set(new.time_zone),
+            activation: Set(true),
+            roles: Set(json!(new.roles)),
+            profile_image: Set(None),
+            failed_count: Set(0),
+            last_failed_timestamp: Set(None),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        profile::ActiveModel {
+            id: Set(id),
+            data: Set(json!({})),
+            country: Set(None),
+            city: Set(None),
+            physician: Set(None),
+            gender: Set(None),
+            creation_timestamp: Set(now),
+            update_timestamp: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        txn.commit().await?;
+        Ok(created)
     }
 
     /// Applies `changes` to the user `id`.
@@ -422,59 +477,6 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         self.touch_user(user_id, self.now()).await
-    }
-
-    /// The staff of the groups `groups` that `viewer` may see (`visibility::groups`), with
-    /// their accounts, by group.
-    pub async fn group_staff(
-        &self,
-        viewer: &Viewer,
-        groups: &[Id],
-    ) -> StoreResult<HashMap<Id, Vec<user::Model>>> {
-        use sea_orm::sea_query::Query;
-        let visible = Query::select()
-            .column(super::entities::group::Column::Id)
-            .from(super::entities::group::Entity)
-            .cond_where(viewer.groups())
-            .to_owned();
-        let enlistments = staff_enlistment::Entity::find()
-            .filter(staff_enlistment::Column::GroupId.is_in(groups.to_vec()))
-            .filter(staff_enlistment::Column::GroupId.in_subquery(visible))
-            .all(&self.db)
-            .await?;
-        let users: HashMap<Id, user::Model> = user::Entity::find()
-            .filter(user::Column::Id.is_in(enlistments.iter().map(|e| e.user_id)))
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .map(|u| (u.id, u))
-            .collect();
-        let mut by_group: HashMap<Id, Vec<user::Model>> = Default::default();
-        for enlistment in enlistments {
-            if let Some(user) = users.get(&enlistment.user_id) {
-                by_group
-                    .entry(enlistment.group_id)
-                    .or_default()
-                    .push(user.clone());
-            }
-        }
-        for staff in by_group.values_mut() {
-            staff.sort_by(|a, b| (&a.last_name, &a.first_name).cmp(&(&b.last_name, &b.first_name)));
-        }
-        Ok(by_group)
-    }
-
-    /// Whether `user_id` is staff of `group_id`.
-    pub async fn is_staff_of(&self, user_id: &Id, group_id: &Id) -> StoreResult<bool> {
-        Ok(staff_enlistment::Entity::find()
-            .filter(
-                Condition::all()
-                    .add(staff_enlistment::Column::UserId.eq(user_id))
-                    .add(staff_enlistment::Column::GroupId.eq(group_id)),
-            )
-            .one(&self.db)
-            .await?
-            .is_some())
     }
 
     /// Marks a user changed after a change to its enlistments.

@@ -7,7 +7,7 @@ use sea_orm::{
 };
 
 use super::entities::{user, webhook_delivery, webhook_endpoint};
-use super::{Store, StoreResult};
+use super::{Reader, StoreResult, Tx};
 use crate::domain::id::Id;
 use crate::domain::notification::{KindSet, WebhookUrl};
 
@@ -34,7 +34,53 @@ pub struct DeliveryRecord {
     pub error: Option<String>,
 }
 
-impl Store {
+impl Reader {
+    /// The endpoint `id`, if it exists.
+    pub async fn webhook(&self, id: &Id) -> StoreResult<Option<webhook_endpoint::Model>> {
+        Ok(webhook_endpoint::Entity::find_by_id(*id)
+            .one(&self.db)
+            .await?)
+    }
+
+    /// Every endpoint, newest first.
+    pub async fn webhooks(&self) -> StoreResult<Vec<webhook_endpoint::Model>> {
+        Ok(webhook_endpoint::Entity::find()
+            .order_by_desc(webhook_endpoint::Column::CreationTimestamp)
+            .order_by_desc(webhook_endpoint::Column::Id)
+            .all(&self.db)
+            .await?)
+    }
+
+    /// The newest `limit` attempts to deliver to `endpoint`.
+    pub async fn webhook_deliveries(
+        &self,
+        endpoint: &Id,
+        limit: u64,
+    ) -> StoreResult<Vec<webhook_delivery::Model>> {
+        Ok(webhook_delivery::Entity::find()
+            .filter(webhook_delivery::Column::EndpointId.eq(*endpoint))
+            .order_by_desc(webhook_delivery::Column::CreationTimestamp)
+            .order_by_desc(webhook_delivery::Column::Id)
+            .limit(limit)
+            .all(&self.db)
+            .await?)
+    }
+
+    /// The account `id` if it is active and `scope` sees it.
+    pub async fn active_user(
+        &self,
+        scope: &dyn super::Scope,
+        id: &Id,
+    ) -> StoreResult<Option<user::Model>> {
+        Ok(user::Entity::find_by_id(*id)
+            .filter(user::Column::Activation.eq(true))
+            .filter(scope.users("users", "id", self.now()))
+            .one(&self.db)
+            .await?)
+    }
+}
+
+impl Tx {
     /// Registers an endpoint (the caller has checked that its viewer may).
     pub async fn insert_webhook(&self, new: NewWebhook) -> StoreResult<webhook_endpoint::Model> {
         let now = self.now();
@@ -51,22 +97,6 @@ impl Store {
         }
         .insert(&self.db)
         .await?)
-    }
-
-    /// The endpoint `id`, if it exists.
-    pub async fn webhook(&self, id: &Id) -> StoreResult<Option<webhook_endpoint::Model>> {
-        Ok(webhook_endpoint::Entity::find_by_id(*id)
-            .one(&self.db)
-            .await?)
-    }
-
-    /// Every endpoint, newest first.
-    pub async fn webhooks(&self) -> StoreResult<Vec<webhook_endpoint::Model>> {
-        Ok(webhook_endpoint::Entity::find()
-            .order_by_desc(webhook_endpoint::Column::CreationTimestamp)
-            .order_by_desc(webhook_endpoint::Column::Id)
-            .all(&self.db)
-            .await?)
     }
 
     /// Turns endpoint `id` on again, or off; returns it as it is now.
@@ -151,33 +181,5 @@ impl Store {
         .insert(&self.db)
         .await?;
         Ok(())
-    }
-
-    /// The newest `limit` attempts to deliver to `endpoint`.
-    pub async fn webhook_deliveries(
-        &self,
-        endpoint: &Id,
-        limit: u64,
-    ) -> StoreResult<Vec<webhook_delivery::Model>> {
-        Ok(webhook_delivery::Entity::find()
-            .filter(webhook_delivery::Column::EndpointId.eq(*endpoint))
-            .order_by_desc(webhook_delivery::Column::CreationTimestamp)
-            .order_by_desc(webhook_delivery::Column::Id)
-            .limit(limit)
-            .all(&self.db)
-            .await?)
-    }
-
-    /// The account `id` if it is active and `scope` sees it.
-    pub async fn active_user(
-        &self,
-        scope: &dyn super::Scope,
-        id: &Id,
-    ) -> StoreResult<Option<user::Model>> {
-        Ok(user::Entity::find_by_id(*id)
-            .filter(user::Column::Activation.eq(true))
-            .filter(scope.users("users", "id", self.now()))
-            .one(&self.db)
-            .await?)
     }
 }

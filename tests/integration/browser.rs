@@ -623,17 +623,12 @@ async fn wait_for_path(client: &Client, prefix: &str) -> String {
 /// Sets the language of the demo account `email` (a lower-case code).
 async fn set_demo_language(app: &TestApp, email: &str, code: &str) {
     let user = demo_user(app, email).await;
-    app.state
-        .store
-        .update_user(
-            &user.id,
-            tacho::store::UserChanges {
-                language: Some(code.to_uppercase()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let changes = tacho::store::UserChanges {
+        language: Some(code.to_uppercase()),
+        ..Default::default()
+    };
+    app.operator_writes(async |tx| tx.update_user(&user.id, changes).await)
+        .await;
 }
 
 /// How wide the page is against the phone's screen: `[scrollWidth, screen.width]`. The

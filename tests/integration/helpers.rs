@@ -283,6 +283,31 @@ impl Reply {
 }
 
 impl TestApp {
+    /// Writes to the store directly, as the operator's command line does: one transaction,
+    /// recorded as the operator's work. For arranging what no door can make (a back-dated row).
+    pub async fn operator_writes<T>(
+        &self,
+        work: impl AsyncFnOnce(&tacho::store::Tx) -> tacho::store::StoreResult<T>,
+    ) -> T {
+        self.state
+            .store
+            .write(tacho::store::Unaudited::Operator, work)
+            .await
+            .expect("operator's write")
+    }
+
+    /// The job queue's own work, as the scheduler does it.
+    pub async fn queue_writes<T>(
+        &self,
+        work: impl AsyncFnOnce(&tacho::store::Tx) -> tacho::store::StoreResult<T>,
+    ) -> T {
+        self.state
+            .store
+            .write(tacho::store::Unaudited::Workers, work)
+            .await
+            .expect("queue's write")
+    }
+
     /// A second server on the same database and clock, as a second instance of a deployment.
     pub async fn second_instance(&self) -> TestApp {
         self.second_instance_with(|_| {}).await
@@ -410,25 +435,23 @@ impl TestApp {
 
     async fn user_with(&self, name: &str, admin: bool) -> TestUser {
         let email = format!("{name}@tacho.test");
+        let new = NewUser {
+            email: email.clone(),
+            password_hash: password_hash().await,
+            first_name: name.to_owned(),
+            last_name: "Tester".into(),
+            phone_number: None,
+            language: "EN".into(),
+            time_zone: "Europe/Brussels".into(),
+            roles: if admin {
+                vec!["admin".into()]
+            } else {
+                Vec::new()
+            },
+        };
         let user = self
-            .state
-            .store
-            .create_user(NewUser {
-                email: email.clone(),
-                password_hash: password_hash().await,
-                first_name: name.to_owned(),
-                last_name: "Tester".into(),
-                phone_number: None,
-                language: "EN".into(),
-                time_zone: "Europe/Brussels".into(),
-                roles: if admin {
-                    vec!["admin".into()]
-                } else {
-                    Vec::new()
-                },
-            })
-            .await
-            .expect("user created");
+            .operator_writes(async |tx| tx.create_user(new).await)
+            .await;
         let client = self.sign_in(&email).await;
         assert_eq!(client.user_id(), user.id.to_string());
         TestUser {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use chrono::Duration;
 use tacho::domain::id::Id;
 use tacho::store::entities::job::JobStatus;
-use tacho::store::{NewJob, Store, Viewer};
+use tacho::store::{NewJob, Store, StoreResult, Tx, Unaudited, Viewer};
 
 use crate::helpers::{TestApp, spawn_app};
 
@@ -19,6 +19,11 @@ fn job(key: &str, run_after: i64, max_attempts: i32) -> NewJob {
     }
 }
 
+/// The queue's own work, as the scheduler does it: one transaction, unaudited.
+async fn queue<T>(store: &Store, work: impl AsyncFnOnce(&Tx) -> StoreResult<T>) -> T {
+    store.write(Unaudited::Workers, work).await.unwrap()
+}
+
 /// Enqueues one job; whether it was new (the queue grew by one).
 async fn enqueue(store: &Store, new: NewJob) -> bool {
     let admin = Viewer {
@@ -30,19 +35,22 @@ async fn enqueue(store: &Store, new: NewJob) -> bool {
         counts.iter().map(|(_, n)| n).sum()
     };
     let before = count().await;
-    store.enqueue_jobs(vec![new]).await.unwrap();
+    queue(store, async |tx| tx.enqueue_jobs(vec![new]).await).await;
     count().await == before + 1
 }
 
 /// Marks one job done; whether `worker` still held it.
 async fn complete(store: &Store, id: &Id, worker: &str) -> bool {
-    store.complete_jobs(&[*id], worker).await.unwrap() == 1
+    queue(store, async |tx| tx.complete_jobs(&[*id], worker).await).await == 1
 }
 
 async fn claim_all(app: &TestApp, worker: &str) -> Vec<Id> {
     let mut ids = Vec::new();
     loop {
-        let claimed = app.state.store.claim_jobs(worker, 7, 60_000).await.unwrap();
+        let claimed = queue(&app.state.store, async |tx| {
+            tx.claim_jobs(worker, 7, 60_000).await
+        })
+        .await;
         if claimed.is_empty() {
             return ids;
         }
@@ -81,21 +89,25 @@ async fn jobs_wait_for_their_time_and_expired_leases_are_retaken() {
     let store = &app.state.store;
     enqueue(store, job("later", now + 60_000, 2)).await;
     assert!(
-        store.claim_jobs("w1", 10, 1_000).await.unwrap().is_empty(),
+        queue(store, async |tx| tx.claim_jobs("w1", 10, 1_000).await)
+            .await
+            .is_empty(),
         "not due yet"
     );
     app.clock.advance(Duration::minutes(1));
-    let claimed = store.claim_jobs("w1", 10, 1_000).await.unwrap();
+    let claimed = queue(store, async |tx| tx.claim_jobs("w1", 10, 1_000).await).await;
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].attempts, 1);
     assert!(
-        store.claim_jobs("w2", 10, 1_000).await.unwrap().is_empty(),
+        queue(store, async |tx| tx.claim_jobs("w2", 10, 1_000).await)
+            .await
+            .is_empty(),
         "leased to w1"
     );
 
     // w1 dies; after its lease another worker takes the job over.
     app.clock.advance(Duration::seconds(2));
-    let retaken = store.claim_jobs("w2", 10, 1_000).await.unwrap();
+    let retaken = queue(store, async |tx| tx.claim_jobs("w2", 10, 1_000).await).await;
     assert_eq!(retaken.len(), 1);
     assert_eq!(retaken[0].attempts, 2);
     assert!(
@@ -109,7 +121,9 @@ async fn jobs_wait_for_their_time_and_expired_leases_are_retaken() {
     );
     app.clock.advance(Duration::hours(1));
     assert!(
-        store.claim_jobs("w3", 10, 1_000).await.unwrap().is_empty(),
+        queue(store, async |tx| tx.claim_jobs("w3", 10, 1_000).await)
+            .await
+            .is_empty(),
         "done jobs stay done"
     );
 }
@@ -120,12 +134,14 @@ async fn failures_are_retried_then_the_job_fails() {
     let now = app.clock_millis();
     let store = &app.state.store;
     enqueue(store, job("flaky", now, 2)).await;
-    let first = store.claim_jobs("w", 1, 1_000).await.unwrap().remove(0);
+    let first = queue(store, async |tx| tx.claim_jobs("w", 1, 1_000).await)
+        .await
+        .remove(0);
     assert!(
-        store
+        queue(store, async |tx| tx
             .fail_job(&first.id, "w", "database busy", now + 5_000)
-            .await
-            .unwrap()
+            .await)
+        .await
     );
     let queued = store.job(&first.id).await.unwrap().unwrap();
     assert_eq!(
@@ -133,17 +149,21 @@ async fn failures_are_retried_then_the_job_fails() {
         ("queued", Some("database busy"))
     );
     assert!(
-        store.claim_jobs("w", 1, 1_000).await.unwrap().is_empty(),
+        queue(store, async |tx| tx.claim_jobs("w", 1, 1_000).await)
+            .await
+            .is_empty(),
         "retried later, not at once"
     );
     app.clock.advance(Duration::seconds(5));
-    let second = store.claim_jobs("w", 1, 1_000).await.unwrap().remove(0);
+    let second = queue(store, async |tx| tx.claim_jobs("w", 1, 1_000).await)
+        .await
+        .remove(0);
     assert_eq!(second.attempts, 2);
     assert!(
-        store
+        queue(store, async |tx| tx
             .fail_job(&second.id, "w", "still busy", now + 10_000)
-            .await
-            .unwrap()
+            .await)
+        .await
     );
     assert_eq!(
         store.job(&first.id).await.unwrap().unwrap().status,
@@ -152,9 +172,15 @@ async fn failures_are_retried_then_the_job_fails() {
 
     // A job whose worker died on its last attempt fails when the lease runs out.
     enqueue(store, job("doomed", app.clock_millis(), 1)).await;
-    let doomed = store.claim_jobs("w", 1, 1_000).await.unwrap().remove(0);
+    let doomed = queue(store, async |tx| tx.claim_jobs("w", 1, 1_000).await)
+        .await
+        .remove(0);
     app.clock.advance(Duration::seconds(2));
-    assert!(store.claim_jobs("w", 1, 1_000).await.unwrap().is_empty());
+    assert!(
+        queue(store, async |tx| tx.claim_jobs("w", 1, 1_000).await)
+            .await
+            .is_empty()
+    );
     assert_eq!(
         store.job(&doomed.id).await.unwrap().unwrap().status,
         JobStatus::Failed
@@ -168,24 +194,25 @@ async fn a_stopping_worker_returns_its_leases_and_claims_nothing_more() {
     let store = &app.state.store;
     enqueue(store, job("one", now, 3)).await;
     enqueue(store, job("two", now, 3)).await;
-    let held = store.claim_jobs("w1", 10, 300_000).await.unwrap();
+    let held = queue(store, async |tx| tx.claim_jobs("w1", 10, 300_000).await).await;
     assert_eq!(held.len(), 2);
     assert!(
-        store
-            .claim_jobs("w2", 10, 300_000)
+        queue(store, async |tx| tx.claim_jobs("w2", 10, 300_000).await)
             .await
-            .unwrap()
             .is_empty()
     );
 
-    assert_eq!(store.release_jobs("w1").await.unwrap(), 2);
     assert_eq!(
-        store.release_jobs("w1").await.unwrap(),
+        queue(store, async |tx| tx.release_jobs("w1").await).await,
+        2
+    );
+    assert_eq!(
+        queue(store, async |tx| tx.release_jobs("w1").await).await,
         0,
         "nothing left to return"
     );
     // At once, not after the five-minute lease, and the returned attempt is not counted.
-    let retaken = store.claim_jobs("w2", 10, 300_000).await.unwrap();
+    let retaken = queue(store, async |tx| tx.claim_jobs("w2", 10, 300_000).await).await;
     assert_eq!(retaken.len(), 2);
     assert!(retaken.iter().all(|j| j.attempts == 1), "{retaken:?}");
     assert!(!complete(store, &held[0].id, "w1").await, "w1 gave it up");
@@ -197,7 +224,7 @@ async fn a_stopping_worker_returns_its_leases_and_claims_nothing_more() {
     scheduler.stop_token().cancel();
     let summary = scheduler.work(|_| {}).await.unwrap();
     assert_eq!(summary.handled(), 0);
-    let left = store.claim_jobs("w3", 10, 300_000).await.unwrap();
+    let left = queue(store, async |tx| tx.claim_jobs("w3", 10, 300_000).await).await;
     assert_eq!(
         left.len(),
         1,

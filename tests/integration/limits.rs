@@ -181,12 +181,10 @@ async fn measurements_stored_beyond_the_bounds_still_read_list_and_render() {
         status: Status::Analyzed,
         run,
     };
+    let patient = Id::parse(&world.patient.id).unwrap();
     let record = app
-        .state
-        .store
-        .create_measurement(&Id::parse(&world.patient.id).unwrap(), old)
-        .await
-        .unwrap();
+        .operator_writes(async |tx| tx.create_measurement(&patient, old).await)
+        .await;
     let id = record.measurement.id;
 
     let one = app

@@ -1502,29 +1502,29 @@ async fn the_scheduler_page_shows_queued_and_failed_jobs() {
     let now = app.clock_millis();
     // The second job is not due yet, so the claim takes the first.
     for (key, attempts, due) in [("report:a", 1, now), ("report:b", 3, now + 60_000)] {
-        app.state
-            .store
-            .enqueue_jobs(vec![tacho::store::NewJob {
-                kind: "periodic-report".into(),
-                dedupe_key: key.into(),
-                payload: "{}".into(),
-                run_after: due,
-                max_attempts: attempts,
-            }])
-            .await
-            .unwrap();
+        let job = tacho::store::NewJob {
+            kind: "periodic-report".into(),
+            dedupe_key: key.into(),
+            payload: "{}".into(),
+            run_after: due,
+            max_attempts: attempts,
+        };
+        app.queue_writes(async |tx| tx.enqueue_jobs(vec![job]).await)
+            .await;
     }
-    let claimed = app.state.store.claim_jobs("w1", 1, 60_000).await.unwrap();
-    app.state
-        .store
-        .fail_job(
+    let claimed = app
+        .queue_writes(async |tx| tx.claim_jobs("w1", 1, 60_000).await)
+        .await;
+    app.queue_writes(async |tx| {
+        tx.fail_job(
             &claimed[0].id,
             "w1",
             "the renderer ran out of patience",
             now,
         )
         .await
-        .unwrap();
+    })
+    .await;
     let mut browser = logged_in(&app, &admin).await;
     let page = browser.get("/portal/admin/jobs").await;
     assert!(

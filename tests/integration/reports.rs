@@ -322,7 +322,9 @@ async fn a_worker_that_dies_loses_nothing() {
     let survivor = app.scheduler();
     assert_eq!(survivor.enqueue_due().await.unwrap(), 18);
     // A process claims a batch and is killed before it finishes any of it.
-    let claimed = store.claim_jobs("killed-worker", 7, 60_000).await.unwrap();
+    let claimed = app
+        .queue_writes(async |tx| tx.claim_jobs("killed-worker", 7, 60_000).await)
+        .await;
     assert_eq!(claimed.len(), 7);
     assert_eq!(survivor.run_due(|_| {}).await.unwrap().made, 11);
     app.clock.advance(Duration::seconds(61));

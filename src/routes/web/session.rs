@@ -18,7 +18,7 @@ use redis::aio::ConnectionManager;
 
 use crate::config::Settings;
 use crate::domain::id::Id;
-use crate::store::Store;
+use crate::store::{Store, Unaudited};
 
 /// The session value naming the logged-in user.
 pub const USER_KEY: &str = "uid";
@@ -103,7 +103,11 @@ fn redis_user_set(user_id: &Id) -> String {
 impl crate::actions::SessionEnder for PortalSessions {
     async fn end_sessions_of(&self, user_id: &Id) -> anyhow::Result<u64> {
         match self {
-            PortalSessions::Database(store) => Ok(store.delete_sessions_of(user_id).await?),
+            PortalSessions::Database(store) => Ok(store
+                .write(Unaudited::Sessions, async |tx| {
+                    tx.delete_sessions_of(user_id).await
+                })
+                .await?),
             PortalSessions::Redis { index, .. } => {
                 let mut conn = index.clone();
                 let set = redis_user_set(user_id);
@@ -220,8 +224,11 @@ impl SessionStore for PortalSessions {
                 let key = new_key();
                 let text = serde_json::to_string(&state)
                     .map_err(|e| SaveError::Serialization(e.into()))?;
+                let (user, until) = (user_of(&state), expiry(store, ttl));
                 store
-                    .insert_session(key.as_ref(), text, user_of(&state), expiry(store, ttl))
+                    .write(Unaudited::Sessions, async |tx| {
+                        tx.insert_session(key.as_ref(), text, user, until).await
+                    })
                     .await
                     .map_err(|e| SaveError::Other(e.into()))?;
                 Ok(key)
@@ -254,8 +261,12 @@ impl SessionStore for PortalSessions {
                 let text = serde_json::to_string(&state)
                     .map_err(|e| UpdateError::Serialization(e.into()))?;
                 let user = user_of(&state);
+                let until = expiry(store, ttl);
                 let updated = store
-                    .update_session(key.as_ref(), text.clone(), user, expiry(store, ttl))
+                    .write(Unaudited::Sessions, async |tx| {
+                        tx.update_session(key.as_ref(), text.clone(), user, until)
+                            .await
+                    })
                     .await
                     .map_err(|e| UpdateError::Other(e.into()))?;
                 if updated {
@@ -264,7 +275,9 @@ impl SessionStore for PortalSessions {
                 // The session expired meanwhile: keep the state under a fresh key.
                 let key = new_key();
                 store
-                    .insert_session(key.as_ref(), text, user, expiry(store, ttl))
+                    .write(Unaudited::Sessions, async |tx| {
+                        tx.insert_session(key.as_ref(), text, user, until).await
+                    })
                     .await
                     .map_err(|e| UpdateError::Other(e.into()))?;
                 Ok(key)
@@ -275,16 +288,25 @@ impl SessionStore for PortalSessions {
     async fn update_ttl(&self, key: &SessionKey, ttl: &CookieDuration) -> anyhow::Result<()> {
         match self {
             PortalSessions::Redis { sessions, .. } => sessions.update_ttl(key, ttl).await,
-            PortalSessions::Database(store) => Ok(store
-                .touch_session(key.as_ref(), expiry(store, ttl))
-                .await?),
+            PortalSessions::Database(store) => {
+                let until = expiry(store, ttl);
+                Ok(store
+                    .write(Unaudited::Sessions, async |tx| {
+                        tx.touch_session(key.as_ref(), until).await
+                    })
+                    .await?)
+            }
         }
     }
 
     async fn delete(&self, key: &SessionKey) -> anyhow::Result<()> {
         match self {
             PortalSessions::Redis { sessions, .. } => sessions.delete(key).await,
-            PortalSessions::Database(store) => Ok(store.delete_session(key.as_ref()).await?),
+            PortalSessions::Database(store) => Ok(store
+                .write(Unaudited::Sessions, async |tx| {
+                    tx.delete_session(key.as_ref()).await
+                })
+                .await?),
         }
     }
 }
