@@ -5,14 +5,17 @@
 
 use chrono::Duration;
 
-use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, entry};
+use super::accounts::{end_logins, lift_lockout};
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::auth::token;
 use crate::domain::account::{Email, NewPassword};
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::notify::AccountMail;
-use crate::store::entities::user;
-use crate::store::{AdminTask, NewAccountLink, Service, StoreError, Tx, UserChanges, Viewer};
+use crate::store::entities::{account_link, user};
+use crate::store::{
+    AdminTask, AuditAction, NewAccountLink, Service, StoreError, Tx, UserChanges, Viewer,
+};
 
 /// How long a password reset link works: long enough to read the mail, short enough that an
 /// old mailbox is no way in (OWASP Forgot Password Cheat Sheet: short-lived tokens).
@@ -116,17 +119,15 @@ impl Actions {
             user_id: ANONYMOUS,
             admin: false,
         };
-        let tx = self.store.begin().await?;
         let link = self
-            .new_link(&tx, &user, Purpose::PasswordReset, None)
+            .act(async |tx| {
+                let link = self
+                    .new_link(tx, &user, Purpose::PasswordReset, None)
+                    .await?;
+                let action = AuditAction::AccountPasswordResetRequest;
+                done(link, entry(&requester, action, "user", &user.id))
+            })
             .await?;
-        tx.commit(entry(
-            &requester,
-            "account.password.reset.request",
-            "user",
-            &user.id,
-        ))
-        .await?;
         self.mail_reset(user, link).await;
         Ok(())
     }
@@ -148,23 +149,22 @@ impl Actions {
         // The old password is replaced by one nobody knows, so that a leaked password stops
         // working now, not when the user gets to the mail.
         let unknown = self.auth.hasher().hash(token::generate()).await?;
-        let store = self.store.begin().await?;
-        store
-            .update_user(
-                id,
-                UserChanges {
+        let link = self
+            .act(async |tx| {
+                let changes = UserChanges {
                     password_hash: Some(unknown),
                     ..UserChanges::default()
-                },
-            )
-            .await?;
-        store.revoke_tokens_of(id).await?;
-        store.spend_account_links_of(id).await?;
-        let link = self
-            .new_link(&store, &user, Purpose::PasswordReset, None)
-            .await?;
-        store
-            .commit(entry(viewer, "user.password.reset", "user", id))
+                };
+                tx.update_user(id, changes).await?;
+                end_logins(tx, id).await?;
+                let link = self
+                    .new_link(tx, &user, Purpose::PasswordReset, None)
+                    .await?;
+                done(
+                    link,
+                    entry(viewer, AuditAction::UserPasswordReset, "user", id),
+                )
+            })
             .await?;
         self.sessions.end_sessions_of(id).await?;
         mailer
@@ -196,30 +196,25 @@ impl Actions {
         new: NewPassword,
     ) -> ActionResult<user::Model> {
         let hash = self.auth.hasher().hash(new.expose().to_owned()).await?;
-        let store = self.store.begin().await?;
-        let link = store
-            .spend_account_link(&token::hash(secret), Purpose::PasswordReset.as_str())
-            .await?
-            .ok_or_else(link_closed)?;
-        let user = store
-            .update_user(
-                &link.user_id,
-                UserChanges {
+        let user = self
+            .act(async |tx| {
+                let link = spend_link(tx, secret, Purpose::PasswordReset).await?;
+                let changes = UserChanges {
                     password_hash: Some(hash),
                     ..UserChanges::default()
-                },
-            )
-            .await?;
-        store.reset_failed_logins(&user.id).await?;
-        store
-            .clear_login_attempts(&crate::auth::login_key(&user.email))
-            .await?;
-        store.revoke_tokens_of(&user.id).await?;
-        // A pending address change asked for by whoever knew the old password ends too.
-        store.spend_account_links_of(&user.id).await?;
-        let owner = Viewer::of(&user);
-        store
-            .commit(entry(&owner, "account.password.reset", "user", &user.id))
+                };
+                let user = tx.update_user(&link.user_id, changes).await?;
+                lift_lockout(tx, &user).await?;
+                // A pending address change asked for by whoever knew the old password ends too.
+                end_logins(tx, &user.id).await?;
+                let record = entry(
+                    &Viewer::of(&user),
+                    AuditAction::AccountPasswordReset,
+                    "user",
+                    &user.id,
+                );
+                done(user, record)
+            })
             .await?;
         self.sessions.end_sessions_of(&user.id).await?;
         Ok(user)
@@ -258,25 +253,19 @@ impl Actions {
         {
             return Err(StoreError::EmailUsed.into());
         }
-        let tx = self.store.begin().await?;
-        let link = self
-            .new_link(
-                &tx,
-                &user,
-                Purpose::EmailChange,
-                Some(new.as_str().to_owned()),
-            )
+        let (link, stop) = self
+            .act(async |tx| {
+                let address = Some(new.as_str().to_owned());
+                let link = self
+                    .new_link(tx, &user, Purpose::EmailChange, address)
+                    .await?;
+                let stop = self
+                    .new_link(tx, &user, Purpose::EmailChangeStop, None)
+                    .await?;
+                let action = AuditAction::AccountEmailChangeRequest;
+                done((link, stop), entry(viewer, action, "user", &user.id))
+            })
             .await?;
-        let stop = self
-            .new_link(&tx, &user, Purpose::EmailChangeStop, None)
-            .await?;
-        tx.commit(entry(
-            viewer,
-            "account.email.change.request",
-            "user",
-            &user.id,
-        ))
-        .await?;
         mailer
             .send_account_link(
                 &user,
@@ -314,65 +303,57 @@ impl Actions {
     /// password or a session. The owner then sets a new password through a forgotten-password
     /// link, which goes to the address that was kept.
     pub async fn stop_email_change(&self, secret: &str) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        let link = store
-            .spend_account_link(&token::hash(secret), Purpose::EmailChangeStop.as_str())
-            .await?
-            .ok_or_else(link_closed)?;
-        let stopped = store
-            .spend_account_links_for(&link.user_id, Purpose::EmailChange.as_str())
+        let user = self
+            .act(async |tx| {
+                let link = spend_link(tx, secret, Purpose::EmailChangeStop).await?;
+                let user = link.user_id;
+                let stopped = tx
+                    .spend_account_links_for(&user, Purpose::EmailChange.as_str())
+                    .await?;
+                end_logins(tx, &user).await?;
+                let owner = Viewer {
+                    user_id: user,
+                    admin: false,
+                };
+                let record = entry(&owner, AuditAction::AccountEmailChangeStop, "user", &user)
+                    .detail(format!(
+                        "{stopped} pending changes stopped; every login ended"
+                    ));
+                done(user, record)
+            })
             .await?;
-        store.spend_account_links_of(&link.user_id).await?;
-        store.revoke_tokens_of(&link.user_id).await?;
-        let owner = Viewer {
-            user_id: link.user_id,
-            admin: false,
-        };
-        store
-            .commit(
-                entry(&owner, "account.email.change.stop", "user", &link.user_id).detail(format!(
-                    "{stopped} pending changes stopped; every login ended"
-                )),
-            )
-            .await?;
-        self.sessions.end_sessions_of(&link.user_id).await?;
+        self.sessions.end_sessions_of(&user).await?;
         Ok(())
     }
 
     /// Confirms an address change through link `secret`, which is spent. The account's API
     /// tokens stay valid: the login name changed, not who holds them.
     pub async fn confirm_email_change(&self, secret: &str) -> ActionResult<user::Model> {
-        let store = self.store.begin().await?;
-        let link = store
-            .spend_account_link(&token::hash(secret), Purpose::EmailChange.as_str())
-            .await?
-            .ok_or_else(link_closed)?;
-        let new_email = link.new_email.clone().ok_or_else(link_closed)?;
-        if store
-            .user_by_email(&Service::SignIn, &new_email)
-            .await?
-            .is_some()
-        {
-            return Err(StoreError::EmailUsed.into());
-        }
-        let user = store
-            .update_user(
-                &link.user_id,
-                UserChanges {
-                    email: Some(new_email),
-                    ..UserChanges::default()
-                },
+        self.act(async |tx| {
+            let link = spend_link(tx, secret, Purpose::EmailChange).await?;
+            let new_email = link.new_email.clone().ok_or_else(link_closed)?;
+            if tx
+                .user_by_email(&Service::SignIn, &new_email)
+                .await?
+                .is_some()
+            {
+                return Err(StoreError::EmailUsed.into());
+            }
+            let changes = UserChanges {
+                email: Some(new_email),
+                ..UserChanges::default()
+            };
+            let user = tx.update_user(&link.user_id, changes).await?;
+            // The change happened: the link that would have stopped it is moot.
+            tx.spend_account_links_for(&user.id, Purpose::EmailChangeStop.as_str())
+                .await?;
+            let owner = Viewer::of(&user);
+            done(
+                user.clone(),
+                entry(&owner, AuditAction::AccountEmailChange, "user", &user.id),
             )
-            .await?;
-        // The change happened: the link that would have stopped it is moot.
-        store
-            .spend_account_links_for(&user.id, Purpose::EmailChangeStop.as_str())
-            .await?;
-        let owner = Viewer::of(&user);
-        store
-            .commit(entry(&owner, "account.email.change", "user", &user.id))
-            .await?;
-        Ok(user)
+        })
+        .await
     }
 
     /// Records a new link of `purpose` for `user` in `tx` and returns its address in the
@@ -421,6 +402,14 @@ impl Actions {
             tracing::warn!(user = %user.id, error = %format!("{error:#}"), "an account link was not sent");
         }
     }
+}
+
+/// Spends the open link of `purpose` whose secret is `secret`; a used, replaced or expired
+/// one is refused.
+async fn spend_link(tx: &Tx, secret: &str, purpose: Purpose) -> ActionResult<account_link::Model> {
+    tx.spend_account_link(&token::hash(secret), purpose.as_str())
+        .await?
+        .ok_or_else(link_closed)
 }
 
 fn mail_off() -> ActionError {

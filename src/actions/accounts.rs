@@ -1,14 +1,15 @@
 //! Accounts: creating one (registration, or an administrator for someone else), changing its
 //! fields or password, activation, lifting a lockout, global roles.
 
-use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, act_on, done, entry};
+use crate::auth::{IssuedTokens, LoginError};
 use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone,
 };
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::store::entities::user;
-use crate::store::{AdminTask, AuditEntry, NewUser, Service, StoreError, UserChanges, Viewer};
+use crate::store::{AdminTask, AuditAction, NewUser, Service, StoreError, Tx, UserChanges, Viewer};
 
 /// A new account, parsed.
 #[derive(Debug)]
@@ -85,38 +86,20 @@ impl Actions {
             Some(_) => hasher.hash(password).await?,
             None => hasher.hash_for_registration(password).await?,
         };
-        let store = self.store.begin().await?;
-        if store
-            .user_by_email(&Service::SignIn, new.email.as_str())
-            .await?
-            .is_some()
-        {
-            return Err(StoreError::EmailUsed.into());
-        }
-        let roles: Vec<String> = new.roles.iter().map(|r| r.as_str().to_owned()).collect();
-        let created = store
-            .create_user(NewUser {
-                email: new.email.as_str().to_owned(),
-                password_hash,
-                first_name: new.first_name.as_str().to_owned(),
-                last_name: new.last_name.as_str().to_owned(),
-                phone_number: new.phone_number.map(|p| p.as_str().to_owned()),
-                language: new.language.upper(),
-                time_zone: new.time_zone.name().to_owned(),
-                roles: roles.clone(),
-            })
-            .await?;
-        let record = match viewer {
-            Some(viewer) => entry(viewer, "user.create", "user", &created.id),
-            None => {
-                let itself = Viewer::of(&created);
-                entry(&itself, "user.register", "user", &created.id)
-            }
-        };
-        store
-            .commit(record.detail(format!("roles: {}", roles.join(","))))
-            .await?;
-        Ok(created)
+        self.act(async |tx| {
+            let roles: Vec<String> = new.roles.iter().map(|r| r.as_str().to_owned()).collect();
+            let created = insert_account(tx, &Service::SignIn, new, password_hash).await?;
+            let record = match viewer {
+                Some(viewer) => entry(viewer, AuditAction::UserCreate, "user", &created.id),
+                None => {
+                    let itself = Viewer::of(&created);
+                    entry(&itself, AuditAction::UserRegister, "user", &created.id)
+                }
+            };
+            let record = record.detail(format!("roles: {}", roles.join(",")));
+            done(created, record)
+        })
+        .await
     }
 
     /// Changes an account's own fields (the user itself, or an administrator).
@@ -126,71 +109,89 @@ impl Actions {
         id: &Id,
         changes: AccountChanges,
     ) -> ActionResult<user::Model> {
-        let store = self.store.begin().await?;
-        store.user_to_change(viewer, id).await?;
-        let mut fields = Vec::new();
-        let mut mark = |present: bool, name: &'static str| {
-            if present {
-                fields.push(name);
-            }
-        };
-        mark(changes.first_name.is_some(), "first_name");
-        mark(changes.last_name.is_some(), "last_name");
-        mark(changes.phone_number.is_some(), "phone_number");
-        mark(changes.language.is_some(), "language");
-        mark(changes.time_zone.is_some(), "time_zone");
-        let updated = store
-            .update_user(
-                id,
-                UserChanges {
-                    first_name: changes.first_name.map(|n| n.as_str().to_owned()),
-                    last_name: changes.last_name.map(|n| n.as_str().to_owned()),
-                    phone_number: changes
-                        .phone_number
-                        .map(|p| p.map(|p| p.as_str().to_owned())),
-                    language: changes.language.map(Language::upper),
-                    time_zone: changes.time_zone.map(|z| z.name().to_owned()),
-                    ..UserChanges::default()
-                },
-            )
-            .await?;
-        store
-            .commit(entry(viewer, "account.update", "user", id).detail(fields.join(", ")))
-            .await?;
-        Ok(updated)
+        self.act(async |tx| {
+            tx.user_to_change(viewer, id).await?;
+            let mut fields = Vec::new();
+            let mut mark = |present: bool, name: &'static str| {
+                if present {
+                    fields.push(name);
+                }
+            };
+            mark(changes.first_name.is_some(), "first_name");
+            mark(changes.last_name.is_some(), "last_name");
+            mark(changes.phone_number.is_some(), "phone_number");
+            mark(changes.language.is_some(), "language");
+            mark(changes.time_zone.is_some(), "time_zone");
+            let updated = tx
+                .update_user(
+                    id,
+                    UserChanges {
+                        first_name: changes.first_name.map(|n| n.as_str().to_owned()),
+                        last_name: changes.last_name.map(|n| n.as_str().to_owned()),
+                        phone_number: changes
+                            .phone_number
+                            .map(|p| p.map(|p| p.as_str().to_owned())),
+                        language: changes.language.map(Language::upper),
+                        time_zone: changes.time_zone.map(|z| z.name().to_owned()),
+                        ..UserChanges::default()
+                    },
+                )
+                .await?;
+            let record =
+                entry(viewer, AuditAction::AccountUpdate, "user", id).detail(fields.join(", "));
+            done(updated, record)
+        })
+        .await
     }
 
     /// Takes one turn of `network`'s allowance of login attempts (`TACHO_LOGIN_RATE` a minute
     /// per /24 or /48, shared by both doors and by forgotten-password requests); refused, how
     /// long to wait.
-    pub fn take_login_turn(&self, network: Network) -> Result<(), crate::auth::LoginError> {
+    pub fn take_login_turn(&self, network: Network) -> Result<(), LoginError> {
         self.login_throttle.check(network).map_err(|wait| {
             crate::telemetry::metrics::login("throttled");
-            crate::auth::LoginError::Throttled {
+            LoginError::Throttled {
                 retry_after_secs: wait.as_secs().max(1),
             }
         })
     }
 
     /// A login by e-mail address and password from a client in `network`, under the login
-    /// throttle of that network and the lockout rules, through either door (the API's
-    /// password grant, the portal's login form). Each is recorded: a success by its user, a
-    /// failure by no one ([`ANONYMOUS`]) about the account when one has that address, with
-    /// the network, never the address typed.
+    /// throttle of that network and the lockout rules, through the portal's login form (the
+    /// API's password grant is [`Actions::log_in_for_tokens`]). Each is recorded: a success by
+    /// its user, a failure by no one ([`ANONYMOUS`]) about the account when one has that
+    /// address, with the network, never the address typed.
     pub async fn log_in(
         &self,
         email: &str,
         password: &str,
         network: Network,
-    ) -> Result<user::Model, crate::auth::LoginError> {
-        use crate::auth::LoginError;
+    ) -> Result<user::Model, LoginError> {
+        self.log_in_issuing(email, password, network, false)
+            .await
+            .map(|(user, _)| user)
+    }
+
+    /// [`Actions::log_in`] for the API's password grant: the login's tokens are issued in the
+    /// transaction that records it.
+    pub async fn log_in_for_tokens(
+        &self,
+        email: &str,
+        password: &str,
+        network: Network,
+    ) -> Result<IssuedTokens, LoginError> {
+        let (_, issued) = self.log_in_issuing(email, password, network, true).await?;
+        issued.ok_or_else(|| LoginError::Internal(anyhow::anyhow!("no tokens were issued")))
+    }
+
+    async fn log_in_issuing(
+        &self,
+        email: &str,
+        password: &str,
+        network: Network,
+        tokens: bool,
+    ) -> Result<(user::Model, Option<IssuedTokens>), LoginError> {
         self.take_login_turn(network)?;
-        let audit = async |record: AuditEntry| {
-            self.store
-                .record_read(record)
-                .await
-                .map_err(LoginError::from)
-        };
         let verified = self.auth.verify_login(email, password, network).await;
         crate::telemetry::metrics::login(match &verified {
             Ok(_) => "success",
@@ -201,13 +202,21 @@ impl Actions {
         });
         match verified {
             Ok(user) => {
-                let itself = Viewer::of(&user);
-                audit(
-                    entry(&itself, "session.login", "user", &user.id)
-                        .detail(format!("from {network}")),
-                )
-                .await?;
-                Ok(user)
+                act_on(&self.store, async |tx| {
+                    let issued = match tokens {
+                        true => Some(self.auth.issue_tokens(tx, user.id, None).await?),
+                        false => None,
+                    };
+                    let record = entry(
+                        &Viewer::of(&user),
+                        AuditAction::SessionLogin,
+                        "user",
+                        &user.id,
+                    )
+                    .detail(format!("from {network}"));
+                    done((user.clone(), issued), record)
+                })
+                .await
             }
             Err(LoginError::Internal(e)) => Err(LoginError::Internal(e)),
             Err(refused) => {
@@ -227,36 +236,40 @@ impl Actions {
                 };
                 let mut record = entry(
                     &anonymous,
-                    "session.login.failed",
+                    AuditAction::SessionLoginFailed,
                     "user",
                     &account.unwrap_or(ANONYMOUS),
                 )
                 .detail(format!("from {network}: {}", refused.kind()));
                 record.patient_id = account;
-                audit(record).await?;
+                self.store.record_read(record).await?;
                 Err(refused)
             }
         }
     }
 
     /// A refresh grant (the OAuth2 `refresh_token` grant) from a client in `network`, under
-    /// its login throttle: rotates the login's refresh token; the grant is recorded.
+    /// its login throttle: the refresh token is spent, and the login's new tokens are issued in
+    /// the transaction that records the grant.
     pub async fn refresh_login(
         &self,
         refresh_token: &str,
         network: Network,
-    ) -> Result<crate::auth::IssuedTokens, crate::auth::LoginError> {
+    ) -> Result<IssuedTokens, LoginError> {
         self.take_login_turn(network)?;
-        let issued = self.auth.refresh_grant(refresh_token).await?;
-        let owner = Viewer {
-            user_id: issued.user_id,
-            admin: false,
-        };
-        self.store
-            .record_read(entry(&owner, "token.refresh", "user", &issued.user_id))
-            .await
-            .map_err(crate::auth::LoginError::from)?;
-        Ok(issued)
+        let (user, family) = self.auth.redeem_refresh_token(refresh_token).await?;
+        act_on(&self.store, async |tx| {
+            let issued = self.auth.issue_tokens(tx, user, Some(family)).await?;
+            let owner = Viewer {
+                user_id: user,
+                admin: false,
+            };
+            done(
+                issued,
+                entry(&owner, AuditAction::TokenRefresh, "user", &user),
+            )
+        })
+        .await
     }
 
     /// Changes the viewer's own password after checking the current one (under the login
@@ -275,24 +288,23 @@ impl Actions {
         self.verify_own_password(viewer, email, current, network)
             .await?;
         let hash = self.auth.hasher().hash(new.expose().to_owned()).await?;
-        let store = self.store.begin().await?;
-        store
-            .update_user(
+        self.act(async |tx| {
+            let changes = UserChanges {
+                password_hash: Some(hash),
+                ..UserChanges::default()
+            };
+            tx.update_user(&viewer.user_id, changes).await?;
+            end_logins(tx, &viewer.user_id).await?;
+            let record = entry(
+                viewer,
+                AuditAction::AccountPassword,
+                "user",
                 &viewer.user_id,
-                UserChanges {
-                    password_hash: Some(hash),
-                    ..UserChanges::default()
-                },
             )
-            .await?;
-        store.revoke_tokens_of(&viewer.user_id).await?;
-        store.spend_account_links_of(&viewer.user_id).await?;
-        store
-            .commit(
-                entry(viewer, "account.password", "user", &viewer.user_id)
-                    .detail("password changed"),
-            )
-            .await?;
+            .detail("password changed");
+            done((), record)
+        })
+        .await?;
         self.sessions.end_sessions_of(&viewer.user_id).await?;
         Ok(())
     }
@@ -321,17 +333,12 @@ impl Actions {
     /// sessions, the one that asks included, and every pending account link (a password reset,
     /// an address change) that someone with one of those logins may have asked for.
     pub async fn sign_out_everywhere(&self, viewer: &Viewer) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        store.revoke_tokens_of(&viewer.user_id).await?;
-        store.spend_account_links_of(&viewer.user_id).await?;
-        store
-            .commit(entry(
-                viewer,
-                "session.logout.everywhere",
-                "user",
-                &viewer.user_id,
-            ))
-            .await?;
+        self.act(async |tx| {
+            end_logins(tx, &viewer.user_id).await?;
+            let action = AuditAction::SessionLogoutEverywhere;
+            done((), entry(viewer, action, "user", &viewer.user_id))
+        })
+        .await?;
         self.sessions.end_sessions_of(&viewer.user_id).await?;
         Ok(())
     }
@@ -340,20 +347,21 @@ impl Actions {
     /// token that is unknown, expired or already revoked changes nothing, and the caller is
     /// not told which (RFC 7009 2.2).
     pub async fn revoke_token(&self, token: &str) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        let Some((family, user)) = store.token_family(&crate::auth::token::hash(token)).await?
-        else {
-            return Ok(());
-        };
-        store.revoke_family(&family).await?;
-        let owner = Viewer {
-            user_id: user,
-            admin: false,
-        };
-        store
-            .commit(entry(&owner, "token.revoke", "user", &user).detail(format!("login {family}")))
-            .await?;
-        Ok(())
+        self.act(async |tx| {
+            let hash = crate::auth::token::hash(token);
+            let Some((family, user)) = tx.token_family(&hash).await? else {
+                return done((), Vec::new());
+            };
+            tx.revoke_family(&family).await?;
+            let owner = Viewer {
+                user_id: user,
+                admin: false,
+            };
+            let record = entry(&owner, AuditAction::TokenRevoke, "user", &user)
+                .detail(format!("login {family}"));
+            done((), record)
+        })
+        .await
     }
 
     /// Activates or deactivates an account (administrators; never one's own deactivation).
@@ -367,25 +375,25 @@ impl Actions {
         active: bool,
     ) -> ActionResult<user::Model> {
         let task = AdminTask::ChangeActivation;
-        let store = self.store.begin().await?;
-        let user = store.user_to_administer(viewer, id, task).await?;
-        if !active {
-            viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
-        } else {
-            store
-                .clear_login_attempts(&crate::auth::login_key(&user.email))
-                .await?;
-        }
-        let updated = store.set_activation(id, active).await?;
-        if !active {
-            store.spend_account_links_of(id).await?;
-        }
-        let action = if active {
-            "user.activate"
-        } else {
-            "user.deactivate"
-        };
-        store.commit(entry(viewer, action, "user", id)).await?;
+        let updated = self
+            .act(async |tx| {
+                let user = tx.user_to_administer(viewer, id, task).await?;
+                if active {
+                    let login = crate::auth::login_key(&user.email);
+                    tx.clear_login_attempts(&login).await?;
+                } else {
+                    viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
+                }
+                let updated = tx.set_activation(id, active).await?;
+                let action = if active {
+                    AuditAction::UserActivate
+                } else {
+                    tx.spend_account_links_of(id).await?;
+                    AuditAction::UserDeactivate
+                };
+                done(updated, entry(viewer, action, "user", id))
+            })
+            .await?;
         if !active {
             self.sessions.end_sessions_of(id).await?;
         }
@@ -394,25 +402,20 @@ impl Actions {
 
     /// Lifts a lockout after failed logins (administrators): the count starts again at zero.
     pub async fn unblock(&self, viewer: &Viewer, id: &Id) -> ActionResult<user::Model> {
-        let store = self.store.begin().await?;
-        let user = store
-            .user_to_administer(viewer, id, AdminTask::ChangeActivation)
-            .await?;
-        store.reset_failed_logins(id).await?;
-        store
-            .clear_login_attempts(&crate::auth::login_key(&user.email))
-            .await?;
-        store
-            .commit(
-                entry(viewer, "user.unblock", "user", id)
-                    .detail(format!("after {} failed logins", user.failed_count)),
-            )
-            .await?;
-        Ok(self
-            .store
-            .user_by_id(viewer, id)
-            .await?
-            .ok_or(StoreError::NotFound)?)
+        self.act(async |tx| {
+            let user = tx
+                .user_to_administer(viewer, id, AdminTask::ChangeActivation)
+                .await?;
+            lift_lockout(tx, &user).await?;
+            let record = entry(viewer, AuditAction::UserUnblock, "user", id)
+                .detail(format!("after {} failed logins", user.failed_count));
+            let unblocked = tx
+                .user_by_id(viewer, id)
+                .await?
+                .ok_or(StoreError::NotFound)?;
+            done(unblocked, record)
+        })
+        .await
     }
 
     /// Grants and revokes global roles (administrators; never one's own admin role).
@@ -423,23 +426,68 @@ impl Actions {
         change: RoleChange,
     ) -> ActionResult<user::Model> {
         let task = AdminTask::ChangeRoles;
-        let store = self.store.begin().await?;
-        let user = store.user_to_administer(viewer, id, task).await?;
-        if change.revoke.contains(&Role::Admin) {
-            viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
-        }
-        let mut roles = user.role_names()?;
-        for role in &change.grant {
-            let name = role.as_str().to_owned();
-            if !roles.contains(&name) {
-                roles.push(name);
+        self.act(async |tx| {
+            let user = tx.user_to_administer(viewer, id, task).await?;
+            if change.revoke.contains(&Role::Admin) {
+                viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
             }
-        }
-        roles.retain(|r| !change.revoke.iter().any(|role| role.as_str() == r));
-        let updated = store.set_roles(id, roles.clone()).await?;
-        store
-            .commit(entry(viewer, "user.roles", "user", id).detail(roles.join(",")))
-            .await?;
-        Ok(updated)
+            let mut roles = user.role_names()?;
+            for role in &change.grant {
+                let name = role.as_str().to_owned();
+                if !roles.contains(&name) {
+                    roles.push(name);
+                }
+            }
+            roles.retain(|r| !change.revoke.iter().any(|role| role.as_str() == r));
+            let updated = tx.set_roles(id, roles.clone()).await?;
+            done(
+                updated,
+                entry(viewer, AuditAction::UserRoles, "user", id).detail(roles.join(",")),
+            )
+        })
+        .await
     }
+}
+
+/// Writes a new account and its empty profile, unless its address is in use: for an
+/// administrator's creation, a registration, and the operator's command line.
+pub(super) async fn insert_account(
+    tx: &Tx,
+    scope: &Service,
+    new: NewAccount,
+    password_hash: String,
+) -> ActionResult<user::Model> {
+    if tx.user_by_email(scope, new.email.as_str()).await?.is_some() {
+        return Err(StoreError::EmailUsed.into());
+    }
+    let created = tx
+        .create_user(NewUser {
+            email: new.email.as_str().to_owned(),
+            password_hash,
+            first_name: new.first_name.as_str().to_owned(),
+            last_name: new.last_name.as_str().to_owned(),
+            phone_number: new.phone_number.map(|p| p.as_str().to_owned()),
+            language: new.language.upper(),
+            time_zone: new.time_zone.name().to_owned(),
+            roles: new.roles.iter().map(|r| r.as_str().to_owned()).collect(),
+        })
+        .await?;
+    Ok(created)
+}
+
+/// Ends every login of `user` that the store holds: its API tokens, and the account links
+/// (a password reset, an address change) that one of those logins may have asked for.
+pub(super) async fn end_logins(tx: &Tx, user: &Id) -> ActionResult<()> {
+    tx.revoke_tokens_of(user).await?;
+    tx.spend_account_links_of(user).await?;
+    Ok(())
+}
+
+/// Lifts a lockout after failed logins: the account's count starts again at zero, and so do
+/// the attempts counted against its address.
+pub(super) async fn lift_lockout(tx: &Tx, user: &user::Model) -> ActionResult<()> {
+    tx.reset_failed_logins(&user.id).await?;
+    tx.clear_login_attempts(&crate::auth::login_key(&user.email))
+        .await?;
+    Ok(())
 }

@@ -1,10 +1,10 @@
 //! Enlistments: a patient's prescription in a group, and a user's place on a group's staff.
 
-use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::domain::id::Id;
 use crate::domain::time::{check_millis, rfc3339_millis};
 use crate::store::entities::user;
-use crate::store::{AdminTask, GroupTask, StoreError, Viewer};
+use crate::store::{AdminTask, AuditAction, GroupTask, Viewer};
 
 impl Actions {
     /// Starts or extends a patient's prescription in a group until `expiry` (epoch ms, in the
@@ -16,36 +16,34 @@ impl Actions {
         group: &Id,
         expiry: i64,
     ) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        store.visible_user(viewer, patient).await?;
-        store
-            .group_to_staff(viewer, group, GroupTask::EnlistPatients)
-            .await?;
-        if expiry <= store.clock().now_millis() {
-            return Err(ActionError::invalid(
-                "`expiry_timestamp` must be in the future",
-                "admin-enlist-invalid",
-            ));
-        }
-        // The scheduler counts days up to the expiry and reports show it as a date.
-        check_millis("expiry_timestamp", expiry)
-            .map_err(|message| ActionError::invalid(message, "admin-enlist-invalid"))?;
-        let previous = store.enlist_patient(patient, group, expiry).await?;
-        let mut detail = format!("group {group} until {}", rfc3339_millis(expiry));
-        if previous.is_some_and(|previous| expiry < previous) {
-            // A shortened prescription ends what the group held on the patient now.
-            let (links, files) = store
-                .end_prescription_grants(patient, group, &viewer.user_id)
+        self.act(async |tx| {
+            tx.visible_user(viewer, patient).await?;
+            tx.group_to_staff(viewer, group, GroupTask::EnlistPatients)
                 .await?;
-            detail.push_str(&ended(links, files));
-        }
-        Ok(store
-            .commit(
-                entry(viewer, "enlistment.patient", "user", patient)
-                    .patient(patient)
-                    .detail(detail),
-            )
-            .await?)
+            if expiry <= tx.clock().now_millis() {
+                return Err(ActionError::invalid(
+                    "`expiry_timestamp` must be in the future",
+                    "admin-enlist-invalid",
+                ));
+            }
+            // The scheduler counts days up to the expiry and reports show it as a date.
+            check_millis("expiry_timestamp", expiry)
+                .map_err(|message| ActionError::invalid(message, "admin-enlist-invalid"))?;
+            let previous = tx.enlist_patient(patient, group, expiry).await?;
+            let mut detail = format!("group {group} until {}", rfc3339_millis(expiry));
+            if previous.is_some_and(|previous| expiry < previous) {
+                // A shortened prescription ends what the group held on the patient now.
+                let (links, files) = tx
+                    .end_prescription_grants(patient, group, &viewer.user_id)
+                    .await?;
+                detail.push_str(&ended(links, files));
+            }
+            let record = entry(viewer, AuditAction::EnlistmentPatient, "user", patient)
+                .patient(patient)
+                .detail(detail);
+            done((), record)
+        })
+        .await
     }
 
     /// Ends a patient's prescription in a group now: administrators, and the group's staff.
@@ -57,23 +55,20 @@ impl Actions {
         patient: &Id,
         group: &Id,
     ) -> ActionResult<user::Model> {
-        let store = self.store.begin().await?;
-        let account = store.visible_user(viewer, patient).await?;
-        store
-            .group_to_staff(viewer, group, GroupTask::EndEnlistments)
-            .await?;
-        store.end_patient_enlistment(patient, group).await?;
-        let (links, files) = store
-            .end_prescription_grants(patient, group, &viewer.user_id)
-            .await?;
-        store
-            .commit(
-                entry(viewer, "enlistment.patient.end", "user", patient)
-                    .patient(patient)
-                    .detail(format!("group {group}{}", ended(links, files))),
-            )
-            .await?;
-        Ok(account)
+        self.act(async |tx| {
+            let account = tx.visible_user(viewer, patient).await?;
+            tx.group_to_staff(viewer, group, GroupTask::EndEnlistments)
+                .await?;
+            tx.end_patient_enlistment(patient, group).await?;
+            let (links, files) = tx
+                .end_prescription_grants(patient, group, &viewer.user_id)
+                .await?;
+            let record = entry(viewer, AuditAction::EnlistmentPatientEnd, "user", patient)
+                .patient(patient)
+                .detail(format!("group {group}{}", ended(links, files)));
+            done(account, record)
+        })
+        .await
     }
 
     /// Adds a user to a group's staff with `roles` (administrators).
@@ -84,37 +79,35 @@ impl Actions {
         group: &Id,
         roles: Vec<String>,
     ) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        store
-            .user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
-            .await?;
-        store.visible_group(viewer, group).await?;
-        let detail = format!("group {group}, roles {}", roles.join(","));
-        store.enlist_staff(user, group, roles).await?;
-        Ok(store
-            .commit(entry(viewer, "enlistment.staff", "user", user).detail(detail))
-            .await?)
+        self.act(async |tx| {
+            tx.user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
+                .await?;
+            tx.visible_group(viewer, group).await?;
+            let detail = format!("group {group}, roles {}", roles.join(","));
+            tx.enlist_staff(user, group, roles).await?;
+            let record = entry(viewer, AuditAction::EnlistmentStaff, "user", user).detail(detail);
+            done((), record)
+        })
+        .await
     }
 
     /// Removes a user from a group's staff (administrators). What it held through the group
     /// ends with it: its shared links to measurements it no longer sees are revoked, and the
     /// app tokens of those measurements' reports change.
     pub async fn remove_staff(&self, viewer: &Viewer, user: &Id, group: &Id) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        let account = store
-            .user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
-            .await?;
-        store.remove_staff(user, group).await?;
-        let (links, files) = store
-            .end_staff_grants(&Viewer::of(&account), group, &viewer.user_id)
-            .await?;
-        store
-            .commit(
-                entry(viewer, "enlistment.staff.remove", "user", user)
-                    .detail(format!("group {group}{}", ended(links, files))),
-            )
-            .await
-            .map_err(StoreError::into)
+        self.act(async |tx| {
+            let account = tx
+                .user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
+                .await?;
+            tx.remove_staff(user, group).await?;
+            let (links, files) = tx
+                .end_staff_grants(&Viewer::of(&account), group, &viewer.user_id)
+                .await?;
+            let record = entry(viewer, AuditAction::EnlistmentStaffRemove, "user", user)
+                .detail(format!("group {group}{}", ended(links, files)));
+            done((), record)
+        })
+        .await
     }
 }
 

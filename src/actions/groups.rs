@@ -1,7 +1,8 @@
 //! Groups: the care teams.
 
-use super::{ActionResult, Actions, EntryExt, entry};
+use super::{ActionResult, Actions, EntryExt, done, entry};
 use crate::domain::group::GroupName;
+use crate::store::AuditAction;
 use crate::store::entities::group;
 use crate::store::{AdminTask, NewGroup, StoreError, Viewer};
 
@@ -17,16 +18,17 @@ impl Actions {
         viewer
             .administer(AdminTask::CreateGroups)
             .map_err(StoreError::Denied)?;
-        let store = self.store.begin().await?;
-        let created = store
-            .create_group(NewGroup {
-                name: name.as_str().to_owned(),
-                description,
-            })
-            .await?;
-        store
-            .commit(entry(viewer, "group.create", "group", &created.id).detail(&created.name))
-            .await?;
-        Ok(created)
+        self.act(async |tx| {
+            let created = tx
+                .create_group(NewGroup {
+                    name: name.as_str().to_owned(),
+                    description,
+                })
+                .await?;
+            let record =
+                entry(viewer, AuditAction::GroupCreate, "group", &created.id).detail(&created.name);
+            done(created, record)
+        })
+        .await
     }
 }

@@ -1,15 +1,13 @@
 //! Measurements: reading one (which leaves a trace), and changing one (a patient's context,
 //! tags and review request; a physician's review).
 
-use serde_json::Value;
-
-use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ActionError, ActionResult, Actions, EntryExt, Records, done, entry};
 use crate::domain::id::Id;
 pub use crate::domain::measurement::Review;
 use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement};
 use crate::domain::notification::EventKind;
 use crate::store::entities::measurement;
-use crate::store::{MeasurementChange, MeasurementRecord, NewEvent, Viewer};
+use crate::store::{AuditAction, MeasurementChange, MeasurementRecord, NewEvent, Tx, Viewer};
 
 impl From<DataError> for ActionError {
     fn from(err: DataError) -> Self {
@@ -32,17 +30,15 @@ impl Actions {
     ) -> ActionResult<MeasurementRecord> {
         let run = new.run;
         crate::telemetry::metrics::analysis(run.source, run.readable, run.took);
-        let store = self.store.begin().await?;
-        let record = store.create_measurement(&viewer.user_id, new).await?;
-        let m = &record.measurement;
-        store
-            .commit(
-                entry(viewer, "measurement.upload", "measurement", &m.id)
-                    .patient(&m.creator_id)
-                    .detail(m.status.as_str()),
-            )
-            .await?;
-        Ok(record)
+        self.act(async |tx| {
+            let record = tx.create_measurement(&viewer.user_id, new).await?;
+            let m = &record.measurement;
+            let audit = entry(viewer, AuditAction::MeasurementUpload, "measurement", &m.id)
+                .patient(&m.creator_id)
+                .detail(m.status.as_str());
+            done(record, audit)
+        })
+        .await
     }
 
     /// One measurement, as its reader sees it; the read is recorded.
@@ -55,26 +51,35 @@ impl Actions {
         let m = &record.measurement;
         self.store
             .record_read(
-                entry(viewer, "measurement.view", "measurement", &m.id).patient(&m.creator_id),
+                entry(viewer, AuditAction::MeasurementView, "measurement", &m.id)
+                    .patient(&m.creator_id),
             )
             .await?;
         Ok(record)
     }
 
-    /// Changes a measurement with `patch` (the fields of `data` to change, as
-    /// [`MeasurementUpdate::parse`] reads them): its patient and the staff may change context
-    /// and tags and ask for a review; the staff of the patient's groups and administrators
-    /// may also review it (`diagnosis`, `label`). Bumps `updateTimestamp`.
+    /// Changes a measurement with `update`: its patient and the staff may change context and
+    /// tags and ask for a review; the staff of the patient's groups and administrators may
+    /// also review it ([`MeasurementUpdate::review`]). Bumps `updateTimestamp`.
     pub async fn update_measurement(
         &self,
         viewer: &Viewer,
         id: &Id,
-        patch: Value,
+        update: MeasurementUpdate,
     ) -> ActionResult<measurement::Model> {
-        let store = self.store.begin().await?;
+        self.act(async |tx| self.update_measurement_in(tx, viewer, id, update).await)
+            .await
+    }
+
+    async fn update_measurement_in(
+        &self,
+        store: &Tx,
+        viewer: &Viewer,
+        id: &Id,
+        update: MeasurementUpdate,
+    ) -> ActionResult<(measurement::Model, Records)> {
         let current = store.visible_measurement(viewer, id).await?.measurement;
-        let staff = viewer.may_review(&current.creator_id).is_ok();
-        let update = MeasurementUpdate::parse(patch, staff)?;
+        update.check_author(viewer.may_review(&current.creator_id).is_ok())?;
         let status = current.status;
         let next = update
             .next_status(status)
@@ -86,10 +91,13 @@ impl Actions {
         update.apply_to(&mut data, &viewer.user_id, store.clock().now_millis());
         let (action, detail) = match &update.review {
             Some(review) => (
-                "measurement.review",
+                AuditAction::MeasurementReview,
                 format!("label: {}", review.label.as_deref().unwrap_or_default()),
             ),
-            None => ("measurement.update", update.changed_fields().join(", ")),
+            None => (
+                AuditAction::MeasurementUpdate,
+                update.changed_fields().join(", "),
+            ),
         };
         let updated = store
             .update_measurement(
@@ -113,13 +121,9 @@ impl Actions {
                 })
                 .await?;
         }
-        store
-            .commit(
-                entry(viewer, action, "measurement", id)
-                    .patient(&current.creator_id)
-                    .detail(detail),
-            )
-            .await?;
-        Ok(updated)
+        let record = entry(viewer, action, "measurement", id)
+            .patient(&current.creator_id)
+            .detail(detail);
+        done(updated, record)
     }
 }

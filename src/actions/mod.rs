@@ -3,10 +3,12 @@
 //! typed values of `domain/`, call one function here with the acting [`Viewer`], and encode its
 //! answer; neither checks a rule nor writes an audit record itself.
 //!
-//! An action runs in one transaction of the store ([`Store::begin`]): it asks `store/access`
-//! whether the viewer may act, writes, and appends its audit record, so a change never lands
-//! without its record, nor a record without its change. What a rollback cannot undo (ending
-//! sessions kept in Redis, rendering a PDF) happens outside it, after the change it follows.
+//! A change runs through [`Actions::act`]: one transaction of the store in which it asks
+//! `store/access` whether the viewer may act, writes, and names its audit record, which is
+//! appended as the transaction commits, so a change never lands without its record, nor a
+//! record without its change. What a rollback cannot undo (ending sessions kept in Redis,
+//! sending mail) happens outside it, after the change it follows. A read of a patient's data
+//! is recorded with [`Store::record_reads`], which says why a read needs no transaction.
 //!
 //! The module sits between the routes and the store (`routes/{api,web}` → `actions` →
 //! `store`, `domain`), not inside `store/`: it also needs the password hasher, the report
@@ -38,7 +40,7 @@ use crate::auth::throttle::LoginThrottle;
 use crate::domain::id::Id;
 use crate::notify::Notifier;
 use crate::reports::{ReportError, Reports};
-use crate::store::{AuditEntry, Store, StoreError, Viewer};
+use crate::store::{AuditAction, AuditEntry, Store, StoreError, Tx, Viewer};
 
 /// Why an action did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +132,49 @@ impl Actions {
     pub fn store(&self) -> &Store {
         &self.store
     }
+
+    /// The shape of every change: `work` runs in one transaction, checks the rules, writes,
+    /// and answers with what it did and its audit records; the records are appended and the
+    /// transaction committed together. An error anywhere rolls all of it back.
+    async fn act<T>(
+        &self,
+        work: impl AsyncFnOnce(&Tx) -> ActionResult<(T, Records)>,
+    ) -> ActionResult<T> {
+        act_on(&self.store, work).await
+    }
+}
+
+/// [`Actions::act`] with an error of the caller's (a login's), or on a store of its own (the
+/// operator's command line has no [`Actions`]).
+async fn act_on<T, E: From<StoreError>>(
+    store: &Store,
+    work: impl AsyncFnOnce(&Tx) -> Result<(T, Records), E>,
+) -> Result<T, E> {
+    let tx = store.begin().await?;
+    let (answer, records) = work(&tx).await?;
+    tx.commit_all(records.0).await?;
+    Ok(answer)
+}
+
+/// The audit records of one action: usually one ([`AuditEntry`] converts), one per patient
+/// for a change of many, or none where the action found nothing to change.
+struct Records(Vec<AuditEntry>);
+
+impl From<AuditEntry> for Records {
+    fn from(record: AuditEntry) -> Self {
+        Records(vec![record])
+    }
+}
+
+impl From<Vec<AuditEntry>> for Records {
+    fn from(records: Vec<AuditEntry>) -> Self {
+        Records(records)
+    }
+}
+
+/// The answer of an action and its audit records, for the end of [`Actions::act`]'s work.
+fn done<T, E>(answer: T, records: impl Into<Records>) -> Result<(T, Records), E> {
+    Ok((answer, records.into()))
 }
 
 /// The actor of what no one logged in did: a failed login.
@@ -138,12 +183,18 @@ pub const ANONYMOUS: Id = Id::ZERO;
 /// An audit record of `viewer`'s action, as every action writes it.
 fn entry(
     viewer: &Viewer,
-    action: &'static str,
+    action: AuditAction,
     object_kind: &'static str,
     object_id: &Id,
 ) -> AuditEntry {
+    operator_entry(action, object_kind, object_id).actor(viewer)
+}
+
+/// An audit record of the operator's action at the command line: no account is its actor
+/// ([`operator::OPERATOR`]).
+fn operator_entry(action: AuditAction, object_kind: &'static str, object_id: &Id) -> AuditEntry {
     AuditEntry {
-        actor_id: viewer.user_id,
+        actor_id: operator::OPERATOR,
         action,
         patient_id: None,
         object_kind,
@@ -154,11 +205,17 @@ fn entry(
 
 /// Builder-style additions to an [`AuditEntry`].
 trait EntryExt {
+    fn actor(self, viewer: &Viewer) -> Self;
     fn patient(self, patient_id: &Id) -> Self;
     fn detail(self, detail: impl Into<String>) -> Self;
 }
 
 impl EntryExt for AuditEntry {
+    fn actor(mut self, viewer: &Viewer) -> Self {
+        self.actor_id = viewer.user_id;
+        self
+    }
+
     fn patient(mut self, patient_id: &Id) -> Self {
         self.patient_id = Some(*patient_id);
         self

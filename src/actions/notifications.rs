@@ -1,12 +1,12 @@
 //! Notifications: a reader's own inbox and preferences; the administrators' choice of the
 //! events that reach a group's staff, and clinics' webhook endpoints.
 
-use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::domain::id::Id;
 use crate::domain::notification::{KindSet, Preferences, WebhookUrl, url_for_logs};
 use crate::store::entities::{notification, webhook_delivery, webhook_endpoint};
 use crate::store::query::ListSpec;
-use crate::store::{AdminTask, NewWebhook, StoreError, Unaudited, Viewer};
+use crate::store::{AdminTask, AuditAction, NewWebhook, StoreError, Tx, Unaudited, Viewer};
 
 /// How many deliveries an endpoint's log shows.
 pub const DELIVERY_LOG_SIZE: u64 = 50;
@@ -43,18 +43,14 @@ impl Actions {
         id: &Id,
         read: bool,
     ) -> ActionResult<notification::Model> {
-        let tx = self.store.begin().await?;
-        let marked = tx.mark_notification(viewer, id, read).await?;
-        tx.commit_unaudited(Unaudited::Inbox).await?;
-        Ok(marked)
+        let mark = async |tx: &Tx| tx.mark_notification(viewer, id, read).await;
+        Ok(self.store.write(Unaudited::Inbox, mark).await?)
     }
 
     /// Marks every entry of `viewer`'s inbox read.
     pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> ActionResult<u64> {
-        let tx = self.store.begin().await?;
-        let marked = tx.mark_all_notifications_read(viewer).await?;
-        tx.commit_unaudited(Unaudited::Inbox).await?;
-        Ok(marked)
+        let mark = async |tx: &Tx| tx.mark_all_notifications_read(viewer).await;
+        Ok(self.store.write(Unaudited::Inbox, mark).await?)
     }
 
     /// Stores what `viewer` chose to receive.
@@ -63,15 +59,14 @@ impl Actions {
         viewer: &Viewer,
         preferences: &Preferences,
     ) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        store.set_preferences(&viewer.user_id, preferences).await?;
-        store
-            .commit(
-                entry(viewer, "notifications.preferences", "user", &viewer.user_id)
-                    .detail(preferences.muted_to_stored()),
-            )
-            .await?;
-        Ok(())
+        self.act(async |tx| {
+            tx.set_preferences(&viewer.user_id, preferences).await?;
+            let action = AuditAction::NotificationsPreferences;
+            let record = entry(viewer, action, "user", &viewer.user_id)
+                .detail(preferences.muted_to_stored());
+            done((), record)
+        })
+        .await
     }
 
     /// Sets the events that reach the staff of `group` (administrators).
@@ -84,13 +79,14 @@ impl Actions {
         viewer
             .administer(AdminTask::ManageNotifications)
             .map_err(StoreError::Denied)?;
-        let store = self.store.begin().await?;
-        store.visible_group(viewer, group).await?;
-        store.set_group_staff_events(group, kinds).await?;
-        store
-            .commit(entry(viewer, "group.notifications", "group", group).detail(kinds.to_stored()))
-            .await?;
-        Ok(())
+        self.act(async |tx| {
+            tx.visible_group(viewer, group).await?;
+            tx.set_group_staff_events(group, kinds).await?;
+            let record = entry(viewer, AuditAction::GroupNotifications, "group", group)
+                .detail(kinds.to_stored());
+            done((), record)
+        })
+        .await
     }
 
     /// Registers a webhook endpoint for a group (administrators); returns it with its
@@ -116,24 +112,22 @@ impl Actions {
                 "admin-webhook-no-events",
             ));
         }
-        let store = self.store.begin().await?;
-        store.visible_group(viewer, &request.group_id).await?;
-        let endpoint = store
-            .insert_webhook(NewWebhook {
-                group_id: request.group_id,
-                url,
-                events: request.events,
-                creator_id: viewer.user_id,
+        let endpoint = self
+            .act(async |tx| {
+                tx.visible_group(viewer, &request.group_id).await?;
+                let endpoint = tx
+                    .insert_webhook(NewWebhook {
+                        group_id: request.group_id,
+                        url,
+                        events: request.events,
+                        creator_id: viewer.user_id,
+                    })
+                    .await?;
+                let shown = format!("{} {}", url_for_logs(&endpoint.url), endpoint.events);
+                let record = entry(viewer, AuditAction::WebhookCreate, "webhook", &endpoint.id)
+                    .detail(shown);
+                done(endpoint, record)
             })
-            .await?;
-        store
-            .commit(
-                entry(viewer, "webhook.create", "webhook", &endpoint.id).detail(format!(
-                    "{} {}",
-                    url_for_logs(&endpoint.url),
-                    endpoint.events
-                )),
-            )
             .await?;
         let secret = webhooks.secret(&endpoint.id);
         Ok((endpoint, secret))
@@ -171,18 +165,19 @@ impl Actions {
         viewer
             .administer(AdminTask::ManageNotifications)
             .map_err(StoreError::Denied)?;
-        let store = self.store.begin().await?;
-        let endpoint = store
-            .set_webhook_enabled(id, enabled)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let action = if enabled {
-            "webhook.enable"
-        } else {
-            "webhook.disable"
-        };
-        store.commit(entry(viewer, action, "webhook", id)).await?;
-        Ok(endpoint)
+        self.act(async |tx| {
+            let endpoint = tx
+                .set_webhook_enabled(id, enabled)
+                .await?
+                .ok_or(StoreError::NotFound)?;
+            let action = if enabled {
+                AuditAction::WebhookEnable
+            } else {
+                AuditAction::WebhookDisable
+            };
+            done(endpoint, entry(viewer, action, "webhook", id))
+        })
+        .await
     }
 
     /// Deletes an endpoint and its log (administrators).
@@ -190,13 +185,12 @@ impl Actions {
         viewer
             .administer(AdminTask::ManageNotifications)
             .map_err(StoreError::Denied)?;
-        let store = self.store.begin().await?;
-        if !store.delete_webhook(id).await? {
-            return Err(StoreError::NotFound.into());
-        }
-        store
-            .commit(entry(viewer, "webhook.delete", "webhook", id))
-            .await?;
-        Ok(())
+        self.act(async |tx| {
+            if !tx.delete_webhook(id).await? {
+                return Err(StoreError::NotFound.into());
+            }
+            done((), entry(viewer, AuditAction::WebhookDelete, "webhook", id))
+        })
+        .await
     }
 }

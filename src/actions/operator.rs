@@ -3,30 +3,17 @@
 //! records as the doors' actions, with the operator as the actor. The operator has no account:
 //! its records name no one ([`OPERATOR`]) and say "by the operator" in their detail.
 
-use super::{ActionError, ActionResult, EntryExt, NewAccount};
+use super::accounts::insert_account;
+use super::reports::{Maker, insert_manual_report};
+use super::{ActionError, ActionResult, EntryExt, NewAccount, act_on, done, operator_entry};
 use crate::auth::password::PasswordHasher;
 use crate::domain::id::Id;
-use crate::domain::periods::Trigger;
-use crate::domain::time::rfc3339_millis;
-use crate::store::entities::{report, user};
-use crate::store::{
-    AuditEntry, NewReport, NewUser, Prescription, Reanalysis, Service, Store, StoreError,
-};
+use crate::domain::reanalysis::{self, Stored};
+use crate::store::entities::{measurement, report, user};
+use crate::store::{AuditAction, Service, Store};
 
 /// The actor of the operator's records: no account.
 pub const OPERATOR: Id = super::ANONYMOUS;
-
-/// A record of the operator's `action` on `object_kind` `object_id`.
-fn entry(action: &'static str, object_kind: &'static str, object_id: &Id) -> AuditEntry {
-    AuditEntry {
-        actor_id: OPERATOR,
-        action,
-        patient_id: None,
-        object_kind,
-        object_id: Some(*object_id),
-        detail: String::new(),
-    }
-}
 
 /// Creates an account (an administrator, when `new.roles` says so), recorded as the
 /// operator's `user.create`.
@@ -36,33 +23,14 @@ pub async fn add_user(
     new: NewAccount,
 ) -> ActionResult<user::Model> {
     let password_hash = hasher.hash(new.password.expose().to_owned()).await?;
-    let roles: Vec<String> = new.roles.iter().map(|r| r.as_str().to_owned()).collect();
-    let tx = store.begin().await?;
-    if tx
-        .user_by_email(&Service::Operator, new.email.as_str())
-        .await?
-        .is_some()
-    {
-        return Err(StoreError::EmailUsed.into());
-    }
-    let created = tx
-        .create_user(NewUser {
-            email: new.email.as_str().to_owned(),
-            password_hash,
-            first_name: new.first_name.as_str().to_owned(),
-            last_name: new.last_name.as_str().to_owned(),
-            phone_number: new.phone_number.map(|p| p.as_str().to_owned()),
-            language: new.language.upper(),
-            time_zone: new.time_zone.name().to_owned(),
-            roles: roles.clone(),
-        })
-        .await?;
-    tx.commit(
-        entry("user.create", "user", &created.id)
-            .detail(format!("by the operator; roles: {}", roles.join(","))),
-    )
-    .await?;
-    Ok(created)
+    act_on(store, async |tx| {
+        let created = insert_account(tx, &Service::Operator, new, password_hash).await?;
+        let roles = created.role_names()?.join(",");
+        let record = operator_entry(AuditAction::UserCreate, "user", &created.id)
+            .detail(format!("by the operator; roles: {roles}"));
+        done(created, record)
+    })
+    .await
 }
 
 /// Makes a manual periodic report of `patient` over `[start, end)`: for `group` (the
@@ -76,51 +44,111 @@ pub async fn create_report(
     start: i64,
     end: i64,
 ) -> ActionResult<report::Model> {
-    let tx = store.begin().await?;
-    let new = NewReport {
-        user_id: *patient,
-        group_id: group,
-        creator_id: None,
-        trigger: Trigger::Manual,
-        dedupe_key: None,
-        start,
-        end,
-    };
-    let made = match group {
-        Some(group) => {
-            let prescription = Prescription {
-                patient: *patient,
-                group,
-            };
-            tx.create_report(&prescription, new).await?
-        }
-        None => tx.create_report(&Service::Operator, new).await?,
-    };
-    let report = made.ok_or_else(|| ActionError::Internal(anyhow::anyhow!("not stored")))?;
-    let group = group.map_or_else(|| "the patient only".to_owned(), |g| format!("group {g}"));
-    tx.commit(
-        entry("report.create", "periodic-report", &report.id)
-            .patient(patient)
-            .detail(format!(
-                "by the operator, manual, {} to {}, for {group}",
-                rfc3339_millis(start),
-                rfc3339_millis(end)
-            )),
-    )
-    .await?;
-    Ok(report)
+    act_on(store, async |tx| {
+        let made = insert_manual_report(tx, Maker::Operator, patient, group, start, end).await?;
+        done(made.report, made.record)
+    })
+    .await
 }
 
-/// Analyses the measurements taken since `since` (all without it) again, `batch` at a time,
-/// and rewrites those whose result changed, each with the operator's `measurement.reanalyse`
-/// record (see [`Store::reanalyse_measurements`]).
+/// How far a re-analysis run got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reanalysis {
+    /// Measurements analysed again.
+    pub examined: u64,
+    /// Those whose result, status or columns changed (and were rewritten).
+    pub changed: u64,
+    /// Those whose analysis now finds no result.
+    pub failed: u64,
+}
+
+/// Analyses the measurements taken at or after `since` (all without it) again, `batch` at a
+/// time in id order (never more payloads in memory than a batch), and rewrites those whose
+/// result changed ([`crate::domain::reanalysis`]). Only they get a new `updateTimestamp` (and
+/// `statusChangedTimestamp` when the status moved), so a report of an unchanged measurement
+/// stays current. A measurement changed by someone else during the run is read and analysed
+/// again. Each rewrite commits with the operator's `measurement.reanalyse` record.
+/// `progress` is called after every batch.
 pub async fn reanalyse(
     store: &Store,
     since: Option<i64>,
     batch: u64,
-    progress: impl FnMut(&Reanalysis),
+    mut progress: impl FnMut(&Reanalysis),
 ) -> ActionResult<Reanalysis> {
-    Ok(store
-        .reanalyse_measurements(&Service::Operator, since, batch, progress)
-        .await?)
+    let scope = Service::Operator;
+    let mut run = Reanalysis::default();
+    let mut after: Option<Id> = None;
+    loop {
+        let models = store.measurement_batch(&scope, since, after, batch).await?;
+        let Some(last) = models.last() else {
+            break;
+        };
+        after = Some(last.id);
+        for model in models {
+            let (changed, failed) = reanalyse_one(store, model).await?;
+            run.examined += 1;
+            run.changed += u64::from(changed);
+            run.failed += u64::from(failed);
+        }
+        progress(&run);
+    }
+    Ok(run)
+}
+
+/// Re-analyses one measurement; whether it changed and whether its analysis failed.
+async fn reanalyse_one(store: &Store, mut model: measurement::Model) -> ActionResult<(bool, bool)> {
+    loop {
+        // The analysis is CPU work; off the runtime's threads, as on upload.
+        let (outcome, current) = tokio::task::spawn_blocking(move || {
+            let outcome = reanalysis::reanalyse(Stored {
+                data: &model.data,
+                status: model.status,
+                indicator: model.indicator.as_deref(),
+                result: model.result.as_deref(),
+                heart_rate: model.heart_rate,
+                summary: model.summary.as_deref(),
+            });
+            (outcome, model)
+        })
+        .await
+        .map_err(|err| ActionError::Internal(err.into()))?;
+        if let Some(run) = outcome.run {
+            crate::telemetry::metrics::analysis(run.source, run.readable, run.took);
+        }
+        let failed = outcome.failed;
+        let Some(rewrite) = outcome.rewrite else {
+            return Ok((false, failed));
+        };
+        let detail = format!(
+            "by the operator, algorithm {}: status {} to {}",
+            crate::analysis::VERSION,
+            current.status,
+            rewrite.status
+        );
+        let written = act_on::<_, ActionError>(store, async |tx| {
+            if !tx.apply_rewrite(&current, rewrite).await? {
+                return done(false, Vec::new());
+            }
+            let record = operator_entry(
+                AuditAction::MeasurementReanalyse,
+                "measurement",
+                &current.id,
+            )
+            .patient(&current.creator_id)
+            .detail(detail);
+            done(true, record)
+        })
+        .await?;
+        if written {
+            return Ok((true, failed));
+        }
+        // Changed (or deleted) since it was read: analyse what is there now.
+        match store
+            .scoped_measurement(&Service::Operator, &current.id)
+            .await?
+        {
+            Some(fresh) => model = fresh,
+            None => return Ok((false, failed)),
+        }
+    }
 }

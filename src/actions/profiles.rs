@@ -2,9 +2,10 @@
 
 use sea_orm::Condition;
 
-use super::{ActionResult, Actions, EntryExt, entry};
+use super::{ActionResult, Actions, EntryExt, done, entry};
 use crate::domain::id::Id;
 use crate::domain::profile::ProfilePatch;
+use crate::store::AuditAction;
 use crate::store::Viewer;
 use crate::store::entities::profile;
 
@@ -19,7 +20,7 @@ impl Actions {
         let found = self.store.visible_profile(viewer, id).await?;
         if found.is_some() {
             self.store
-                .record_read(entry(viewer, "profile.view", "profile", id).patient(id))
+                .record_read(entry(viewer, AuditAction::ProfileView, "profile", id).patient(id))
                 .await?;
         }
         Ok(found)
@@ -36,17 +37,18 @@ impl Actions {
     ) -> ActionResult<u64> {
         let fields: Vec<&str> = patch.as_map().keys().map(String::as_str).collect();
         let fields = fields.join(", ");
-        let store = self.store.begin().await?;
-        let changed = store.update_profiles(viewer, which, patch).await?;
-        let records = changed
-            .iter()
-            .map(|id| {
-                entry(viewer, "profile.update", "profile", id)
-                    .patient(id)
-                    .detail(fields.clone())
-            })
-            .collect();
-        store.commit_all(records).await?;
-        Ok(changed.len() as u64)
+        self.act(async |tx| {
+            let changed = tx.update_profiles(viewer, which, patch).await?;
+            let records: Vec<_> = changed
+                .iter()
+                .map(|id| {
+                    entry(viewer, AuditAction::ProfileUpdate, "profile", id)
+                        .patient(id)
+                        .detail(fields.clone())
+                })
+                .collect();
+            done(changed.len() as u64, records)
+        })
+        .await
     }
 }

@@ -9,8 +9,8 @@ use crate::domain::id::Id;
 use crate::store::entities::{audit_event, measurement, profile, report, user};
 use crate::store::query::ListSpec;
 use crate::store::{
-    AuditEntry, AuditFilter, ListedRecord, PatientListing, PatientSummary, ReportRecord,
-    UserRecord, Viewer, WorkItem, WorkListing,
+    AuditAction, AuditEntry, AuditFilter, ListedRecord, PatientListing, PatientSummary,
+    ReportRecord, UserRecord, Viewer, WorkItem, WorkListing,
 };
 
 /// A page of a list: its items and, when asked, the total.
@@ -22,7 +22,7 @@ impl Actions {
     async fn record_list(
         &self,
         viewer: &Viewer,
-        action: &'static str,
+        action: AuditAction,
         noun: &'static str,
         patients: impl IntoIterator<Item = Id>,
     ) -> ActionResult<()> {
@@ -46,7 +46,7 @@ impl Actions {
     pub async fn view_user(&self, viewer: &Viewer, id: &Id) -> ActionResult<user::Model> {
         let user = self.store.visible_user(viewer, id).await?;
         self.store
-            .record_read(entry(viewer, "user.view", "user", id).patient(id))
+            .record_read(entry(viewer, AuditAction::UserView, "user", id).patient(id))
             .await?;
         Ok(user)
     }
@@ -56,8 +56,13 @@ impl Actions {
         let report = self.store.visible_report(viewer, id).await?;
         self.store
             .record_read(
-                entry(viewer, "periodic-report.view", "periodic-report", id)
-                    .patient(&report.user_id),
+                entry(
+                    viewer,
+                    AuditAction::PeriodicReportView,
+                    "periodic-report",
+                    id,
+                )
+                .patient(&report.user_id),
             )
             .await?;
         Ok(report)
@@ -72,8 +77,13 @@ impl Actions {
         let record = self.store.visible_measurement_report(viewer, id).await?;
         self.store
             .record_read(
-                entry(viewer, "measurement-report.view", "measurement-report", id)
-                    .patient(&record.report.patient_id),
+                entry(
+                    viewer,
+                    AuditAction::MeasurementReportView,
+                    "measurement-report",
+                    id,
+                )
+                .patient(&record.report.patient_id),
             )
             .await?;
         Ok(record)
@@ -88,7 +98,7 @@ impl Actions {
         let page = self.store.list_users(viewer, spec).await?;
         self.record_list(
             viewer,
-            "user.list",
+            AuditAction::UserList,
             "accounts",
             page.0.iter().map(|r| r.user.id),
         )
@@ -105,7 +115,7 @@ impl Actions {
         let page = self.store.list_profiles(viewer, spec).await?;
         self.record_list(
             viewer,
-            "profile.list",
+            AuditAction::ProfileList,
             "profiles",
             page.0.iter().map(|p| p.id),
         )
@@ -122,7 +132,7 @@ impl Actions {
         let page = self.store.list_measurements_lean(viewer, spec).await?;
         self.record_list(
             viewer,
-            "measurement.list",
+            AuditAction::MeasurementList,
             "measurements",
             page.0.iter().map(|r| r.measurement.creator_id),
         )
@@ -139,7 +149,7 @@ impl Actions {
         let page = self.store.list_measurement_headers(viewer, spec).await?;
         self.record_list(
             viewer,
-            "measurement.list",
+            AuditAction::MeasurementList,
             "measurements",
             page.0.iter().map(|m| m.creator_id),
         )
@@ -156,7 +166,7 @@ impl Actions {
         let page = self.store.list_measurement_reports(viewer, spec).await?;
         self.record_list(
             viewer,
-            "measurement-report.list",
+            AuditAction::MeasurementReportList,
             "measurement reports",
             page.0.iter().map(|r| r.report.patient_id),
         )
@@ -173,7 +183,7 @@ impl Actions {
         let page = self.store.list_reports(viewer, spec).await?;
         self.record_list(
             viewer,
-            "periodic-report.list",
+            AuditAction::PeriodicReportList,
             "periodic reports",
             page.0.iter().map(|r| r.user_id),
         )
@@ -197,7 +207,7 @@ impl Actions {
             .await?;
         self.record_list(
             viewer,
-            "patient.list",
+            AuditAction::PatientList,
             "patient rows",
             page.0.iter().map(|p| p.user.id),
         )
@@ -219,7 +229,7 @@ impl Actions {
             .await?;
         self.record_list(
             viewer,
-            "worklist.view",
+            AuditAction::WorklistView,
             "measurements",
             page.0.iter().map(|item| item.patient.id),
         )
@@ -237,8 +247,13 @@ impl Actions {
         limit: u64,
     ) -> ActionResult<(Vec<audit_event::Model>, u64)> {
         let (events, total) = self.store.audit_page(viewer, filter, offset, limit).await?;
-        let mut record = entry(viewer, "audit.view", "audit-trail", &viewer.user_id)
-            .detail(format!("{} of {total} entries from {offset}", events.len()));
+        let mut record = entry(
+            viewer,
+            AuditAction::AuditView,
+            "audit-trail",
+            &viewer.user_id,
+        )
+        .detail(format!("{} of {total} entries from {offset}", events.len()));
         record.patient_id = filter.patient;
         self.store.record_read(record).await?;
         Ok((events, total))
@@ -255,8 +270,13 @@ impl Actions {
             .store
             .audit_page(viewer, filter, 0, MAX_EXPORTED)
             .await?;
-        let mut record = entry(viewer, "audit.export", "audit-trail", &viewer.user_id)
-            .detail(format!("{} of {total} entries", events.len()));
+        let mut record = entry(
+            viewer,
+            AuditAction::AuditExport,
+            "audit-trail",
+            &viewer.user_id,
+        )
+        .detail(format!("{} of {total} entries", events.len()));
         record.patient_id = filter.patient;
         self.store.record_read(record).await?;
         Ok(events)

@@ -2,13 +2,16 @@
 
 use chrono_tz::Tz;
 
-use super::{ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ActionError, ActionResult, Actions, EntryExt, done, entry, operator_entry};
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
 use crate::domain::periods::{Trigger, manual_period};
 use crate::domain::time::rfc3339_millis;
 use crate::store::entities::{file, report};
-use crate::store::{Both, NewReport, Prescription, ReportRecord, Viewer};
+use crate::store::visibility::Scope;
+use crate::store::{
+    AuditAction, AuditEntry, Both, NewReport, Prescription, ReportRecord, Service, Tx, Viewer,
+};
 
 /// A measurement's PDF as handed out.
 #[derive(Debug)]
@@ -55,7 +58,7 @@ impl Actions {
                     .cloned()
             });
             if let (Some(latest), Some(file)) = (latest, file) {
-                let audit = entry(viewer, "report.download", "measurement", &id)
+                let audit = entry(viewer, AuditAction::ReportDownload, "measurement", &id)
                     .patient(&patient_id)
                     .detail(language.code());
                 self.store.record_read(audit).await?;
@@ -72,14 +75,15 @@ impl Actions {
             .reports
             .measurement_report(&viewer.user_id, &record, &patient, language)
             .await?;
-        let tx = self.store.begin().await?;
-        let report = tx.insert_measurement_report(document).await?;
-        tx.commit(
-            entry(viewer, "report.create", "measurement", &id)
-                .patient(&patient_id)
-                .detail(language.code()),
-        )
-        .await?;
+        let report = self
+            .act(async |tx| {
+                let report = tx.insert_measurement_report(document).await?;
+                let record = entry(viewer, AuditAction::ReportCreate, "measurement", &id)
+                    .patient(&patient_id)
+                    .detail(language.code());
+                done(report, record)
+            })
+            .await?;
         Ok(MeasurementPdf {
             report: ReportRecord {
                 report,
@@ -106,44 +110,17 @@ impl Actions {
         start: Option<i64>,
         end: Option<i64>,
     ) -> ActionResult<report::Model> {
-        let store = self.store.begin().await?;
-        let patient = store.patient_to_report_on(viewer, patient).await?;
-        let (start, end) = manual_period(start, end, store.clock().now_millis())
-            .map_err(|message| ActionError::invalid(message, "error-period-invalid"))?;
-        let candidates = store.report_groups(viewer, &patient.id).await?;
-        let group = report_group(&candidates, group)?;
-        let new = NewReport {
-            user_id: patient.id,
-            group_id: group,
-            creator_id: Some(viewer.user_id),
-            trigger: Trigger::Manual,
-            dedupe_key: None,
-            start,
-            end,
-        };
-        let made = match group {
-            Some(group) => {
-                let prescription = Prescription {
-                    patient: patient.id,
-                    group,
-                };
-                store
-                    .create_report(&Both(viewer, &prescription), new)
-                    .await?
-            }
-            None => store.create_report(viewer, new).await?,
-        };
-        let report = made.ok_or_else(|| anyhow::anyhow!("a manual report was not stored"))?;
-        let period = format!("{} to {}", rfc3339_millis(start), rfc3339_millis(end));
-        let group = group.map_or_else(|| "the patient only".to_owned(), |g| format!("group {g}"));
-        store
-            .commit(
-                entry(viewer, "report.create", "periodic-report", &report.id)
-                    .patient(&patient.id)
-                    .detail(format!("manual, {period}, for {group}")),
-            )
-            .await?;
-        Ok(report)
+        self.act(async |tx| {
+            let patient = tx.patient_to_report_on(viewer, patient).await?;
+            let (start, end) = manual_period(start, end, tx.clock().now_millis())
+                .map_err(|message| ActionError::invalid(message, "error-period-invalid"))?;
+            let candidates = tx.report_groups(viewer, &patient.id).await?;
+            let group = report_group(&candidates, group)?;
+            let maker = Maker::Person(viewer);
+            let made = insert_manual_report(tx, maker, &patient.id, group, start, end).await?;
+            done(made.report, made.record.actor(viewer))
+        })
+        .await
     }
 
     /// A periodic report's PDF in `language` and `zone`, by default the patient's.
@@ -167,12 +144,74 @@ impl Actions {
             .reports
             .periodic_report_pdf(&viewer.user_id, &report, &patient, language, zone)
             .await?;
-        let audit = entry(viewer, "report.download", "periodic-report", &report.id)
-            .patient(&report.user_id)
-            .detail(format!("{}, {}", language.code(), zone.name()));
+        let audit = entry(
+            viewer,
+            AuditAction::ReportDownload,
+            "periodic-report",
+            &report.id,
+        )
+        .patient(&report.user_id)
+        .detail(format!("{}, {}", language.code(), zone.name()));
         self.store.record_read(audit).await?;
         Ok(PeriodicPdf { report, file })
     }
+}
+
+/// Who makes a manual report: a person, or the operator at the command line.
+#[derive(Clone, Copy)]
+pub(super) enum Maker<'a> {
+    Person(&'a Viewer),
+    Operator,
+}
+
+/// A manual report just stored, with its audit record (whose actor is the operator until
+/// [`EntryExt::actor`] names the person).
+pub(super) struct MadeReport {
+    pub report: report::Model,
+    pub record: AuditEntry,
+}
+
+/// Stores a manual periodic report of `patient` over `[start, end)` made by `maker`: for
+/// `group` it lists what both the maker and the group's prescription see and the group's
+/// staff see it; without one, what the maker sees, kept for the patient and administrators.
+pub(super) async fn insert_manual_report(
+    tx: &Tx,
+    maker: Maker<'_>,
+    patient: &Id,
+    group: Option<Id>,
+    start: i64,
+    end: i64,
+) -> ActionResult<MadeReport> {
+    let (scope, creator, by): (&dyn Scope, _, _) = match maker {
+        Maker::Person(viewer) => (viewer, Some(viewer.user_id), ""),
+        Maker::Operator => (&Service::Operator, None, "by the operator, "),
+    };
+    let new = NewReport {
+        user_id: *patient,
+        group_id: group,
+        creator_id: creator,
+        trigger: Trigger::Manual,
+        dedupe_key: None,
+        start,
+        end,
+    };
+    let made = match group {
+        Some(group) => {
+            let prescription = Prescription {
+                patient: *patient,
+                group,
+            };
+            tx.create_report(&Both(scope, &prescription), new).await?
+        }
+        None => tx.create_report(scope, new).await?,
+    };
+    let report = made.ok_or_else(|| anyhow::anyhow!("a manual report was not stored"))?;
+    let period = format!("{} to {}", rfc3339_millis(start), rfc3339_millis(end));
+    let group = group.map_or_else(|| "the patient only".to_owned(), |g| format!("group {g}"));
+    let record = operator_entry(AuditAction::ReportCreate, "periodic-report", &report.id)
+        .patient(patient)
+        .detail(format!("{by}manual, {period}, for {group}"));
+    Ok(MadeReport { report, record })
 }
 
 /// The group a manual report is made for, of `candidates` (the groups through which its

@@ -2,14 +2,14 @@
 //! patient or the patient's staff, for a number of days (default 30), revocable; and the
 //! record of every download, through a shared link or an app's `readFileToken`.
 
-use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, entry};
+use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::auth::token;
 use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::domain::time::rfc3339_millis;
 use crate::store::entities::{file, shared_link};
-use crate::store::{NewSharedLink, Service, StoreError, Viewer};
+use crate::store::{AuditAction, NewSharedLink, Service, StoreError, Viewer};
 
 /// How long a shared link lasts unless its maker says otherwise, in days.
 pub const DEFAULT_LINK_DAYS: i64 = 30;
@@ -45,28 +45,26 @@ impl Actions {
             .measurement_pdf(viewer, measurement, language, true)
             .await?;
         let secret = token::generate();
-        let store = self.store.begin().await?;
-        let expires_at = store.clock().now_millis() + days * DAY_MILLIS;
-        let link = store
-            .insert_shared_link(NewSharedLink {
-                secret_hash: token::hash(&secret),
-                measurement_id: *measurement,
-                file_id: pdf.file.id,
-                patient_id: pdf.report.report.patient_id,
-                creator_id: viewer.user_id,
-                language: language.code().to_owned(),
-                expires_at,
-            })
-            .await?;
-        store
-            .commit(
-                entry(viewer, "link.create", "shared-link", &link.id)
+        let link = self
+            .act(async |tx| {
+                let expires_at = tx.clock().now_millis() + days * DAY_MILLIS;
+                let link = tx
+                    .insert_shared_link(NewSharedLink {
+                        secret_hash: token::hash(&secret),
+                        measurement_id: *measurement,
+                        file_id: pdf.file.id,
+                        patient_id: pdf.report.report.patient_id,
+                        creator_id: viewer.user_id,
+                        language: language.code().to_owned(),
+                        expires_at,
+                    })
+                    .await?;
+                let until = rfc3339_millis(expires_at);
+                let record = entry(viewer, AuditAction::LinkCreate, "shared-link", &link.id)
                     .patient(&link.patient_id)
-                    .detail(format!(
-                        "measurement {measurement} until {}",
-                        rfc3339_millis(expires_at)
-                    )),
-            )
+                    .detail(format!("measurement {measurement} until {until}"));
+                done(link, record)
+            })
             .await?;
         Ok(NewLink { link, secret })
     }
@@ -88,21 +86,19 @@ impl Actions {
         measurement: &Id,
         link: &Id,
     ) -> ActionResult<()> {
-        let store = self.store.begin().await?;
-        let record = store.visible_measurement(viewer, measurement).await?;
-        if !store
-            .revoke_shared_link(measurement, link, &viewer.user_id)
-            .await?
-        {
-            return Err(StoreError::NotFound.into());
-        }
-        store
-            .commit(
-                entry(viewer, "link.revoke", "shared-link", link)
-                    .patient(&record.measurement.creator_id),
-            )
-            .await?;
-        Ok(())
+        self.act(async |tx| {
+            let record = tx.visible_measurement(viewer, measurement).await?;
+            if !tx
+                .revoke_shared_link(measurement, link, &viewer.user_id)
+                .await?
+            {
+                return Err(StoreError::NotFound.into());
+            }
+            let audit = entry(viewer, AuditAction::LinkRevoke, "shared-link", link)
+                .patient(&record.measurement.creator_id);
+            done((), audit)
+        })
+        .await
     }
 
     /// Revokes the apps' `readFileToken`s of a measurement's reports (whoever sees the
@@ -113,20 +109,18 @@ impl Actions {
         viewer: &Viewer,
         measurement: &Id,
     ) -> ActionResult<usize> {
-        let store = self.store.begin().await?;
-        let record = store.visible_measurement(viewer, measurement).await?;
-        let files = store.files_of_measurement(viewer, measurement).await?;
-        for file in &files {
-            store.rotate_file_secret(file).await?;
-        }
-        store
-            .commit(
-                entry(viewer, "file.revoke", "measurement", measurement)
-                    .patient(&record.measurement.creator_id)
-                    .detail(format!("{} files", files.len())),
-            )
-            .await?;
-        Ok(files.len())
+        self.act(async |tx| {
+            let record = tx.visible_measurement(viewer, measurement).await?;
+            let files = tx.files_of_measurement(viewer, measurement).await?;
+            for file in &files {
+                tx.rotate_file_secret(file).await?;
+            }
+            let audit = entry(viewer, AuditAction::FileRevoke, "measurement", measurement)
+                .patient(&record.measurement.creator_id)
+                .detail(format!("{} files", files.len()));
+            done(files.len(), audit)
+        })
+        .await
     }
 
     /// The file a shared link's `secret` opens, if the link is open; the download is recorded
@@ -149,9 +143,14 @@ impl Actions {
         let anonymous = anonymous();
         self.store
             .record_read(
-                entry(&anonymous, "link.download", "shared-link", &link.id)
-                    .patient(&link.patient_id)
-                    .detail(format!("from {network}")),
+                entry(
+                    &anonymous,
+                    AuditAction::LinkDownload,
+                    "shared-link",
+                    &link.id,
+                )
+                .patient(&link.patient_id)
+                .detail(format!("from {network}")),
             )
             .await?;
         Ok(file)
@@ -164,7 +163,7 @@ impl Actions {
         file: &file::Model,
         network: Network,
     ) -> ActionResult<()> {
-        let mut record = entry(&anonymous(), "file.download", "file", &file.id)
+        let mut record = entry(&anonymous(), AuditAction::FileDownload, "file", &file.id)
             .detail(format!("from {network}"));
         record.patient_id = self
             .store

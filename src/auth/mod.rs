@@ -14,7 +14,7 @@ use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::store::entities::user;
 use crate::store::{
-    AccessCheck, NewTokenPair, RefreshCheck, Service, Store, StoreError, Unaudited,
+    AccessCheck, NewTokenPair, RefreshCheck, Service, Store, StoreError, Tx, Unaudited,
 };
 use lockout::LockState;
 use password::PasswordHasher;
@@ -241,14 +241,10 @@ impl Authenticator {
         })
     }
 
-    /// The tokens of a login whose password was checked (`actions::Actions::log_in`): the
-    /// OAuth2 password grant's answer.
-    pub async fn login_tokens(&self, user_id: Id) -> Result<IssuedTokens, LoginError> {
-        self.issue(user_id, None).await
-    }
-
-    /// The OAuth2 refresh grant: rotates the refresh token.
-    pub async fn refresh_grant(&self, refresh_token: &str) -> Result<IssuedTokens, LoginError> {
+    /// Redeems a refresh token (the OAuth2 refresh grant): it is spent, whatever follows, and
+    /// a token spent before revokes its whole login (RFC 6819 5.2.2.3). Answers the login's
+    /// user and family, for [`Authenticator::issue_tokens`].
+    pub async fn redeem_refresh_token(&self, refresh_token: &str) -> Result<(Id, Id), LoginError> {
         let hash = token::hash(refresh_token);
         let check = self
             .store
@@ -257,7 +253,7 @@ impl Authenticator {
             })
             .await?;
         match check {
-            RefreshCheck::Rotated { user, family_id } => self.issue(user.id, Some(family_id)).await,
+            RefreshCheck::Rotated { user, family_id } => Ok((user.id, family_id)),
             RefreshCheck::Reused => Err(LoginError::RefreshTokenReused),
             RefreshCheck::Invalid => Err(LoginError::InvalidRefreshToken),
         }
@@ -272,10 +268,18 @@ impl Authenticator {
         }
     }
 
-    async fn issue(&self, user_id: Id, family_id: Option<Id>) -> Result<IssuedTokens, LoginError> {
-        let now = self.store.clock().now_millis();
+    /// A new pair of tokens for `user_id`, written in `tx` (the action that records the
+    /// login or the refresh): of a new login, or of the login `family_id` a refresh token
+    /// was redeemed from.
+    pub async fn issue_tokens(
+        &self,
+        tx: &Tx,
+        user_id: Id,
+        family_id: Option<Id>,
+    ) -> Result<IssuedTokens, LoginError> {
+        let now = tx.clock().now_millis();
         let started = match &family_id {
-            Some(family) => self.store.family_started_at(family).await?.unwrap_or(now),
+            Some(family) => tx.family_started_at(family).await?.unwrap_or(now),
             None => now,
         };
         // No token of a login outlives the login's absolute end (ASVS 5.0 V7.3.2).
@@ -294,11 +298,7 @@ impl Authenticator {
             refresh_hash: token::hash(&refresh_token),
             refresh_expires_at: now.saturating_add(millis(self.refresh_ttl)).min(end),
         };
-        self.store
-            .write(Unaudited::Logins, async |tx| {
-                tx.insert_token_pair(pair).await
-            })
-            .await?;
+        tx.insert_token_pair(pair).await?;
         Ok(IssuedTokens {
             access_token,
             refresh_token,

@@ -316,10 +316,44 @@ pub struct Review {
     pub patient_note: Option<String>,
 }
 
+/// The longest conclusion, in characters.
+const LABEL_LIMIT: usize = 100;
+/// The longest note (for the care team, or for the patient), in characters.
+const NOTE_LIMIT: usize = 2000;
+
 impl Review {
+    /// A review from its texts (the portal's form): each trimmed and held to its limit.
+    pub fn parse(
+        label: Option<&str>,
+        diagnosis: Option<&str>,
+        patient_note: Option<&str>,
+    ) -> Result<Self, DataError> {
+        let text = |field, limit, text: Option<&str>| {
+            text.map(|t| review_text(field, limit, t)).transpose()
+        };
+        Ok(Review {
+            label: text("label", LABEL_LIMIT, label)?,
+            diagnosis: text("diagnosis", NOTE_LIMIT, diagnosis)?,
+            patient_note: text("patient_note", NOTE_LIMIT, patient_note)?,
+        })
+    }
+
     fn is_empty(&self) -> bool {
         self.diagnosis.is_none() && self.label.is_none() && self.patient_note.is_none()
     }
+}
+
+/// One text of a review, trimmed, if it is within `limit` characters.
+fn review_text(field: &str, limit: usize, text: &str) -> Result<String, DataError> {
+    if text.chars().count() <= limit {
+        Ok(text.trim().to_owned())
+    } else {
+        Err(not_review_text(field, limit))
+    }
+}
+
+fn not_review_text(field: &str, limit: usize) -> DataError {
+    invalid(field, format!("must be text of at most {limit} characters"))
 }
 
 /// A parsed partial update of a measurement.
@@ -333,12 +367,32 @@ pub struct MeasurementUpdate {
     pub review_requested: bool,
     /// A review (staff only): `→ reviewed`.
     pub review: Option<Review>,
+    /// The first field of the review the body named, for the refusal of a reader who may
+    /// not review ([`MeasurementUpdate::check_author`]).
+    first_review_field: Option<&'static str>,
 }
 
 impl MeasurementUpdate {
-    /// Parses the body of `PUT /data/v1/measurements/documents/<id>`. Patients may change
-    /// `context`, `tags` and set `review_requested`; staff may also write `diagnosis` and `label`.
-    pub fn parse(value: Value, staff: bool) -> Result<Self, DataError> {
+    /// A review, and nothing else.
+    pub fn review(review: Review) -> Self {
+        let first_review_field = [
+            ("label", review.label.is_some()),
+            ("diagnosis", review.diagnosis.is_some()),
+            ("patient_note", review.patient_note.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(field, given)| given.then_some(field));
+        MeasurementUpdate {
+            review: (!review.is_empty()).then_some(review),
+            first_review_field,
+            ..MeasurementUpdate::default()
+        }
+    }
+
+    /// Parses the body of `PUT /data/v1/measurements/documents/<id>`: `context`, `tags`,
+    /// `review_requested`, and a review's `diagnosis`, `label` and `patient_note`, which only
+    /// staff may write ([`MeasurementUpdate::check_author`]).
+    pub fn parse(value: Value) -> Result<Self, DataError> {
         let Value::Object(fields) = value else {
             return Err(invalid("data", "must be a JSON object"));
         };
@@ -358,24 +412,16 @@ impl MeasurementUpdate {
                     _ => return Err(invalid("review_requested", "must be true or false")),
                 },
                 "diagnosis" | "label" | "patient_note" => {
-                    if !staff {
-                        return Err(DataError::StaffOnly(key.clone()));
-                    }
-                    let (slot, limit) = match key.as_str() {
-                        "label" => (&mut review.label, 100),
-                        "diagnosis" => (&mut review.diagnosis, 2000),
-                        _ => (&mut review.patient_note, 2000),
+                    let (field, slot, limit) = match key.as_str() {
+                        "label" => ("label", &mut review.label, LABEL_LIMIT),
+                        "diagnosis" => ("diagnosis", &mut review.diagnosis, NOTE_LIMIT),
+                        _ => ("patient_note", &mut review.patient_note, NOTE_LIMIT),
                     };
-                    let text = match value {
-                        Value::String(s) if s.chars().count() <= limit => s.trim().to_owned(),
-                        _ => {
-                            return Err(invalid(
-                                key.as_str(),
-                                format!("must be text of at most {limit} characters"),
-                            ));
-                        }
+                    update.first_review_field.get_or_insert(field);
+                    let Value::String(text) = value else {
+                        return Err(not_review_text(field, limit));
                     };
-                    *slot = Some(text);
+                    *slot = Some(review_text(field, limit, text)?);
                 }
                 server if SERVER_FIELDS.contains(&server) => {
                     return Err(invalid(server, "is written by the server"));
@@ -395,6 +441,15 @@ impl MeasurementUpdate {
             return Err(invalid("data", "must change at least one field"));
         }
         Ok(update)
+    }
+
+    /// Whether a reader may make this update: a review only if `staff` (the staff of the
+    /// patient's groups, or an administrator).
+    pub fn check_author(&self, staff: bool) -> Result<(), DataError> {
+        match self.first_review_field {
+            Some(field) if !staff => Err(DataError::StaffOnly(field.to_owned())),
+            _ => Ok(()),
+        }
     }
 
     /// The names of the fields this update changes, for the audit trail (never their values).
@@ -731,24 +786,28 @@ mod tests {
     #[test]
     fn updates_follow_roles_and_states() {
         let patient =
-            MeasurementUpdate::parse(json!({"tags": ["x"], "review_requested": true}), false)
-                .unwrap();
+            MeasurementUpdate::parse(json!({"tags": ["x"], "review_requested": true})).unwrap();
+        assert_eq!(patient.check_author(false), Ok(()));
         assert_eq!(
             patient.next_status(Status::Analyzed),
             Ok(Status::PendingReview)
         );
         assert!(patient.next_status(Status::AnalysisFailed).is_err());
+        let author = |body: Value, staff: bool| MeasurementUpdate::parse(body)?.check_author(staff);
         assert_eq!(
-            MeasurementUpdate::parse(json!({"diagnosis": "AF"}), false),
+            author(json!({"diagnosis": "AF"}), false),
             Err(DataError::StaffOnly("diagnosis".into()))
         );
         assert_eq!(
-            MeasurementUpdate::parse(json!({"patient_note": "All is well"}), false),
+            author(
+                json!({"tags": [], "patient_note": "All is well", "label": "x"}),
+                false
+            ),
             Err(DataError::StaffOnly("patient_note".into()))
         );
+        assert_eq!(author(json!({"diagnosis": "AF"}), true), Ok(()));
         let staff = MeasurementUpdate::parse(
             json!({"diagnosis": " Sinus rhythm ", "label": "normal", "patient_note": " Fine "}),
-            true,
         )
         .unwrap();
         assert_eq!(
@@ -763,19 +822,28 @@ mod tests {
         staff.apply_to(&mut data, &Id::ZERO, 7);
         assert_eq!(data["review"]["patient_note"], "Fine");
         assert_eq!(data["review"]["diagnosis"], "Sinus rhythm");
-        assert!(MeasurementUpdate::parse(json!({"patient_note": "x".repeat(2001)}), true).is_err());
+        assert!(MeasurementUpdate::parse(json!({"patient_note": "x".repeat(2001)})).is_err());
+        assert!(MeasurementUpdate::parse(json!({"label": 7})).is_err());
+        let form = Review::parse(Some(" normal "), Some(""), Some(" Fine ")).unwrap();
+        assert_eq!(form.label.as_deref(), Some("normal"));
+        assert_eq!(form.patient_note.as_deref(), Some("Fine"));
+        assert!(Review::parse(Some(&"x".repeat(101)), None, None).is_err());
+        assert_eq!(
+            MeasurementUpdate::review(form).check_author(false),
+            Err(DataError::StaffOnly("label".into()))
+        );
         assert_eq!(
             staff.next_status(Status::PendingReview),
             Ok(Status::Reviewed)
         );
         assert!(staff.next_status(Status::AnalysisFailed).is_err());
-        assert!(MeasurementUpdate::parse(json!({"heartrate": 50}), true).is_err());
+        assert!(MeasurementUpdate::parse(json!({"heartrate": 50})).is_err());
         for field in SERVER_FIELDS {
             assert_eq!(
-                MeasurementUpdate::parse(json!({ field: 1 }), true),
+                MeasurementUpdate::parse(json!({ field: 1 })),
                 Err(invalid(field, "is written by the server"))
             );
         }
-        assert!(MeasurementUpdate::parse(json!({}), true).is_err());
+        assert!(MeasurementUpdate::parse(json!({})).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! Framework-free domain logic: ids, account values, profiles and the RQL query language.
 
 pub mod account;
+pub mod audit;
 pub mod clock;
 pub mod country;
 pub mod group;
@@ -11,6 +12,7 @@ pub mod network;
 pub mod notification;
 pub mod periods;
 pub mod profile;
+pub mod reanalysis;
 pub mod recording_limits;
 pub mod rql;
 pub mod time;

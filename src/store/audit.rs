@@ -10,13 +10,14 @@ use sea_orm::{
 use super::entities::audit_event;
 use super::query::{escape_like, lower_like};
 use super::{AdminTask, Reader, Store, StoreResult, Tx, Viewer};
+pub use crate::domain::audit::AuditAction;
 use crate::domain::id::Id;
 
 /// One entry to append.
 #[derive(Debug, Clone)]
 pub struct AuditEntry {
     pub actor_id: Id,
-    pub action: &'static str,
+    pub action: AuditAction,
     pub patient_id: Option<Id>,
     pub object_kind: &'static str,
     pub object_id: Option<Id>,
@@ -126,25 +127,22 @@ impl Store {
 
 /// Appends `entries` to the trail on `reader`'s connection (its pool, or its transaction).
 async fn append(reader: &Reader, entries: Vec<AuditEntry>) -> StoreResult<()> {
-    {
-        let this = reader;
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let now = this.now();
-        let rows = entries.into_iter().map(|entry| audit_event::ActiveModel {
-            id: Set(Id::generate()),
-            actor_id: Set(entry.actor_id),
-            action: Set(entry.action.to_owned()),
-            patient_id: Set(entry.patient_id),
-            object_kind: Set(entry.object_kind.to_owned()),
-            object_id: Set(entry.object_id),
-            detail: Set(entry.detail.chars().take(500).collect()),
-            creation_timestamp: Set(now),
-        });
-        audit_event::Entity::insert_many(rows)
-            .exec_without_returning(&this.db)
-            .await?;
-        Ok(())
+    if entries.is_empty() {
+        return Ok(());
     }
+    let now = reader.now();
+    let rows = entries.into_iter().map(|entry| audit_event::ActiveModel {
+        id: Set(Id::generate()),
+        actor_id: Set(entry.actor_id),
+        action: Set(entry.action.as_str().to_owned()),
+        patient_id: Set(entry.patient_id),
+        object_kind: Set(entry.object_kind.to_owned()),
+        object_id: Set(entry.object_id),
+        detail: Set(entry.detail.chars().take(500).collect()),
+        creation_timestamp: Set(now),
+    });
+    audit_event::Entity::insert_many(rows)
+        .exec_without_returning(&reader.db)
+        .await?;
+    Ok(())
 }

@@ -14,13 +14,12 @@ use super::entities::{
 };
 use super::notifications::{NewEvent, write_event};
 use super::query::ListSpec;
-use super::{Reader, Scope, Store, StoreError, StoreResult, Tx, Viewer};
+use super::{Reader, Scope, StoreError, StoreResult, Tx, Viewer};
 use crate::analysis::Indicator;
 use crate::domain::id::Id;
-use crate::domain::measurement::{
-    ANALYSIS_FIELDS, NewMeasurement, Status, Summary, analyse, status_after, write_analysis,
-};
+use crate::domain::measurement::{NewMeasurement, Status, Summary};
 use crate::domain::notification::EventKind;
+use crate::domain::reanalysis::Rewrite;
 
 /// A measurement with its list fields.
 #[derive(Debug, Clone)]
@@ -296,101 +295,6 @@ impl Reader {
     }
 }
 
-/// How far a re-analysis run got.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Reanalysis {
-    /// Measurements analysed again.
-    pub examined: u64,
-    /// Those whose result, status or columns changed (and were rewritten).
-    pub changed: u64,
-    /// Those whose analysis now finds no result.
-    pub failed: u64,
-}
-
-/// The rewrite of one measurement after a re-analysis, or none when nothing changed.
-struct Rewrite {
-    data: String,
-    status: Status,
-    indicator: Option<String>,
-    summary: Summary,
-}
-
-/// Whether two JSON values are the same up to the last bits of their numbers: a number read
-/// back from JSON text may differ from the one written in its last place (serde_json's fast
-/// float parsing), which is no change of a result.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
-            (Some(x), Some(y)) => same_number(x, y),
-            _ => x == y,
-        },
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-fn same_number(x: f64, y: f64) -> bool {
-    x == y || (x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs())
-}
-
-/// Analyses a stored measurement again; what to write when anything the server derives from
-/// the analysis (its fields in `data`, the status, the result columns, the summary) differs.
-fn reanalyse(model: &measurement::Model) -> (Option<Rewrite>, bool) {
-    // A payload that no longer reads as an object is left as it is: rewriting it from an empty
-    // object would lose it.
-    let Ok(Value::Object(mut data)) = serde_json::from_str::<Value>(&model.data) else {
-        return (None, true);
-    };
-    let current = model.status;
-    let (analysis, run) = analyse(&data);
-    crate::telemetry::metrics::analysis(run.source, run.readable, run.took);
-    let failed = analysis.failed();
-    let status = status_after(current, &analysis);
-    let before: Vec<Option<Value>> = ANALYSIS_FIELDS
-        .iter()
-        .map(|k| data.get(*k).cloned())
-        .collect();
-    write_analysis(&mut data, &analysis);
-    let fields_same = ANALYSIS_FIELDS.iter().zip(&before).all(|(k, old)| {
-        old.as_ref()
-            .zip(data.get(*k))
-            .is_some_and(|(o, n)| same(o, n))
-    });
-    let summary = Summary::of(&data);
-    let indicator = data
-        .get("indicator")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let stored_summary = model
-        .summary
-        .as_deref()
-        .and_then(|text| serde_json::from_str::<Value>(text).ok());
-    let summary_same = stored_summary
-        .is_some_and(|stored| serde_json::to_value(&summary).is_ok_and(|new| same(&stored, &new)));
-    let columns_same = status == model.status
-        && indicator == model.indicator
-        && summary.result == model.result
-        && match (summary.heart_rate, model.heart_rate) {
-            (Some(x), Some(y)) => same_number(x, y),
-            (x, y) => x.is_none() && y.is_none(),
-        };
-    if fields_same && summary_same && columns_same {
-        return (None, failed);
-    }
-    let rewrite = Rewrite {
-        data: Value::Object(data).to_string(),
-        status,
-        indicator,
-        summary,
-    };
-    (Some(rewrite), failed)
-}
-
 impl Reader {
     /// The number of measurements `scope` sees taken at or after `since` (epoch ms; all when
     /// none).
@@ -411,100 +315,45 @@ impl Reader {
     }
 }
 
-impl Store {
-    /// Analyses the measurements taken at or after `since` (all when none) again, `batch` at a
-    /// time in id order (never more payloads in memory than a batch), and rewrites those
-    /// whose result changed: the analysis' fields in `data`, the status (see
-    /// [`status_after`]), the result columns and the summary. Only they get a new
-    /// `updateTimestamp` (and `statusChangedTimestamp` when the status moved), so a report of
-    /// an unchanged measurement stays current. A measurement changed by someone else during
-    /// the run is read and analysed again. Each rewrite commits with its audit record
-    /// (`measurement.reanalyse`, by the operator). `progress` is called after every batch. Only what
-    /// `scope` sees is read (the command line's [`Service::Operator`]: everything).
-    ///
-    /// [`Service::Operator`]: super::Service::Operator
-    pub async fn reanalyse_measurements(
+impl Reader {
+    /// Up to `limit` measurements that `scope` sees, taken at or after `since` (all when
+    /// none), in id order after `after`: a batch of a run over all of them.
+    pub async fn measurement_batch(
         &self,
         scope: &dyn Scope,
         since: Option<i64>,
-        batch: u64,
-        mut progress: impl FnMut(&Reanalysis),
-    ) -> StoreResult<Reanalysis> {
-        let mut run = Reanalysis::default();
-        let mut after: Option<Id> = None;
-        loop {
-            let mut select = measurement::Entity::find()
-                .filter(scope.measurements("measurements", "id", "creator_id"))
-                .order_by_asc(measurement::Column::Id)
-                .limit(batch.max(1));
-            if let Some(after) = after {
-                select = select.filter(measurement::Column::Id.gt(after));
-            }
-            if let Some(since) = since {
-                select = select.filter(measurement::Column::MeasurementTimestamp.gte(since));
-            }
-            let models = select.all(&self.db).await?;
-            let Some(last) = models.last() else {
-                break;
-            };
-            after = Some(last.id);
-            for model in models {
-                let (changed, failed) = self.reanalyse_one(model).await?;
-                run.examined += 1;
-                run.changed += u64::from(changed);
-                run.failed += u64::from(failed);
-            }
-            progress(&run);
+        after: Option<Id>,
+        limit: u64,
+    ) -> StoreResult<Vec<measurement::Model>> {
+        let mut select = measurement::Entity::find()
+            .filter(scope.measurements("measurements", "id", "creator_id"))
+            .order_by_asc(measurement::Column::Id)
+            .limit(limit.max(1));
+        if let Some(after) = after {
+            select = select.filter(measurement::Column::Id.gt(after));
         }
-        Ok(run)
+        if let Some(since) = since {
+            select = select.filter(measurement::Column::MeasurementTimestamp.gte(since));
+        }
+        Ok(select.all(&self.db).await?)
     }
 
-    /// Re-analyses one measurement; whether it changed and whether its analysis failed.
-    async fn reanalyse_one(&self, mut model: measurement::Model) -> StoreResult<(bool, bool)> {
-        loop {
-            // The analysis is CPU work; off the runtime's threads, as on upload.
-            let (rewrite, failed, current) = tokio::task::spawn_blocking(move || {
-                let (rewrite, failed) = reanalyse(&model);
-                (rewrite, failed, model)
-            })
-            .await
-            .map_err(|err| StoreError::Db(sea_orm::DbErr::Custom(err.to_string())))?;
-            let Some(rewrite) = rewrite else {
-                return Ok((false, failed));
-            };
-            let tx = self.begin().await?;
-            let record = super::AuditEntry {
-                actor_id: Id::ZERO,
-                action: "measurement.reanalyse",
-                patient_id: Some(current.creator_id),
-                object_kind: "measurement",
-                object_id: Some(current.id),
-                detail: format!(
-                    "by the operator, algorithm {}: status {} to {}",
-                    crate::analysis::VERSION,
-                    current.status,
-                    rewrite.status
-                ),
-            };
-            if tx.apply_rewrite(&current, rewrite).await? {
-                tx.commit(record).await?;
-                return Ok((true, failed));
-            }
-            // Changed (or deleted) since it was read: analyse what is there now.
-            match measurement::Entity::find_by_id(current.id)
-                .one(&self.db)
-                .await?
-            {
-                Some(fresh) => model = fresh,
-                None => return Ok((false, failed)),
-            }
-        }
+    /// Measurement `id` as stored, if `scope` sees it.
+    pub async fn scoped_measurement(
+        &self,
+        scope: &dyn Scope,
+        id: &Id,
+    ) -> StoreResult<Option<measurement::Model>> {
+        Ok(measurement::Entity::find_by_id(*id)
+            .filter(scope.measurements("measurements", "id", "creator_id"))
+            .one(&self.db)
+            .await?)
     }
 }
 
 impl Tx {
     /// Writes a re-analysis if the measurement is still as it was read; whether it was.
-    async fn apply_rewrite(
+    pub async fn apply_rewrite(
         &self,
         current: &measurement::Model,
         rewrite: Rewrite,
@@ -668,55 +517,5 @@ impl Tx {
             .ok_or(StoreError::NotFound)?;
         txn.commit().await?;
         Ok(updated)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn an_unreadable_payload_is_never_rewritten() {
-        let model = measurement::Model {
-            id: "6740a0000000000000000001".into(),
-            creator_id: "6740a0000000000000000002".into(),
-            status: Status::Analyzed,
-            data: "{\"time\": [".into(),
-            measurement_timestamp: Some(1),
-            heartrate: None,
-            indicator: None,
-            heart_rate: None,
-            result: None,
-            summary: None,
-            creation_timestamp: 1,
-            update_timestamp: 1,
-            status_changed_timestamp: 1,
-        };
-        assert!(matches!(reanalyse(&model), (None, true)));
-        let readable = measurement::Model {
-            data: json!({"rr_intervals": [800, 810, 790]}).to_string(),
-            ..model
-        };
-        let (rewrite, failed) = reanalyse(&readable);
-        assert!(failed, "three intervals are too short for a rhythm");
-        let rewrite = rewrite.expect("a row without a summary is written");
-        assert_eq!(rewrite.status, Status::AnalysisFailed);
-        assert!(
-            rewrite
-                .data
-                .starts_with(r#"{"rr_intervals":[800,810,790],"indicator":"quality""#)
-        );
-    }
-
-    #[test]
-    fn numbers_read_back_from_text_are_the_same() {
-        let x = 72.123_456_789_012_34_f64;
-        let next = f64::from_bits(x.to_bits() + 1);
-        assert!(same(&json!({"a": [x, 1]}), &json!({"a": [next, 1]})));
-        assert!(!same(&json!({"a": [x]}), &json!({"a": [x + 1e-9]})));
-        assert!(!same(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
-        assert!(!same(&json!([1, 2]), &json!([1])));
-        assert!(same(&json!("x"), &json!("x")));
     }
 }

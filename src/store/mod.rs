@@ -41,14 +41,12 @@ use sea_orm::{
 
 pub use access::{AdminTask, Denied, GroupTask};
 pub use account_links::NewAccountLink;
-pub use audit::{AuditEntry, AuditFilter};
+pub use audit::{AuditAction, AuditEntry, AuditFilter};
 pub use files::NewFile;
 pub use groups::NewGroup;
 pub use jobs::{NewJob, QueueStatus};
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
-pub use measurements::{
-    ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord, Reanalysis,
-};
+pub use measurements::{ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord};
 pub use notifications::{FanOut, NOTIFY_JOB, NewEvent, Recipient};
 pub use portal::{
     EnlistmentSummary, PatientListing, PatientSummary, WorkItem, WorkListing, WorkReason,

@@ -268,8 +268,10 @@ pub async fn token(
         "password" => {
             let username = required(&request.username, "username")?;
             let password = required(&request.password, "password")?;
-            let user = state.actions.log_in(username, password, network).await?;
-            state.auth.login_tokens(user.id).await?
+            state
+                .actions
+                .log_in_for_tokens(username, password, network)
+                .await?
         }
         "refresh_token" => {
             state

@@ -12,7 +12,7 @@ use super::extract::{ApiJson, Caller, Rql};
 use super::measurement_list::{self, Document};
 use super::page::Page;
 use crate::domain::id::Id;
-use crate::domain::measurement::{DataError, NewMeasurement};
+use crate::domain::measurement::{DataError, MeasurementUpdate, NewMeasurement};
 use crate::routes::AppState;
 use crate::store::MeasurementRecord;
 use crate::store::resources::MEASUREMENTS;
@@ -112,9 +112,10 @@ pub async fn update(
     ApiJson(body): ApiJson<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
+    let update = MeasurementUpdate::parse(body)?;
     state
         .actions
-        .update_measurement(&caller.viewer(), &id, body)
+        .update_measurement(&caller.viewer(), &id, update)
         .await?;
     Ok(HttpResponse::Ok().json(json!({"affectedRecords": 1})))
 }

@@ -6,14 +6,15 @@
 use actix_web::HttpResponse;
 use actix_web::web::Path;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::chrome::see_other;
 use super::context::{CsrfForm, Member};
 use super::error::WebError;
+use crate::actions::ActionError;
 use crate::analysis::Label;
 use crate::domain::id::Id;
-use crate::domain::measurement::Summary;
+use crate::domain::measurement::{MeasurementUpdate, Review, Summary};
 use crate::reports::common::translated_or_raw;
 
 /// The form's value for a conclusion written out instead of picked.
@@ -162,15 +163,16 @@ pub async fn review(
     CsrfForm(form): CsrfForm<ReviewInput>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    let patch = json!({
-        "label": form.conclusion()?,
-        "diagnosis": form.note,
-        "patient_note": form.patient_note,
-    });
+    let review = Review::parse(
+        Some(form.conclusion()?),
+        Some(&form.note),
+        Some(&form.patient_note),
+    )
+    .map_err(ActionError::from)?;
     member
         .state
         .actions
-        .update_measurement(&member.viewer(), &id, patch)
+        .update_measurement(&member.viewer(), &id, MeasurementUpdate::review(review))
         .await?;
     Ok(see_other(&format!("/portal/measurements/{id}#review")))
 }
