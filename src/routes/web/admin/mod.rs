@@ -1,0 +1,20 @@
+//! Administration: users (create, activate or deactivate, unblock after lockout, the admin
+//! role), groups and prescriptions (enlistments with their end date), the scheduler's job
+//! queue and the audit trail. No handler checks a role: the store's reads and the actions they
+//! call do (`AdminTask`), the same the JSON API asks.
+
+mod audit;
+mod groups;
+mod jobs;
+mod users;
+
+pub use audit::{AuditQuery, AuditRow, audit_export, audit_trail};
+pub use groups::{
+    EndForm, EnlistForm, EnlistmentRow, GroupRow, NewGroupForm, StaffForm, create_group,
+    end_enlistment, enlist, groups, remove_staff,
+};
+pub use jobs::{JobQuery, JobRow, jobs};
+pub use users::{
+    NewUserForm, Toggle, UserRow, UsersQuery, create_user, reset_password, set_activation,
+    set_admin, unblock, users,
+};

@@ -1,0 +1,408 @@
+//! The administrators' user list: search and order, creation, activation, unblocking after a
+//! lockout, a password reset and the admin role; each change answers with its row for htmx.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Path, Query};
+use askama::Template;
+use serde::Deserialize;
+
+use crate::actions::{ActionError, NewAccount, RoleChange};
+use crate::auth::lockout::{self, LockState};
+use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, TimeZone};
+use crate::domain::id::Id;
+use crate::domain::rql::{Expr as RqlExpr, Query as ListQuery, Value as RqlValue};
+use crate::routes::web::account::{LanguageChoice, language_choices};
+use crate::routes::web::chrome::{Chrome, html, see_other};
+use crate::routes::web::context::{CsrfForm, Member, Visitor};
+use crate::routes::web::error::WebError;
+use crate::routes::web::measurements::Choice;
+use crate::routes::web::view::{self, PAGE_SIZE, Pager};
+use crate::store::StoreError;
+use crate::store::entities::user;
+use crate::store::resources::USERS;
+
+/// A user in the administrators' list.
+pub struct UserRow {
+    pub id: Id,
+    pub name: String,
+    pub email: String,
+    pub language: String,
+    pub active: bool,
+    pub admin: bool,
+    /// `open`, `frozen` or `blocked`.
+    pub lock: &'static str,
+    pub lock_label: String,
+    pub failed_count: i32,
+    /// The administrator's own row: no deactivating or demoting oneself.
+    pub own: bool,
+    /// What the action just taken on this row did, said where it was taken.
+    pub notice: Option<String>,
+    /// Administrator, and the care teams the user works in: `Administrator · Staff of Group A`.
+    pub roles: String,
+}
+
+/// The rows of `records`, their care teams named (one query for all of them).
+async fn user_rows(
+    member: &Member,
+    records: &[crate::store::UserRecord],
+    now: i64,
+) -> Result<Vec<UserRow>, WebError> {
+    let groups: Vec<Id> = records
+        .iter()
+        .flat_map(|r| r.staff_enlistments.iter().map(|e| e.group_id))
+        .collect();
+    let names = member.state.store.group_names(&groups).await?;
+    Ok(records
+        .iter()
+        .map(|record| {
+            let mut row = user_row(member, &record.user, now);
+            let mut roles: Vec<String> = Vec::new();
+            if row.admin {
+                roles.push(member.tr.text("role-admin"));
+            }
+            for enlistment in &record.staff_enlistments {
+                let group = names
+                    .get(&enlistment.group_id)
+                    .cloned()
+                    .unwrap_or_else(|| enlistment.group_id.to_string());
+                roles.push(member.tr.text_with("role-staff-of", &[("group", group)]));
+            }
+            row.roles = roles.join(" · ");
+            row
+        })
+        .collect())
+}
+
+fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
+    let lock = match lockout::state(u.failed_count, u.last_failed_timestamp, now) {
+        LockState::Open => "open",
+        LockState::Frozen { .. } => "frozen",
+        LockState::Blocked => "blocked",
+    };
+    UserRow {
+        id: u.id,
+        name: format!("{} {}", u.first_name, u.last_name),
+        email: u.email.clone(),
+        language: u.language.clone(),
+        active: u.activation,
+        admin: u.is_admin(),
+        lock,
+        lock_label: visitor.tr.text(&format!("lock-{lock}")),
+        failed_count: u.failed_count,
+        own: visitor.user.as_ref().is_some_and(|me| me.user.id == u.id),
+        notice: None,
+        roles: String::new(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_users.html")]
+struct UsersPage {
+    c: Chrome,
+    rows: Vec<UserRow>,
+    pager: Pager,
+    /// What the list was searched for.
+    search: String,
+    sorts: Vec<Choice>,
+    languages: Vec<LanguageChoice>,
+    notice: Option<String>,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_user_row.html")]
+struct UserRowFragment {
+    c: Chrome,
+    row: UserRow,
+}
+
+async fn users_page(
+    member: &Member,
+    page: u64,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    users_page_searched(member, page, "", UserSort::Name, notice, error).await
+}
+
+/// The orders of the user list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UserSort {
+    /// By last name, then first name.
+    Name,
+    Email,
+    /// The newest account first.
+    Newest,
+}
+
+impl UserSort {
+    const ALL: [UserSort; 3] = [UserSort::Name, UserSort::Email, UserSort::Newest];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            UserSort::Name => "name",
+            UserSort::Email => "email",
+            UserSort::Newest => "newest",
+        }
+    }
+
+    /// The order named `value`; by name when it names none.
+    fn parse(value: Option<&str>) -> Self {
+        Self::ALL
+            .into_iter()
+            .find(|s| Some(s.as_str()) == value)
+            .unwrap_or(UserSort::Name)
+    }
+
+    /// The list query in this order (the id last, so that pages never overlap).
+    fn apply(self, query: ListQuery) -> ListQuery {
+        match self {
+            UserSort::Name => query
+                .sort_by("last_name", false)
+                .sort_by("first_name", false),
+            UserSort::Email => query.sort_by("email", false),
+            UserSort::Newest => query.sort_by("creation_timestamp", true),
+        }
+        .sort_by("id", false)
+    }
+}
+
+async fn users_page_searched(
+    member: &Member,
+    page: u64,
+    search: &str,
+    sort: UserSort,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    let mut query = ListQuery::default();
+    // Part of a name or an address, in any case: the API's own `like`, whose `*` is its only
+    // wildcard (and so is dropped from what was typed).
+    let search = view::search_text(Some(&search.replace('*', "")));
+    if !search.is_empty() {
+        let like = |field: &str| RqlExpr::Like {
+            field: field.to_owned(),
+            pattern: RqlValue::String(format!("*{search}*")),
+        };
+        query = query.and(RqlExpr::Or(vec![
+            like("first_name"),
+            like("last_name"),
+            like("email"),
+        ]));
+    }
+    let query = sort.apply(query).page(PAGE_SIZE, page * PAGE_SIZE);
+    let spec = view::list_spec(&USERS, &query)?;
+    let store = &member.state.store;
+    let (records, total) = store.users_to_administer(&member.viewer(), &spec).await?;
+    let now = store.clock().now_millis();
+    let mut base = Vec::new();
+    if !search.is_empty() {
+        base.push(("q", search.as_str()));
+    }
+    if sort != UserSort::Name {
+        base.push(("sort", sort.as_str()));
+    }
+    let base = view::query_string(&base);
+    let mut response = html(&UsersPage {
+        sorts: UserSort::ALL
+            .into_iter()
+            .map(|s| Choice {
+                value: s.as_str().to_owned(),
+                label: member.tr.text(&format!("admin-users-sort-{}", s.as_str())),
+                selected: s == sort,
+            })
+            .collect(),
+        c: Chrome::new(member, "admin", "admin-users-title"),
+        rows: user_rows(member, &records, now).await?,
+        pager: Pager::new(page, total.unwrap_or(0), &base),
+        search,
+        languages: language_choices(Language::En),
+        notice: notice.map(|k| member.tr.text(k)),
+        error: error.map(|k| member.tr.text(k)),
+    })?;
+    if error.is_some() {
+        *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
+    }
+    Ok(response)
+}
+
+/// The user list's query: a page, a search and an order (`name`, `email`, `newest`).
+#[derive(Debug, Default, Deserialize)]
+pub struct UsersQuery {
+    pub page: Option<u64>,
+    pub q: Option<String>,
+    pub sort: Option<String>,
+}
+
+/// Every user (or those whose name or address holds the search), paged, with the form to
+/// create one.
+pub async fn users(member: Member, query: Query<UsersQuery>) -> Result<HttpResponse, WebError> {
+    let page = query.page.unwrap_or(0).min(10_000);
+    let search = query.q.as_deref().unwrap_or("");
+    let sort = UserSort::parse(query.sort.as_deref());
+    users_page_searched(&member, page, search, sort, None, None).await
+}
+
+/// A new account.
+#[derive(Debug, Deserialize)]
+pub struct NewUserForm {
+    pub first_name: String,
+    pub last_name: String,
+    pub email: String,
+    pub password: String,
+    pub language: String,
+    pub time_zone: String,
+    #[serde(default)]
+    pub admin: Option<String>,
+}
+
+/// Creates an account (with its empty profile).
+pub async fn create_user(
+    member: Member,
+    CsrfForm(form): CsrfForm<NewUserForm>,
+) -> Result<HttpResponse, WebError> {
+    if let Err(crate::domain::account::PasswordRefusal::Guessable) =
+        NewPassword::check(&form.password)
+    {
+        return users_page(&member, 0, None, Some("password-too-weak")).await;
+    }
+    let parsed = (
+        PersonName::parse("first_name", &form.first_name),
+        PersonName::parse("last_name", &form.last_name),
+        Email::parse(&form.email),
+        NewPassword::parse(&form.password),
+        Language::parse_field(&form.language),
+        TimeZone::parse_field(&form.time_zone),
+    );
+    let (Ok(first_name), Ok(last_name), Ok(email), Ok(password), Ok(language), Ok(time_zone)) =
+        parsed
+    else {
+        return users_page(&member, 0, None, Some("admin-user-invalid")).await;
+    };
+    let new = NewAccount {
+        email,
+        password,
+        first_name,
+        last_name,
+        phone_number: None,
+        language,
+        time_zone,
+        roles: if form.admin.is_some() {
+            vec![Role::Admin]
+        } else {
+            Vec::new()
+        },
+    };
+    match member
+        .state
+        .actions
+        .create_account(Some(&member.viewer()), new)
+        .await
+    {
+        Ok(_) => users_page(&member, 0, Some("admin-user-created"), None).await,
+        Err(ActionError::Store(StoreError::EmailUsed)) => {
+            users_page(&member, 0, None, Some("error-email-used")).await
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// After a change to one user: its row for htmx, saying what was done (message `done`, with
+/// the user's `name`), else back to the list.
+async fn row_or_list(
+    member: &Member,
+    user_id: &Id,
+    done: &'static str,
+) -> Result<HttpResponse, WebError> {
+    if !member.htmx {
+        return Ok(see_other("/portal/admin/users"));
+    }
+    let store = &member.state.store;
+    let user = store
+        .user_by_id(&member.viewer(), user_id)
+        .await?
+        .ok_or(WebError::NotFound)?;
+    let record = store.user_record(user).await?;
+    let mut rows = user_rows(member, &[record], store.clock().now_millis()).await?;
+    let mut row = rows.pop().ok_or(WebError::NotFound)?;
+    row.notice = Some(member.tr.text_with(done, &[("name", row.name.clone())]));
+    html(&UserRowFragment {
+        c: Chrome::new(member, "admin", "admin-users-title"),
+        row,
+    })
+}
+
+/// `on` or anything else.
+#[derive(Debug, Deserialize)]
+pub struct Toggle {
+    pub value: String,
+}
+
+/// Activates or deactivates a user. Deactivation revokes its tokens and ends its sessions.
+pub async fn set_activation(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<Toggle>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    let active = form.value == "on";
+    member
+        .state
+        .actions
+        .set_activation(&member.viewer(), &id, active)
+        .await?;
+    let done = if active {
+        "admin-done-activated"
+    } else {
+        "admin-done-deactivated"
+    };
+    row_or_list(&member, &id, done).await
+}
+
+/// Lifts a lockout after failed logins (the failure count starts again at zero).
+pub async fn unblock(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    member.state.actions.unblock(&member.viewer(), &id).await?;
+    row_or_list(&member, &id, "admin-done-unblocked").await
+}
+
+/// Resets a user's password: every login ends and a link to set a new one is e-mailed.
+pub async fn reset_password(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    member
+        .state
+        .actions
+        .admin_reset_password(&member.viewer(), &id)
+        .await?;
+    row_or_list(&member, &id, "admin-done-password-reset").await
+}
+
+/// Grants or revokes the administrator role.
+pub async fn set_admin(
+    member: Member,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<Toggle>,
+) -> Result<HttpResponse, WebError> {
+    let id = Id::parse(&id)?;
+    let grant = form.value == "on";
+    let change = RoleChange::of(vec![Role::Admin], grant);
+    member
+        .state
+        .actions
+        .change_roles(&member.viewer(), &id, change)
+        .await?;
+    let done = if grant {
+        "admin-done-granted"
+    } else {
+        "admin-done-revoked"
+    };
+    row_or_list(&member, &id, done).await
+}
