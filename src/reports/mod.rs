@@ -9,6 +9,7 @@
 //! (the account asking for the PDF) renders one at a time ([`turns`]), and a render still
 //! running at the deadline is abandoned.
 
+pub mod chart;
 pub mod common;
 pub mod findings;
 pub mod format;

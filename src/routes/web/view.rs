@@ -8,7 +8,8 @@ use crate::analysis::ResultKey;
 use crate::domain::id::Id;
 use crate::domain::rql::Query;
 use crate::i18n::Translator;
-use crate::reports::findings::{Findings, Headline, RESULT_KEYS, Strip, Tachogram, result_key};
+use crate::reports::chart::{IntervalWindow, Strip, Tachogram};
+use crate::reports::findings::{Findings, Headline, RESULT_KEYS, result_key};
 use crate::store::entities::measurement;
 use crate::store::query::ListSpec;
 use crate::store::query::Resource;
@@ -241,7 +242,7 @@ fn polyline(d: &mut String, points: &[[f64; 2]], at: impl Fn([f64; 2]) -> (f64, 
     }
 }
 
-fn window_row(tr: &Translator, w: &crate::reports::findings::IntervalWindow) -> WindowRow {
+fn window_row(tr: &Translator, w: &IntervalWindow) -> WindowRow {
     let language = tr.language();
     let number = |value: f64| crate::reports::format::decimal(language, value, 0);
     let span = format!("{}–{} s", number(w.start_s), number(w.end_s));
