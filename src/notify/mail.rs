@@ -1,11 +1,13 @@
-//! E-mail over SMTP (lettre, rustls): one multipart message, plain text and HTML, in the
-//! reader's language. A message says only that something new is ready and links to the
-//! portal: no names, no results, nothing of the reader's health beyond that. A PDF goes along
-//! only when the reader asked for it.
+//! E-mail over SMTP (lettre, rustls): one multipart message, plain text and HTML (askama
+//! templates under `templates/mail/`, which escape every value), in the reader's language. A
+//! message says only that something new is ready and links to the portal: no names, no
+//! results, nothing of the reader's health beyond that. A PDF goes along only when the reader
+//! asked for it.
 
 use std::time::Duration;
 
 use anyhow::Context;
+use askama::Template;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
@@ -159,19 +161,16 @@ impl Mailer {
             AccountMail::PasswordReset | AccountMail::EmailChange => tr.text("mail-not-you"),
         };
         let plain = format!("{greeting}\n\n{body}\n\n{action}: {link}\n\n{ignore}\n");
-        let html = format!(
-            "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><body>\
-             <p>{greeting}</p><p>{body}</p>\
-             <p><a href=\"{link}\">{action}</a></p>\
-             <p><small>{ignore}</small></p></body></html>",
-            lang = language.code(),
-            dir = language.direction(),
-            greeting = escape(&greeting),
-            body = escape(&body),
-            link = escape(link),
-            action = escape(&action),
-            ignore = escape(&ignore),
-        );
+        let html = AccountHtml {
+            lang: language.code(),
+            dir: language.direction(),
+            greeting: &greeting,
+            body: &body,
+            link,
+            action: &action,
+            ignore: &ignore,
+        }
+        .render()?;
         let email = lettre::Message::builder()
             .from(self.from.clone())
             .to(to)
@@ -196,7 +195,7 @@ impl Mailer {
         let text = Text::new(Translator::new(language), reader, message);
         let alternative = MultiPart::alternative()
             .singlepart(SinglePart::plain(text.plain()))
-            .singlepart(SinglePart::html(text.html()));
+            .singlepart(SinglePart::html(text.html()?));
         let body = match &message.attachment {
             Some((name, bytes)) => MultiPart::mixed().multipart(alternative).singlepart(
                 Attachment::new(name.clone())
@@ -220,6 +219,35 @@ impl Mailer {
         ));
         Ok(email)
     }
+}
+
+/// The HTML part of an account e-mail.
+#[derive(Template)]
+#[template(path = "mail/account.html")]
+struct AccountHtml<'a> {
+    lang: &'a str,
+    dir: &'a str,
+    greeting: &'a str,
+    body: &'a str,
+    link: &'a str,
+    action: &'a str,
+    ignore: &'a str,
+}
+
+/// The HTML part of an event's (or a digest's) e-mail.
+#[derive(Template)]
+#[template(path = "mail/event.html")]
+struct EventHtml<'a> {
+    lang: &'a str,
+    dir: &'a str,
+    greeting: String,
+    /// The paragraphs between the greeting and the link.
+    lines: Vec<String>,
+    link: &'a str,
+    open: String,
+    screening: String,
+    settings_link: &'a str,
+    settings: String,
 }
 
 /// The `Content-Language` header (RFC 3282).
@@ -314,28 +342,19 @@ impl<'a> Text<'a> {
         out
     }
 
-    fn html(&self) -> String {
-        let lines: String = self
-            .lines()
-            .iter()
-            .map(|l| format!("<p>{}</p>", escape(l)))
-            .collect();
-        format!(
-            "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><body>\
-             <p>{greeting}</p>{lines}\
-             <p><a href=\"{link}\">{open}</a></p>\
-             <p><small>{screening}</small></p>\
-             <p><small><a href=\"{settings_link}\">{settings}</a></small></p>\
-             </body></html>",
-            lang = self.tr.language().code(),
-            dir = self.tr.language().direction(),
-            greeting = escape(&self.greeting()),
-            link = escape(&self.message.link),
-            open = escape(&self.tr.text("mail-open")),
-            screening = escape(&self.tr.text("mail-screening")),
-            settings_link = escape(&self.message.settings_link),
-            settings = escape(&self.tr.text("mail-settings")),
-        )
+    fn html(&self) -> askama::Result<String> {
+        EventHtml {
+            lang: self.tr.language().code(),
+            dir: self.tr.language().direction(),
+            greeting: self.greeting(),
+            lines: self.lines(),
+            link: &self.message.link,
+            open: self.tr.text("mail-open"),
+            screening: self.tr.text("mail-screening"),
+            settings_link: &self.message.settings_link,
+            settings: self.tr.text("mail-settings"),
+        }
+        .render()
     }
 }
 
@@ -344,22 +363,87 @@ fn key(kind: EventKind) -> String {
     kind.message_key().trim_start_matches("event-").to_owned()
 }
 
-/// Text as HTML: the five characters that could end an element or attribute are escaped.
-fn escape(text: &str) -> String {
-    askama::filters::escape(text, askama::filters::Html)
-        .map(|escaped| escaped.to_string())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// What a name or a link could smuggle into the HTML, and how it must read there.
+    const HOSTILE: &str = "<b>\"Tom\" & 'Jerry'</b>";
+    const ESCAPED: &str = "&#60;b&#62;&#34;Tom&#34; &#38; &#39;Jerry&#39;&#60;/b&#62;";
+
+    fn reader(first_name: &str) -> user::Model {
+        user::Model {
+            id: Id::generate(),
+            email: "tom@tacho.test".into(),
+            password_hash: String::new(),
+            first_name: first_name.into(),
+            last_name: "Tester".into(),
+            phone_number: None,
+            language: "EN".into(),
+            time_zone: "Europe/Brussels".into(),
+            activation: true,
+            roles: serde_json::json!(["patient"]),
+            profile_image: None,
+            failed_count: 0,
+            last_failed_timestamp: None,
+            creation_timestamp: 0,
+            update_timestamp: 0,
+        }
+    }
+
     #[test]
     fn html_escapes_what_a_name_could_smuggle_in() {
+        let reader = reader(HOSTILE);
+        let message = Message {
+            event_id: Id::generate(),
+            kinds: vec![
+                EventKind::MeasurementAnalysed,
+                EventKind::MeasurementReviewed,
+            ],
+            link: format!("https://tacho.test/portal/?a=1&b={HOSTILE}"),
+            settings_link: format!("https://tacho.test/portal/settings?{HOSTILE}"),
+            attachment: None,
+        };
+        let html = Text::new(Translator::new(Language::En), &reader, &message)
+            .html()
+            .unwrap();
+        assert!(!html.contains("<b>") && !html.contains("\"Tom"), "{html}");
+        assert!(html.contains(ESCAPED), "the name, escaped: {html}");
+        assert!(
+            html.contains(&format!(
+                "<a href=\"https://tacho.test/portal/?a=1&#38;b={ESCAPED}\">"
+            )),
+            "the link, escaped: {html}"
+        );
+        assert!(html.contains(&format!(
+            "<a href=\"https://tacho.test/portal/settings?{ESCAPED}\">"
+        )));
+        assert_eq!(html.matches("<p>• ").count(), 2, "a digest's lines: {html}");
+        assert!(html.starts_with("<!doctype html>\n<html lang=\"en\" dir=\"ltr\">"));
+    }
+
+    #[test]
+    fn an_account_mail_escapes_its_link_and_words() {
+        let html = AccountHtml {
+            lang: "ar",
+            dir: "rtl",
+            greeting: HOSTILE,
+            body: HOSTILE,
+            link: HOSTILE,
+            action: HOSTILE,
+            ignore: HOSTILE,
+        }
+        .render()
+        .unwrap();
         assert_eq!(
-            escape("<b>\"Tom\" & 'Jerry'</b>"),
-            "&#60;b&#62;&#34;Tom&#34; &#38; &#39;Jerry&#39;&#60;/b&#62;"
+            html,
+            format!(
+                "<!doctype html>\n<html lang=\"ar\" dir=\"rtl\">\n<body>\n\
+                 <p>{ESCAPED}</p>\n<p>{ESCAPED}</p>\n\
+                 <p><a href=\"{ESCAPED}\">{ESCAPED}</a></p>\n\
+                 <p><small>{ESCAPED}</small></p>\n\
+                 </body>\n</html>"
+            )
         );
     }
 }
