@@ -13,6 +13,7 @@ pub mod notification;
 pub mod periods;
 pub mod profile;
 pub mod reanalysis;
+pub mod recipients;
 pub mod recording_limits;
 pub mod rql;
 pub mod time;

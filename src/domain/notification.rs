@@ -72,6 +72,12 @@ impl EventKind {
     pub fn reaches_patient(self) -> bool {
         !matches!(self, EventKind::ResultUrgent | EventKind::WebhookDisabled)
     }
+
+    /// Whether every administrator receives the event: only the news that a webhook endpoint
+    /// stopped receiving, which only they can mend.
+    pub fn reaches_administrators(self) -> bool {
+        self == EventKind::WebhookDisabled
+    }
 }
 
 impl fmt::Display for EventKind {

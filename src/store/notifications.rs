@@ -25,6 +25,7 @@ use super::query::ListSpec;
 use super::{NewJob, Reader, Scope, Service, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
+use crate::domain::recipients::{self, Audience};
 
 /// The name of the fan-out in the job metrics and the jobs page: the waiting events are its
 /// queue.
@@ -105,6 +106,20 @@ pub struct Recipient {
     pub preferences: Preferences,
 }
 
+/// What the fan-out of a batch of events is decided from.
+#[derive(Default)]
+struct FanOutInputs {
+    /// Each event, and the same as the rules see it.
+    events: Vec<(event::Model, recipients::Event)>,
+    audience: Audience,
+    /// The accounts the audience names, by id.
+    users: HashMap<Id, user::Model>,
+    /// The preferences of those that chose, by account.
+    preferences: HashMap<Id, Preferences>,
+    /// The groups' webhook endpoints, by id.
+    endpoints: HashMap<Id, webhook_endpoint::Model>,
+}
+
 impl Reader {
     /// Takes up to `limit` waiting events, oldest first, for this store's transaction to fan
     /// out. On PostgreSQL the rows are locked and other workers skip them; on SQLite the
@@ -153,104 +168,26 @@ impl Reader {
     }
 
     /// Plans the fan-out of the events `ids` (those that no longer exist are left out): each
-    /// one's readers and webhook endpoints. A batch costs the same dozen queries however many
-    /// events it holds, which is what keeps a run of thousands of reports cheap.
-    ///
-    /// Readers: the patient (unless the kind is for staff only); the staff of the event's
-    /// groups (the groups of a measurement, or the group a periodic report was made for, as
-    /// in `visibility`) whose settings let the kind through;
-    /// every administrator for `webhook.disabled`. Never the actor, never a deactivated
-    /// account.
+    /// one's readers and webhook endpoints, as [`Audience::told`] decides them. A batch costs
+    /// the same few queries however many events it holds, which is what keeps a run of
+    /// thousands of reports cheap.
     ///
     /// Only `scope` (the notifier's) reads events and accounts here.
     pub async fn plan_fan_outs(&self, scope: &Service, ids: &[Id]) -> StoreResult<Vec<FanOut>> {
-        let events = event::Entity::find()
-            .filter(event::Column::Id.is_in(ids.iter().copied()))
-            .filter(scope.notifications("events", "patient_id", self.now()))
-            .all(&self.db)
-            .await?;
-        if events.is_empty() {
-            return Ok(Vec::new());
-        }
-        let groups = self.groups_of_events(&events).await?;
-        let all_groups = unique(groups.values().flatten().copied());
-        let mut settings: HashMap<Id, KindSet> = HashMap::new();
-        let mut staff: HashMap<Id, Vec<Id>> = HashMap::new();
-        let mut endpoints = Vec::new();
-        if !all_groups.is_empty() {
-            settings = group_notification_setting::Entity::find()
-                .filter(group_notification_setting::Column::GroupId.is_in(all_groups.clone()))
-                .all(&self.db)
-                .await?
-                .into_iter()
-                .map(|s| (s.group_id, KindSet::from_stored(&s.staff_events)))
-                .collect();
-            let places: Vec<(Id, Id)> = staff_enlistment::Entity::find()
-                .select_only()
-                .column(staff_enlistment::Column::GroupId)
-                .column(staff_enlistment::Column::UserId)
-                .filter(staff_enlistment::Column::GroupId.is_in(all_groups.clone()))
-                .into_tuple()
-                .all(&self.db)
-                .await?;
-            for (group, user) in places {
-                staff.entry(group).or_default().push(user);
-            }
-            endpoints = webhook_endpoint::Entity::find()
-                .filter(webhook_endpoint::Column::GroupId.is_in(all_groups))
-                .filter(webhook_endpoint::Column::Enabled.eq(true))
-                .all(&self.db)
-                .await?;
-        }
-        let admins = if events.iter().any(|e| e.kind == EventKind::WebhookDisabled) {
-            self.administrator_ids().await?
-        } else {
-            Vec::new()
-        };
-        let no_groups = BTreeSet::new();
-        let reader_ids: Vec<BTreeSet<Id>> = events
-            .iter()
-            .map(|event| {
-                let mut ids = BTreeSet::new();
-                if event.kind.reaches_patient() {
-                    ids.insert(event.patient_id);
-                }
-                for group in groups.get(&event.id).unwrap_or(&no_groups) {
-                    let open = settings
-                        .get(group)
-                        .is_none_or(|kinds| kinds.contains(event.kind));
-                    if open {
-                        ids.extend(staff.get(group).into_iter().flatten().copied());
-                    }
-                }
-                if event.kind == EventKind::WebhookDisabled {
-                    ids.extend(admins.iter().copied());
-                }
-                if let Some(actor) = event.actor_id {
-                    ids.remove(&actor);
-                }
-                ids
-            })
-            .collect();
-        let everyone = unique(reader_ids.iter().flatten().copied());
-        let mut users: HashMap<Id, user::Model> = HashMap::new();
-        for chunk in everyone.chunks(500) {
-            let found = user::Entity::find()
-                .filter(user::Column::Id.is_in(chunk.iter().copied()))
-                .filter(user::Column::Activation.eq(true))
-                .filter(scope.users("users", "id", self.now()))
-                .all(&self.db)
-                .await?;
-            users.extend(found.into_iter().map(|u| (u.id, u)));
-        }
-        let preferences = self.preferences_of(&everyone).await?;
+        let FanOutInputs {
+            events,
+            audience,
+            users,
+            preferences,
+            endpoints,
+        } = self.fan_out_inputs(scope, ids).await?;
         Ok(events
             .into_iter()
-            .zip(reader_ids)
-            .map(|(event, ids)| {
-                let event_groups = groups.get(&event.id).unwrap_or(&no_groups);
+            .map(|(event, seen)| {
+                let told = audience.told(&seen);
                 FanOut {
-                    readers: ids
+                    readers: told
+                        .readers
                         .iter()
                         .filter_map(|id| users.get(id))
                         .map(|user| Recipient {
@@ -258,18 +195,130 @@ impl Reader {
                             user: user.clone(),
                         })
                         .collect(),
-                    endpoints: endpoints
+                    endpoints: told
+                        .endpoints
                         .iter()
-                        .filter(|e| {
-                            event_groups.contains(&e.group_id)
-                                && KindSet::from_stored(&e.events).contains(event.kind)
-                        })
+                        .filter_map(|id| endpoints.get(id))
                         .cloned()
                         .collect(),
                     event,
                 }
             })
             .collect())
+    }
+
+    /// What the fan-out of the events `ids` is decided from: the events, their groups, the
+    /// staff, settings and endpoints of those groups, the administrators when an event is
+    /// theirs, and the accounts and preferences of everyone they name. Every set is read in
+    /// one query (per 500 accounts), whatever the number of events.
+    async fn fan_out_inputs(&self, scope: &Service, ids: &[Id]) -> StoreResult<FanOutInputs> {
+        let events = event::Entity::find()
+            .filter(event::Column::Id.is_in(ids.iter().copied()))
+            .filter(scope.notifications("events", "patient_id", self.now()))
+            .all(&self.db)
+            .await?;
+        if events.is_empty() {
+            return Ok(FanOutInputs::default());
+        }
+        let mut groups = self.groups_of_events(&events).await?;
+        let (mut audience, endpoints) = self
+            .audience_of_groups(unique(groups.values().flatten().copied()))
+            .await?;
+        if events.iter().any(|e| e.kind.reaches_administrators()) {
+            audience.administrators = self.administrator_ids().await?;
+        }
+        let people = unique(
+            events
+                .iter()
+                .map(|e| e.patient_id)
+                .chain(audience.staff.values().flatten().copied())
+                .chain(audience.administrators.iter().copied()),
+        );
+        let users = self.accounts_by_id(scope, &people).await?;
+        audience.active = users.values().map(|u| (u.id, u.activation)).collect();
+        let found: Vec<Id> = users.keys().copied().collect();
+        let preferences = self.preferences_of(&found).await?;
+        let events = events
+            .into_iter()
+            .map(|e| {
+                let seen = recipients::Event {
+                    kind: e.kind,
+                    patient: e.patient_id,
+                    actor: e.actor_id,
+                    groups: groups.remove(&e.id).unwrap_or_default(),
+                };
+                (e, seen)
+            })
+            .collect();
+        Ok(FanOutInputs {
+            events,
+            audience,
+            users,
+            preferences,
+            endpoints: endpoints.into_iter().map(|e| (e.id, e)).collect(),
+        })
+    }
+
+    /// The staff of `groups`, the kinds each lets reach them, and their webhook endpoints (the
+    /// audience's share of them too); no query when there are no groups.
+    async fn audience_of_groups(
+        &self,
+        groups: Vec<Id>,
+    ) -> StoreResult<(Audience, Vec<webhook_endpoint::Model>)> {
+        let mut audience = Audience::default();
+        if groups.is_empty() {
+            return Ok((audience, Vec::new()));
+        }
+        audience.staff_events = group_notification_setting::Entity::find()
+            .filter(group_notification_setting::Column::GroupId.is_in(groups.clone()))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|s| (s.group_id, KindSet::from_stored(&s.staff_events)))
+            .collect();
+        let places: Vec<(Id, Id)> = staff_enlistment::Entity::find()
+            .select_only()
+            .column(staff_enlistment::Column::GroupId)
+            .column(staff_enlistment::Column::UserId)
+            .filter(staff_enlistment::Column::GroupId.is_in(groups.clone()))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        for (group, user) in places {
+            audience.staff.entry(group).or_default().push(user);
+        }
+        let endpoints = webhook_endpoint::Entity::find()
+            .filter(webhook_endpoint::Column::GroupId.is_in(groups))
+            .all(&self.db)
+            .await?;
+        audience.endpoints = endpoints
+            .iter()
+            .map(|e| recipients::Endpoint {
+                id: e.id,
+                group: e.group_id,
+                events: KindSet::from_stored(&e.events),
+                enabled: e.enabled,
+            })
+            .collect();
+        Ok((audience, endpoints))
+    }
+
+    /// The accounts `ids` that `scope` sees, active or not, by id.
+    async fn accounts_by_id(
+        &self,
+        scope: &Service,
+        ids: &[Id],
+    ) -> StoreResult<HashMap<Id, user::Model>> {
+        let mut users = HashMap::new();
+        for chunk in ids.chunks(500) {
+            let found = user::Entity::find()
+                .filter(user::Column::Id.is_in(chunk.iter().copied()))
+                .filter(scope.users("users", "id", self.now()))
+                .all(&self.db)
+                .await?;
+            users.extend(found.into_iter().map(|u| (u.id, u)));
+        }
+        Ok(users)
     }
 
     /// The groups whose staff see what each event is about, by event id.
