@@ -13,43 +13,60 @@ use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
 use crate::domain::json::string_list;
 use crate::domain::profile::{
-    Activity, Comorbidity, Gender, Impediment, ProfilePatch, WireEnum, latest_birthday,
+    Activity, Comorbidity, Gender, Impediment, ProfileField, ProfilePatch, WireEnum,
+    latest_birthday,
 };
 use crate::store::Viewer;
 
-/// Plain text fields, in form order.
-const TEXT_FIELDS: [&str; 6] = [
-    "region",
-    "address_line1",
-    "address_line2",
-    "city",
-    "postal_code",
-    "physician",
+/// The fields with one value each, in the order the saved patch lists them (the stored
+/// document keeps the order in which its keys arrived).
+const SINGLE_FIELDS: [ProfileField; 13] = [
+    ProfileField::Country,
+    ProfileField::Weight,
+    ProfileField::Length,
+    ProfileField::Birthday,
+    ProfileField::Gender,
+    ProfileField::Smoker,
+    ProfileField::Activity,
+    ProfileField::Region,
+    ProfileField::AddressLine1,
+    ProfileField::AddressLine2,
+    ProfileField::City,
+    ProfileField::PostalCode,
+    ProfileField::Physician,
+];
+/// The address's free-text fields, in form order.
+const ADDRESS_FIELDS: [ProfileField; 5] = [
+    ProfileField::Region,
+    ProfileField::AddressLine1,
+    ProfileField::AddressLine2,
+    ProfileField::City,
+    ProfileField::PostalCode,
 ];
 /// Every field that can carry a message, in the order the form shows them.
-const FORM_ORDER: [&str; 15] = [
-    "birthday",
-    "gender",
-    "weight",
-    "length",
-    "physician",
-    "country",
-    "region",
-    "address_line1",
-    "address_line2",
-    "city",
-    "postal_code",
-    "comorbidities",
-    "smoker",
-    "activity",
-    "impediments",
+const FORM_ORDER: [ProfileField; 15] = [
+    ProfileField::Birthday,
+    ProfileField::Gender,
+    ProfileField::Weight,
+    ProfileField::Length,
+    ProfileField::Physician,
+    ProfileField::Country,
+    ProfileField::Region,
+    ProfileField::AddressLine1,
+    ProfileField::AddressLine2,
+    ProfileField::City,
+    ProfileField::PostalCode,
+    ProfileField::Comorbidities,
+    ProfileField::Smoker,
+    ProfileField::Activity,
+    ProfileField::Impediments,
 ];
-/// `service_info` fields as `part.field`.
-const DEVICE_FIELDS: [&str; 4] = [
-    "device.os",
-    "device.model",
-    "device.manufacturer",
-    "app.version",
+/// What the app reports in `service_info`, shown read-only, as (part, key).
+const DEVICE_FIELDS: [(&str, &str); 4] = [
+    ("device", "os"),
+    ("device", "model"),
+    ("device", "manufacturer"),
+    ("app", "version"),
 ];
 
 /// One option of a choice.
@@ -61,8 +78,8 @@ pub struct Option_ {
 
 /// The form's values (as text), choices and messages.
 pub struct ProfileForm {
-    values: HashMap<String, String>,
-    errors: HashMap<String, String>,
+    values: HashMap<ProfileField, String>,
+    errors: HashMap<ProfileField, String>,
     pub countries: Vec<Option_>,
     pub genders: Vec<Option_>,
     pub activities: Vec<Option_>,
@@ -70,28 +87,31 @@ pub struct ProfileForm {
     pub device_types: Vec<Option_>,
     pub comorbidities: Vec<Option_>,
     pub impediments: Vec<Option_>,
-    pub text_fields: Vec<(&'static str, String)>,
+    /// The address's free-text fields and their labels.
+    pub address_fields: Vec<(ProfileField, String)>,
+    /// What the app reports about the phone and itself, as (label, value).
     pub device_fields: Vec<(String, String)>,
     /// The clinic's own fields the app stored, as (name, value).
     pub custom: Vec<(String, String)>,
     pub notice: Option<String>,
 }
 
+// The fields are taken by reference because templates pass their variables so.
 impl ProfileForm {
     /// The field's current text.
-    pub fn value(&self, field: &str) -> String {
+    pub fn value(&self, field: &ProfileField) -> String {
         self.values.get(field).cloned().unwrap_or_default()
     }
 
     /// The message for the field, if its value was refused.
-    pub fn error(&self, field: &str) -> Option<String> {
+    pub fn error(&self, field: &ProfileField) -> Option<String> {
         self.errors.get(field).cloned()
     }
 
     /// The fields with a message, in the form's order, and their messages: the summary above
     /// the form, each linking to its field.
-    pub fn summary(&self) -> Vec<(String, String)> {
-        let mut fields: Vec<&String> = self.errors.keys().collect();
+    pub fn summary(&self) -> Vec<(ProfileField, String)> {
+        let mut fields: Vec<ProfileField> = self.errors.keys().copied().collect();
         fields.sort_by_key(|field| {
             FORM_ORDER
                 .iter()
@@ -100,19 +120,19 @@ impl ProfileForm {
         });
         fields
             .into_iter()
-            .map(|field| (field.clone(), self.errors[field].clone()))
+            .map(|field| (field, self.errors[&field].clone()))
             .collect()
     }
 
     /// The attributes tying an invalid field to its message, and, on the first invalid field,
     /// `autofocus`: after a refused save the browser (or htmx, after its swap) moves the focus
     /// and the view to it. Empty for a valid field.
-    pub fn aria(&self, field: &str) -> String {
+    pub fn aria(&self, field: &ProfileField) -> String {
         if !self.errors.contains_key(field) {
             return String::new();
         }
         let first = self.summary().first().is_some_and(|(f, _)| f == field);
-        // Field names are this module's constants: nothing to escape.
+        // Field names are snake_case JSON keys: nothing to escape.
         format!(
             " aria-describedby=\"{field}-error\"{}",
             if first { " autofocus" } else { "" }
@@ -120,7 +140,7 @@ impl ProfileForm {
     }
 
     /// `aria-invalid` of the field.
-    pub fn invalid(&self, field: &str) -> &'static str {
+    pub fn invalid(&self, field: &ProfileField) -> &'static str {
         if self.errors.contains_key(field) {
             "true"
         } else {
@@ -153,44 +173,36 @@ fn choices(values: &[(String, String)], current: &str) -> Vec<Option_> {
         .collect()
 }
 
-/// Flattens a stored profile document into the form's text values.
-fn values_of(document: &Map<String, Value>) -> (HashMap<String, String>, Vec<String>, Vec<String>) {
-    let mut values = HashMap::new();
-    for key in [
-        "country", "weight", "length", "birthday", "gender", "smoker", "activity",
-    ]
-    .into_iter()
-    .chain(TEXT_FIELDS)
-    {
-        values.insert(key.to_owned(), text_of(document.get(key)));
-    }
-    let service = document.get("service_info");
-    for field in DEVICE_FIELDS {
-        let (part, name) = field.split_once('.').unwrap_or((field, ""));
-        values.insert(
-            format!("service_info.{field}"),
-            text_of(service.and_then(|s| s.get(part)).and_then(|p| p.get(name))),
-        );
-    }
-    values.insert(
-        "service_info.device.type".into(),
-        text_of(
-            service
-                .and_then(|s| s.get("device"))
-                .and_then(|d| d.get("type")),
-        ),
-    );
+/// The stored values the form edits, as the form's text values and the two checkbox lists.
+fn values_of(
+    document: &Map<String, Value>,
+) -> (HashMap<ProfileField, String>, Vec<String>, Vec<String>) {
+    let get = |field: ProfileField| document.get(field.as_str());
+    let values = SINGLE_FIELDS
+        .into_iter()
+        .map(|field| (field, text_of(get(field))))
+        .collect();
     (
         values,
-        string_list(document.get("comorbidities")),
-        string_list(document.get("impediments")),
+        string_list(get(ProfileField::Comorbidities)),
+        string_list(get(ProfileField::Impediments)),
+    )
+}
+
+/// A value of the stored `service_info`, as text.
+fn service_info_text(document: &Map<String, Value>, part: &str, key: &str) -> String {
+    text_of(
+        document
+            .get(ProfileField::ServiceInfo.as_str())
+            .and_then(|s| s.get(part))
+            .and_then(|p| p.get(key)),
     )
 }
 
 /// The clinic's own fields the app stored, as (name, value), shown read-only.
 fn custom_fields_of(document: &Map<String, Value>) -> Vec<(String, String)> {
     document
-        .get("custom_fields")
+        .get(ProfileField::CustomFields.as_str())
         .and_then(Value::as_object)
         .map(|fields| {
             fields
@@ -201,17 +213,19 @@ fn custom_fields_of(document: &Map<String, Value>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// The form over `values`; what the app writes (`service_info`, `custom_fields`) is not the
+/// form's to change, so it always comes from the stored `document`.
 fn build_form(
     visitor: &Visitor,
-    values: HashMap<String, String>,
-    custom: Vec<(String, String)>,
+    document: &Map<String, Value>,
+    values: HashMap<ProfileField, String>,
     comorbidities: &[String],
     impediments: &[String],
-    errors: HashMap<String, String>,
+    errors: HashMap<ProfileField, String>,
     notice: Option<String>,
 ) -> ProfileForm {
     let tr = &visitor.tr;
-    let value = |key: &str| values.get(key).cloned().unwrap_or_default();
+    let value = |field: ProfileField| values.get(&field).cloned().unwrap_or_default();
     // Named in the reader's language and in its alphabetical order (CLDR).
     let mut countries: Vec<(String, String)> = vec![(String::new(), "–".into())];
     countries.extend(
@@ -253,11 +267,14 @@ fn build_form(
             .collect()
     };
     ProfileForm {
-        countries: choices(&countries, &value("country")),
-        genders: choices(&genders, &value("gender")),
-        activities: choices(&activities, &value("activity")),
-        smoker: choices(&smoker, &value("smoker")),
-        device_types: choices(&device_types, &value("service_info.device.type")),
+        countries: choices(&countries, &value(ProfileField::Country)),
+        genders: choices(&genders, &value(ProfileField::Gender)),
+        activities: choices(&activities, &value(ProfileField::Activity)),
+        smoker: choices(&smoker, &value(ProfileField::Smoker)),
+        device_types: choices(
+            &device_types,
+            &service_info_text(document, "device", "type"),
+        ),
         comorbidities: flags(
             Comorbidity::all()
                 .iter()
@@ -272,20 +289,23 @@ fn build_form(
                 .collect(),
             impediments,
         ),
-        text_fields: TEXT_FIELDS
-            .iter()
-            .map(|f| (*f, tr.text(&format!("profile-{}", f.replace('_', "-")))))
+        address_fields: ADDRESS_FIELDS
+            .into_iter()
+            .map(|f| {
+                let label = tr.text(&format!("profile-{}", f.as_str().replace('_', "-")));
+                (f, label)
+            })
             .collect(),
         device_fields: DEVICE_FIELDS
-            .iter()
-            .map(|f| {
+            .into_iter()
+            .map(|(part, key)| {
                 (
-                    format!("service_info.{f}"),
-                    tr.text(&format!("profile-{}", f.replace(['.', '_'], "-"))),
+                    tr.text(&format!("profile-{part}-{key}")),
+                    service_info_text(document, part, key),
                 )
             })
             .collect(),
-        custom,
+        custom: custom_fields_of(document),
         values,
         errors,
         notice,
@@ -323,8 +343,8 @@ pub async fn show(member: Member) -> Result<HttpResponse, WebError> {
     let (values, comorbidities, impediments) = values_of(&document);
     let f = build_form(
         &member,
+        &document,
         values,
-        custom_fields_of(&document),
         &comorbidities,
         &impediments,
         HashMap::new(),
@@ -337,24 +357,24 @@ pub async fn show(member: Member) -> Result<HttpResponse, WebError> {
 }
 
 /// The patch one form field asks for: empty means clear (`null`).
-fn field_patch(key: &str, text: &str) -> Value {
+fn field_patch(field: ProfileField, text: &str) -> Value {
     let text = text.trim();
     if text.is_empty() {
         return Value::Null;
     }
-    match key {
-        "weight" | "length" => text
+    match field {
+        ProfileField::Weight | ProfileField::Length => text
             .replace(',', ".")
             .parse::<f64>()
             .ok()
             .and_then(serde_json::Number::from_f64)
             .map(Value::Number)
             .unwrap_or_else(|| Value::String(text.to_owned())),
-        "gender" => text
+        ProfileField::Gender => text
             .parse::<i64>()
             .map(Value::from)
             .unwrap_or_else(|_| Value::String(text.to_owned())),
-        "smoker" => match text {
+        ProfileField::Smoker => match text {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             other => Value::String(other.to_owned()),
@@ -363,13 +383,14 @@ fn field_patch(key: &str, text: &str) -> Value {
     }
 }
 
-/// The message key for a refused field.
-fn message_key(field: &str) -> &'static str {
-    match field {
-        "country" => "invalid-country",
-        "weight" => "invalid-weight",
-        "length" => "invalid-length",
-        "birthday" => "invalid-birthday",
+/// The message key for a refusal at `path`: a field of its own has its message, a part of
+/// one (`comorbidities[1]`) the general one.
+fn message_key(path: &str) -> &'static str {
+    match ProfileField::parse(path) {
+        Some(ProfileField::Country) => "invalid-country",
+        Some(ProfileField::Weight) => "invalid-weight",
+        Some(ProfileField::Length) => "invalid-length",
+        Some(ProfileField::Birthday) => "invalid-birthday",
         _ => "invalid-value",
     }
 }
@@ -381,56 +402,45 @@ pub async fn save(
     CsrfForm(pairs): CsrfForm<Vec<(String, String)>>,
 ) -> Result<HttpResponse, WebError> {
     let document = stored_document(&member).await?;
-    let get = |key: &str| {
+    let first = |field: ProfileField| {
         pairs
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| k == field.as_str())
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     };
-    let all = |key: &str| -> Vec<String> {
+    let all = |field: ProfileField| -> Vec<String> {
         pairs
             .iter()
-            .filter(|(k, _)| k == key)
+            .filter(|(k, _)| k == field.as_str())
             .map(|(_, v)| v.clone())
             .collect()
     };
-    let mut patch = Map::new();
+    let mut fields = Vec::new();
     let mut values = HashMap::new();
-    for key in [
-        "country", "weight", "length", "birthday", "gender", "smoker", "activity",
-    ]
-    .into_iter()
-    .chain(TEXT_FIELDS)
-    {
-        let text = get(key);
-        patch.insert(key.to_owned(), field_patch(key, &text));
-        values.insert(key.to_owned(), text);
+    for field in SINGLE_FIELDS {
+        let text = first(field);
+        fields.push((field, field_patch(field, &text)));
+        values.insert(field, text);
     }
-    let comorbidities = all("comorbidities");
-    let impediments = all("impediments");
-    patch.insert("comorbidities".into(), json!(comorbidities));
-    patch.insert("impediments".into(), json!(impediments));
-    // What the app writes (`service_info`, `custom_fields`) is not the form's to change: it
-    // is shown as stored.
-    let (stored, _, _) = values_of(&document);
-    values.extend(
-        stored
-            .into_iter()
-            .filter(|(key, _)| key.starts_with("service_info.")),
-    );
+    let comorbidities = all(ProfileField::Comorbidities);
+    let impediments = all(ProfileField::Impediments);
+    fields.push((ProfileField::Comorbidities, json!(comorbidities)));
+    fields.push((ProfileField::Impediments, json!(impediments)));
 
     let today = latest_birthday(member.state.store.clock().now());
     let mut errors = HashMap::new();
-    for (key, value) in &patch {
-        let mut single = Map::new();
-        single.insert(key.clone(), value.clone());
+    for (field, value) in &fields {
+        let single = Map::from_iter([(field.to_string(), value.clone())]);
         if let Err(err) = ProfilePatch::parse(Value::Object(single), today) {
-            let field = err.field.split(['[', '.']).next().unwrap_or(key).to_owned();
-            errors.insert(field, member.tr.text(message_key(&err.field)));
+            errors.insert(*field, member.tr.text(message_key(&err.field)));
         }
     }
     let notice = if errors.is_empty() {
+        let patch = fields
+            .into_iter()
+            .map(|(field, value)| (field.to_string(), value))
+            .collect();
         let patch = ProfilePatch::parse(Value::Object(patch), today)
             .map_err(|_| WebError::BadRequest("invalid-value"))?;
         let condition = crate::store::visibility::only_user("profiles", "id", member.id());
@@ -445,8 +455,8 @@ pub async fn save(
     };
     let f = build_form(
         &member,
+        &document,
         values,
-        custom_fields_of(&document),
         &comorbidities,
         &impediments,
         errors,
