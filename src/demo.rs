@@ -7,6 +7,7 @@ use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait};
 use serde_json::json;
 
 use crate::auth::password::PasswordHasher;
+use crate::domain::account::StaffRole;
 use crate::domain::id::Id;
 use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
@@ -178,7 +179,7 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
                 .await?;
             match (person.role, person.group) {
                 ("physician", Some(g)) => {
-                    tx.enlist_staff(&user.id, &group_ids[g], vec!["physician".into()])
+                    tx.enlist_staff(&user.id, &group_ids[g], vec![StaffRole::physician()])
                         .await?
                 }
                 ("patient", Some(g)) => {

@@ -18,14 +18,14 @@ use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
 use crate::notify::Notifier;
-use crate::store::entities::{job, report};
+use crate::store::entities::job::{self, JobKind};
+use crate::store::entities::report;
 use crate::store::{
-    NOTIFY_JOB, NewJob, NewReport, Prescription, Service, Store, StoreError, Unaudited, Viewer,
+    NewJob, NewReport, Prescription, Service, Store, StoreError, Unaudited, Viewer,
 };
 use crate::telemetry::metrics;
 
 /// The job kind of a scheduled periodic report.
-pub const PERIODIC_REPORT: &str = "periodic_report";
 /// Attempts before a job is marked failed.
 const MAX_ATTEMPTS: i32 = 5;
 
@@ -60,7 +60,7 @@ pub struct ReportJob {
     /// start in their key.
     #[serde(default)]
     pub group_id: Option<Id>,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub start: i64,
     pub end: i64,
 }
@@ -200,12 +200,12 @@ impl Scheduler {
                 let payload = ReportJob {
                     user_id: e.user_id,
                     group_id: Some(e.group_id),
-                    trigger: period.trigger.as_str().to_owned(),
+                    trigger: period.trigger,
                     start: period.start,
                     end: period.end,
                 };
                 jobs.push(NewJob {
-                    kind: PERIODIC_REPORT.to_owned(),
+                    kind: JobKind::PeriodicReport,
                     dedupe_key: dedupe_key(&e.user_id, &e.group_id, e.creation_timestamp, period),
                     payload: serde_json::to_string(&payload).unwrap_or_default(),
                     run_after: now,
@@ -259,7 +259,7 @@ impl Scheduler {
                 }
             };
             for _ in 0..fanned {
-                metrics::job_attempt(NOTIFY_JOB);
+                metrics::job_attempt(JobKind::Notify.as_str());
                 summary.notified += 1;
                 progress(&summary);
             }
@@ -274,11 +274,12 @@ impl Scheduler {
                 return Ok(summary);
             }
             for job in &claimed {
-                metrics::job_attempt(&job.kind);
+                metrics::job_attempt(job.kind.as_str());
             }
             let mut done = Vec::new();
-            let (reports, claimed): (Vec<job::Model>, Vec<job::Model>) =
-                claimed.into_iter().partition(|j| j.kind == PERIODIC_REPORT);
+            let (reports, claimed): (Vec<job::Model>, Vec<job::Model>) = claimed
+                .into_iter()
+                .partition(|j| j.kind == JobKind::PeriodicReport);
             for (id, outcome) in self.make_reports(reports).await {
                 summary.count(&outcome);
                 if !outcome.failed() {
@@ -311,12 +312,12 @@ impl Scheduler {
 
     /// How many report jobs are waiting to be worked (for progress totals).
     pub async fn waiting_reports(&self) -> Result<u64, StoreError> {
-        self.store.claimable_jobs(PERIODIC_REPORT).await
+        self.store.claimable_jobs(JobKind::PeriodicReport).await
     }
 
     /// Runs a job; done jobs are marked by the caller, a batch at a time.
     async fn run_job(&self, job: &job::Model) -> Outcome {
-        let notification = Notifier::handles(&job.kind);
+        let notification = Notifier::handles(job.kind);
         let result = if notification {
             self.notifier.run(job).await
         } else {
@@ -333,12 +334,12 @@ impl Scheduler {
     /// Records that `job` failed: it is retried on its kind's schedule, or marked failed
     /// after its last attempt.
     async fn job_failed(&self, job: &job::Model, err: &anyhow::Error) -> Outcome {
-        let notification = Notifier::handles(&job.kind);
+        let notification = Notifier::handles(job.kind);
         let error = format!("{err:#}");
         let retry_at = self.store.clock().now_millis() + Notifier::retry_delay(job);
         tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, error = %error, "job failed");
         let last_attempt = job.attempts >= job.max_attempts;
-        metrics::job_failure(&job.kind, last_attempt);
+        metrics::job_failure(job.kind.as_str(), last_attempt);
         let failed = self
             .store
             .write(Unaudited::Workers, async |tx| {
@@ -419,8 +420,7 @@ impl Scheduler {
     /// prescription's group, read through that [`Prescription`]'s scope.
     async fn prepare_report(&self, job: &job::Model) -> anyhow::Result<Option<report::Model>> {
         let payload: ReportJob = serde_json::from_str(&job.payload)?;
-        let trigger = Trigger::parse(&payload.trigger)
-            .ok_or_else(|| anyhow::anyhow!("unknown trigger `{}`", payload.trigger))?;
+        let trigger = payload.trigger;
         if !self
             .store
             .user_is_active(&Service::Scheduler, &payload.user_id)
@@ -472,7 +472,7 @@ impl Scheduler {
     /// Makes the report a job asks for; false when there is nothing to make.
     async fn make_report(&self, job: &job::Model) -> anyhow::Result<bool> {
         anyhow::ensure!(
-            job.kind == PERIODIC_REPORT,
+            job.kind == JobKind::PeriodicReport,
             "unknown job kind `{}`",
             job.kind
         );

@@ -344,13 +344,6 @@ impl crate::telemetry::metrics::Sampler for QueueSampler {
 
     async fn queues(&self) -> Result<Vec<crate::telemetry::metrics::QueueSample>, String> {
         use crate::telemetry::metrics::QueueSample;
-        const KINDS: [&str; 5] = [
-            crate::scheduler::PERIODIC_REPORT,
-            crate::store::NOTIFY_JOB,
-            crate::notify::EMAIL_JOB,
-            crate::notify::DIGEST_JOB,
-            crate::notify::WEBHOOK_JOB,
-        ];
         let mut kinds: Vec<QueueSample> = self
             .0
             .queue_status()
@@ -358,17 +351,17 @@ impl crate::telemetry::metrics::Sampler for QueueSampler {
             .map_err(|e| e.to_string())?
             .into_iter()
             .map(|k| QueueSample {
-                kind: k.kind,
+                kind: k.kind.as_str().to_owned(),
                 waiting: k.waiting,
                 running: k.running,
                 failed: k.failed,
                 oldest_waiting_secs: k.oldest_waiting_secs,
             })
             .collect();
-        for known in KINDS {
-            if !kinds.iter().any(|k| k.kind == known) {
+        for known in crate::store::entities::job::JobKind::ALL {
+            if !kinds.iter().any(|k| k.kind == known.as_str()) {
                 kinds.push(QueueSample {
-                    kind: known.to_owned(),
+                    kind: known.as_str().to_owned(),
                     ..QueueSample::default()
                 });
             }

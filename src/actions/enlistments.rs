@@ -1,6 +1,7 @@
 //! Enlistments: a patient's prescription in a group, and a user's place on a group's staff.
 
 use super::{ActionError, ActionResult, Actions, EntryExt, done, entry};
+use crate::domain::account::StaffRole;
 use crate::domain::id::Id;
 use crate::domain::time::{check_millis, rfc3339_millis};
 use crate::store::entities::user;
@@ -77,13 +78,14 @@ impl Actions {
         viewer: &Viewer,
         user: &Id,
         group: &Id,
-        roles: Vec<String>,
+        roles: Vec<StaffRole>,
     ) -> ActionResult<()> {
         self.act(async |tx| {
             tx.user_to_administer(viewer, user, AdminTask::ChangeStaffEnlistments)
                 .await?;
             tx.visible_group(viewer, group).await?;
-            let detail = format!("group {group}, roles {}", roles.join(","));
+            let names: Vec<&str> = roles.iter().map(StaffRole::as_str).collect();
+            let detail = format!("group {group}, roles {}", names.join(","));
             tx.enlist_staff(user, group, roles).await?;
             let record = entry(viewer, AuditAction::EnlistmentStaff, "user", user).detail(detail);
             done((), record)

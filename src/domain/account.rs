@@ -307,20 +307,39 @@ impl Role {
     }
 }
 
-/// A role within a group's staff. Free-form labels such as `physician` or `nurse`, 1–64 characters.
-pub fn parse_staff_role(text: &str) -> Result<String, FieldError> {
-    let ok = !text.is_empty()
-        && text.len() <= 64
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if ok {
-        Ok(text.to_owned())
-    } else {
-        Err(FieldError::new(
-            "roles",
-            "must hold names of 1 to 64 letters, digits, `_` or `-`",
-        ))
+/// A role within a group's staff: a label such as `physician` or `nurse`, 1 to 64 letters,
+/// digits, `_` or `-`. The wire leaves the labels open (wire-contract.md: staff enlistments),
+/// so a role is a parsed name rather than one of a closed set; no rule of the service reads
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StaffRole(String);
+
+impl StaffRole {
+    /// The role a staff member gets when none is named.
+    pub fn physician() -> Self {
+        StaffRole("physician".to_owned())
+    }
+
+    /// Parses a role name.
+    pub fn parse(text: &str) -> Result<Self, FieldError> {
+        let ok = !text.is_empty()
+            && text.len() <= 64
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if ok {
+            Ok(StaffRole(text.to_owned()))
+        } else {
+            Err(FieldError::new(
+                "roles",
+                "must hold names of 1 to 64 letters, digits, `_` or `-`",
+            ))
+        }
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 
@@ -393,7 +412,8 @@ mod tests {
         assert_eq!(NewPassword::check("short"), Err(PasswordRefusal::Length));
         assert_eq!(Role::parse("admin"), Ok(Role::Admin));
         assert!(Role::parse("root").is_err());
-        assert!(parse_staff_role("physician").is_ok());
-        assert!(parse_staff_role("drop table").is_err());
+        assert_eq!(StaffRole::parse("physician"), Ok(StaffRole::physician()));
+        assert!(StaffRole::parse("drop table").is_err());
+        assert!(StaffRole::parse(&"x".repeat(65)).is_err());
     }
 }

@@ -30,17 +30,11 @@ use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, Reach, url_for_logs};
 use crate::domain::time::at_local_time;
 use crate::storage::FileStorage;
-use crate::store::entities::{event, job};
+use crate::store::entities::event;
+use crate::store::entities::job::{self, JobKind};
 use crate::store::{
     DeliveryRecord, FanOut, NewEvent, NewJob, Service, Store, StoreError, Tx, Unaudited, Viewer,
 };
-
-/// The job kind of one e-mail.
-pub const EMAIL_JOB: &str = "email";
-/// The job kind of a reader's daily digest.
-pub const DIGEST_JOB: &str = "digest";
-/// The job kind of one webhook delivery.
-pub const WEBHOOK_JOB: &str = "webhook";
 
 /// Waits after each failed webhook attempt: the Standard Webhooks schedule (immediately, 5 s,
 /// 5 min, 30 min, 2 h, 5 h, 10 h), 7 attempts over 17 h 35 min, inside the 24 h a receiver
@@ -137,14 +131,14 @@ impl Notifier {
     }
 
     /// Whether this handles jobs of `kind`.
-    pub fn handles(kind: &str) -> bool {
-        matches!(kind, EMAIL_JOB | DIGEST_JOB | WEBHOOK_JOB)
+    pub fn handles(kind: JobKind) -> bool {
+        channel_of(kind).is_some()
     }
 
     /// Runs one job; false when there was nothing to do.
     pub async fn run(&self, job: &job::Model) -> anyhow::Result<bool> {
         let result = self.run_job(job).await;
-        if let Some(channel) = channel_of(&job.kind) {
+        if let Some(channel) = channel_of(job.kind) {
             let outcome = match &result {
                 Ok(true) => "sent",
                 Ok(false) => "skipped",
@@ -158,43 +152,45 @@ impl Notifier {
     async fn run_job(&self, job: &job::Model) -> anyhow::Result<bool> {
         let delivery: Delivery =
             serde_json::from_str(&job.payload).context("the job's payload is not a delivery")?;
-        match job.kind.as_str() {
-            EMAIL_JOB => {
+        match job.kind {
+            JobKind::Email => {
                 let user = delivery.user_id.context("an e-mail job names its reader")?;
                 self.send_email(&delivery.event_id, &user).await
             }
-            DIGEST_JOB => {
+            JobKind::Digest => {
                 let user = delivery.user_id.context("a digest job names its reader")?;
                 self.send_digest(&user).await
             }
-            WEBHOOK_JOB => {
+            JobKind::Webhook => {
                 let endpoint = delivery
                     .endpoint_id
                     .context("a webhook job names its endpoint")?;
                 self.deliver_webhook(&delivery.event_id, &endpoint, job.attempts)
                     .await
             }
-            other => anyhow::bail!("unknown job kind `{other}`"),
+            other => anyhow::bail!("a job of kind `{other}` is not a delivery"),
         }
     }
 
     /// How long to wait before the next attempt of `job`, which just failed.
     pub fn retry_delay(job: &job::Model) -> i64 {
         let step = usize::try_from(job.attempts.max(1) - 1).unwrap_or(0);
-        match job.kind.as_str() {
-            WEBHOOK_JOB => WEBHOOK_RETRIES_MS[step.min(WEBHOOK_RETRIES_MS.len() - 1)],
-            EMAIL_JOB | DIGEST_JOB => EMAIL_RETRIES_MS[step.min(EMAIL_RETRIES_MS.len() - 1)],
-            _ => 30_000i64 << job.attempts.clamp(0, 10),
+        match job.kind {
+            JobKind::Webhook => WEBHOOK_RETRIES_MS[step.min(WEBHOOK_RETRIES_MS.len() - 1)],
+            JobKind::Email | JobKind::Digest => {
+                EMAIL_RETRIES_MS[step.min(EMAIL_RETRIES_MS.len() - 1)]
+            }
+            JobKind::PeriodicReport | JobKind::Notify => 30_000i64 << job.attempts.clamp(0, 10),
         }
     }
 
     /// After the last attempt of `job` failed: a webhook endpoint that could not be reached
     /// for the whole retry schedule is disabled, and the administrators are told.
     pub async fn gave_up(&self, job: &job::Model, error: &str) -> anyhow::Result<()> {
-        if let Some(channel) = channel_of(&job.kind) {
+        if let Some(channel) = channel_of(job.kind) {
             crate::telemetry::metrics::delivery(channel, "gave_up");
         }
-        if job.kind != WEBHOOK_JOB {
+        if job.kind != JobKind::Webhook {
             return Ok(());
         }
         let delivery: Delivery = serde_json::from_str(&job.payload)?;
@@ -302,7 +298,7 @@ impl Notifier {
                     let zone = zone_of(&reader.user.time_zone);
                     let (day, run_after) = digest_time(now, zone);
                     NewJob {
-                        kind: DIGEST_JOB.to_owned(),
+                        kind: JobKind::Digest,
                         dedupe_key: format!("digest:{}:{day}", reader.user.id),
                         payload: payload(&event.id, Some(reader.user.id), None),
                         run_after,
@@ -310,7 +306,7 @@ impl Notifier {
                     }
                 } else {
                     NewJob {
-                        kind: EMAIL_JOB.to_owned(),
+                        kind: JobKind::Email,
                         dedupe_key: format!("email:{}:{}", event.id, reader.user.id),
                         payload: payload(&event.id, Some(reader.user.id), None),
                         run_after: now,
@@ -321,7 +317,7 @@ impl Notifier {
         }
         for endpoint in &planned.endpoints {
             jobs.push(NewJob {
-                kind: WEBHOOK_JOB.to_owned(),
+                kind: JobKind::Webhook,
                 dedupe_key: format!("webhook:{}:{}", event.id, endpoint.id),
                 payload: payload(&event.id, None, Some(endpoint.id)),
                 run_after: now,
@@ -464,13 +460,11 @@ impl Notifier {
     }
 }
 
-/// The delivery channel a job kind is, for the metrics; none for the fan-out.
-fn channel_of(kind: &str) -> Option<&'static str> {
+/// The delivery channel a job kind is, for the metrics; none for the reports and the fan-out.
+fn channel_of(kind: JobKind) -> Option<&'static str> {
     match kind {
-        EMAIL_JOB => Some("email"),
-        DIGEST_JOB => Some("digest"),
-        WEBHOOK_JOB => Some("webhook"),
-        _ => None,
+        JobKind::Email | JobKind::Digest | JobKind::Webhook => Some(kind.as_str()),
+        JobKind::PeriodicReport | JobKind::Notify => None,
     }
 }
 
@@ -545,7 +539,7 @@ mod tests {
     fn webhook_retries_follow_the_schedule_and_stay_inside_a_day() {
         let job = |attempts| job::Model {
             id: Id::generate(),
-            kind: WEBHOOK_JOB.into(),
+            kind: JobKind::Webhook,
             dedupe_key: String::new(),
             payload: String::new(),
             status: job::JobStatus::Running,

@@ -360,7 +360,7 @@ pub fn build(
     labels.insert("report-title", tr.text("periodic-report-title"));
     labels.insert(
         "report-subtitle",
-        translated_or_raw(&tr, "trigger", &report.trigger),
+        translated_or_raw(&tr, "trigger", report.trigger.as_str()),
     );
 
     let period = Period {

@@ -146,7 +146,7 @@ fn periodic_reports() -> Vec<Value> {
                 user_id: patient.id,
                 creator_id: None,
                 group_id: None,
-                trigger: "MANUAL".into(),
+                trigger: crate::domain::periods::Trigger::Manual,
                 status: report::ReportStatus::Complete,
                 dedupe_key: None,
                 period_start_timestamp: start,

@@ -8,14 +8,14 @@ use sea_orm::{
     Statement,
 };
 
-use super::entities::job::{self, JobStatus};
+use super::entities::job::{self, JobKind, JobStatus};
 use super::{Reader, StoreResult, Tx};
 use crate::domain::id::Id;
 
 /// Work to enqueue.
 #[derive(Debug, Clone)]
 pub struct NewJob {
-    pub kind: String,
+    pub kind: JobKind,
     /// Enqueuing a second job with the same key does nothing.
     pub dedupe_key: String,
     /// JSON text for the job's handler.
@@ -36,7 +36,7 @@ const CLAIM: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1
 fn job_row(new: &NewJob, now: i64) -> job::ActiveModel {
     job::ActiveModel {
         id: Set(Id::generate()),
-        kind: Set(new.kind.clone()),
+        kind: Set(new.kind),
         dedupe_key: Set(new.dedupe_key.clone()),
         payload: Set(new.payload.clone()),
         status: Set(JobStatus::Queued),
@@ -70,9 +70,9 @@ pub(crate) async fn insert_jobs<C: ConnectionTrait>(
 }
 
 /// The queue's state for one kind of job (see [`Store::queue_status`]).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QueueStatus {
-    pub kind: String,
+    pub kind: JobKind,
     /// Due and not yet claimed.
     pub waiting: u64,
     /// Claimed under a lease.
@@ -83,10 +83,23 @@ pub struct QueueStatus {
     pub oldest_waiting_secs: f64,
 }
 
+impl QueueStatus {
+    /// A kind with nothing waiting, running or failed.
+    pub fn empty(kind: JobKind) -> Self {
+        QueueStatus {
+            kind,
+            waiting: 0,
+            running: 0,
+            failed: 0,
+            oldest_waiting_secs: 0.0,
+        }
+    }
+}
+
 impl Reader {
     /// How many jobs of `kind` a worker could claim now: queued and due, or running with an
     /// expired lease.
-    pub async fn claimable_jobs(&self, kind: &str) -> StoreResult<u64> {
+    pub async fn claimable_jobs(&self, kind: JobKind) -> StoreResult<u64> {
         use sea_orm::{Condition, PaginatorTrait};
         let now = self.now();
         Ok(job::Entity::find()
@@ -115,7 +128,7 @@ impl Reader {
     pub async fn queue_status(&self) -> StoreResult<Vec<QueueStatus>> {
         use sea_orm::QuerySelect;
         let now = self.now();
-        let rows: Vec<(String, JobStatus, i64, Option<i64>)> = job::Entity::find()
+        let rows: Vec<(JobKind, JobStatus, i64, Option<i64>)> = job::Entity::find()
             .select_only()
             .column(job::Column::Kind)
             .column(job::Column::Status)
@@ -144,10 +157,7 @@ impl Reader {
             let at = match kinds.iter().position(|k| k.kind == kind) {
                 Some(at) => at,
                 None => {
-                    kinds.push(QueueStatus {
-                        kind,
-                        ..QueueStatus::default()
-                    });
+                    kinds.push(QueueStatus::empty(kind));
                     kinds.len() - 1
                 }
             };
@@ -167,10 +177,9 @@ impl Reader {
         let (waiting, oldest) = self.events_waiting().await?;
         if waiting > 0 {
             kinds.push(QueueStatus {
-                kind: super::NOTIFY_JOB.to_owned(),
                 waiting,
                 oldest_waiting_secs: waited_secs(oldest),
-                ..QueueStatus::default()
+                ..QueueStatus::empty(JobKind::Notify)
             });
         }
         Ok(kinds)

@@ -47,7 +47,7 @@ pub use groups::NewGroup;
 pub use jobs::{NewJob, QueueStatus};
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord};
-pub use notifications::{FanOut, NOTIFY_JOB, NewEvent, Recipient};
+pub use notifications::{FanOut, NewEvent, Recipient};
 pub use portal::{
     EnlistmentSummary, PatientListing, PatientSummary, WorkItem, WorkListing, WorkReason,
 };

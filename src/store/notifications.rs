@@ -27,10 +27,6 @@ use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
 use crate::domain::recipients::{self, Audience};
 
-/// The name of the fan-out in the job metrics and the jobs page: the waiting events are its
-/// queue.
-pub const NOTIFY_JOB: &str = "notify";
-
 /// An event to record.
 #[derive(Debug, Clone)]
 pub struct NewEvent {

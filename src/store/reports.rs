@@ -145,7 +145,7 @@ impl Reader {
             user_id: new.user_id,
             creator_id: new.creator_id,
             group_id: new.group_id,
-            trigger: new.trigger.as_str().to_owned(),
+            trigger: new.trigger,
             status: report::ReportStatus::Complete,
             dedupe_key: new.dedupe_key,
             period_start_timestamp: new.start,
@@ -363,7 +363,7 @@ impl Tx {
             actor_id: r.creator_id,
             measurement_id: None,
             report_id: Some(r.id),
-            detail: r.trigger.clone(),
+            detail: r.trigger.to_string(),
         });
         write_events(&txn, self.now(), events).await?;
         txn.commit().await?;

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::entities::{measurement, patient_enlistment, profile, report, staff_enlistment, user};
 use super::query::ListSpec;
 use super::{Reader, Scope, StoreError, StoreResult, Tx, Viewer};
+use crate::domain::account::StaffRole;
 use crate::domain::id::Id;
 
 /// A user with its enlistments, as the user record shows it.
@@ -435,9 +436,10 @@ impl Tx {
         &self,
         user_id: &Id,
         group_id: &Id,
-        roles: Vec<String>,
+        roles: Vec<StaffRole>,
     ) -> StoreResult<()> {
         let now = self.now();
+        let roles: Vec<&str> = roles.iter().map(StaffRole::as_str).collect();
         let existing = staff_enlistment::Entity::find()
             .filter(staff_enlistment::Column::UserId.eq(user_id))
             .filter(staff_enlistment::Column::GroupId.eq(group_id))

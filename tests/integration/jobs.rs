@@ -4,14 +4,14 @@ use std::collections::HashSet;
 
 use chrono::Duration;
 use tacho::domain::id::Id;
-use tacho::store::entities::job::JobStatus;
+use tacho::store::entities::job::{JobKind, JobStatus};
 use tacho::store::{NewJob, Store, StoreResult, Tx, Unaudited, Viewer};
 
 use crate::helpers::{TestApp, spawn_app};
 
 fn job(key: &str, run_after: i64, max_attempts: i32) -> NewJob {
     NewJob {
-        kind: "test".into(),
+        kind: JobKind::Digest,
         dedupe_key: key.into(),
         payload: format!("{{\"key\":\"{key}\"}}"),
         run_after,

@@ -1503,7 +1503,7 @@ async fn the_scheduler_page_shows_queued_and_failed_jobs() {
     // The second job is not due yet, so the claim takes the first.
     for (key, attempts, due) in [("report:a", 1, now), ("report:b", 3, now + 60_000)] {
         let job = tacho::store::NewJob {
-            kind: "periodic-report".into(),
+            kind: tacho::store::entities::job::JobKind::PeriodicReport,
             dedupe_key: key.into(),
             payload: "{}".into(),
             run_after: due,

@@ -54,7 +54,7 @@ pub fn report_body(report: &report::Model) -> Result<Value, ApiError> {
         "user_id": report.user_id,
         "group_id": report.group_id,
         "status": report.status.as_str(),
-        "trigger": report.trigger,
+        "trigger": report.trigger.as_str(),
         "creation_timestamp": report.creation_timestamp,
         "update_timestamp": report.update_timestamp,
         "period_start_timestamp": report.period_start_timestamp,

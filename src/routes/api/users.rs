@@ -10,7 +10,7 @@ use super::extract::{ApiJson, Caller, Rql, parse_id};
 use super::page::Page;
 use crate::actions::{AccountChanges, NewAccount, RoleChange};
 use crate::domain::account::{
-    Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone, parse_staff_role,
+    Email, Language, NewPassword, PersonName, PhoneNumber, Role, StaffRole, TimeZone,
 };
 use crate::domain::id::Id;
 use crate::routes::AppState;
@@ -382,9 +382,9 @@ pub async fn add_staff_enlistment(
     let roles = match body.roles {
         Some(roles) => roles
             .iter()
-            .map(|r| parse_staff_role(r))
+            .map(|r| StaffRole::parse(r))
             .collect::<Result<Vec<_>, _>>()?,
-        None => vec!["physician".to_owned()],
+        None => vec![StaffRole::physician()],
     };
     let viewer = caller.viewer();
     state

@@ -45,7 +45,7 @@ fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
         trigger: visitor
             .tr
             .try_text(&format!("trigger-{}", report.trigger))
-            .unwrap_or_else(|| report.trigger.clone()),
+            .unwrap_or_else(|| report.trigger.to_string()),
         period: visitor.tr.text_with(
             "period-range",
             &[

@@ -9,7 +9,7 @@ use crate::domain::id::Id;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Id,
-    pub kind: String,
+    pub kind: JobKind,
     /// Unique: enqueuing the same work twice is a no-op.
     pub dedupe_key: String,
     /// JSON text the job's handler understands.
@@ -25,6 +25,56 @@ pub struct Model {
     pub last_error: Option<String>,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
+}
+
+/// What a job does: stored as `periodic_report`, `notify`, `email`, `digest` or `webhook`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum JobKind {
+    /// Makes a periodic report (the scheduler).
+    #[sea_orm(string_value = "periodic_report")]
+    PeriodicReport,
+    /// Fans out waiting events to their readers: the outbox's queue, shown beside the jobs'
+    /// (no job row has this kind).
+    #[sea_orm(string_value = "notify")]
+    Notify,
+    /// Sends one e-mail about an event.
+    #[sea_orm(string_value = "email")]
+    Email,
+    /// Sends a reader's daily digest.
+    #[sea_orm(string_value = "digest")]
+    Digest,
+    /// Delivers an event to a webhook endpoint.
+    #[sea_orm(string_value = "webhook")]
+    Webhook,
+}
+
+impl JobKind {
+    /// Every kind, in the order pages and metrics list them.
+    pub const ALL: [JobKind; 5] = [
+        JobKind::PeriodicReport,
+        JobKind::Notify,
+        JobKind::Email,
+        JobKind::Digest,
+        JobKind::Webhook,
+    ];
+
+    /// The stored name, as pages and metrics spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::PeriodicReport => "periodic_report",
+            JobKind::Notify => "notify",
+            JobKind::Email => "email",
+            JobKind::Digest => "digest",
+            JobKind::Webhook => "webhook",
+        }
+    }
+}
+
+impl std::fmt::Display for JobKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Where a job is: stored as `queued`, `running`, `done` or `failed`.

@@ -3,6 +3,7 @@
 use sea_orm::entity::prelude::*;
 
 use crate::domain::id::Id;
+use crate::domain::periods::Trigger;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "reports")]
@@ -17,7 +18,7 @@ pub struct Model {
     /// the measurements shared with that group. None: the patient's and administrators' only.
     pub group_id: Option<Id>,
     /// `MANUAL`, `PERIOD_DAYS_PASSED_7`, `PERIOD_DAYS_PASSED_30` or `PRESCRIPTION_ENDED`.
-    pub trigger: String,
+    pub trigger: Trigger,
     pub status: ReportStatus,
     /// Unique for scheduled reports (user, trigger, period start); none for manual ones.
     pub dedupe_key: Option<String>,

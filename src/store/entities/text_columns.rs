@@ -1,5 +1,5 @@
-//! Domain values kept as text columns: [`Id`] as its 24 characters, a measurement [`Status`]
-//! as its wire name. Each is parsed once, when a row is read; a stored text that does not parse
+//! Domain values kept as text columns: [`Id`] as its 24 characters, a measurement [`Status`],
+//! an [`EventKind`] and a report's [`Trigger`] as their wire names. Each is parsed once, when a row is read; a stored text that does not parse
 //! is a fault of the database (a [`DbErr`]), never a string passed along or a default.
 
 use sea_orm::sea_query::{ArrayType, ColumnType, Nullable, StringLen, ValueType, ValueTypeErr};
@@ -8,6 +8,7 @@ use sea_orm::{ColIdx, DbErr, QueryResult, TryFromU64, TryGetError, TryGetable, V
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::domain::notification::EventKind;
+use crate::domain::periods::Trigger;
 
 /// Implements sea-orm's column traits for `$type`, written with `$write` and read with
 /// `$parse` (text → `Option<$type>`).
@@ -72,6 +73,10 @@ text_column!(Status, "measurement status", StringLen::None,
 text_column!(EventKind, "event kind", StringLen::N(40),
     write: |kind: &EventKind| kind.as_str().to_owned(),
     parse: EventKind::parse);
+
+text_column!(Trigger, "report trigger", StringLen::None,
+    write: |trigger: &Trigger| trigger.as_str().to_owned(),
+    parse: Trigger::parse);
 
 /// Ids are made by [`Id::generate`], never by the database.
 impl TryFromU64 for Id {

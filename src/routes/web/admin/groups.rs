@@ -200,7 +200,7 @@ pub async fn enlist(
     };
     let actions = &member.state.actions;
     if form.kind == "staff" {
-        let roles = vec!["physician".to_owned()];
+        let roles = vec![crate::domain::account::StaffRole::physician()];
         actions
             .enlist_staff(&viewer, &user_id, &group_id, roles)
             .await?;

@@ -51,7 +51,7 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
     let rows = jobs
         .iter()
         .map(|j| JobRow {
-            kind: j.kind.clone(),
+            kind: j.kind.as_str().to_owned(),
             status: j.status.as_str().to_owned(),
             attempts: format!("{}/{}", j.attempts, j.max_attempts),
             run_after: member.datetime(j.run_after),
