@@ -282,9 +282,9 @@ fn cached_fetch(c: &mut Criterion) {
         .unwrap();
         let app = tacho::startup::Application::build(settings, Default::default()).await.unwrap();
         let base = format!("http://127.0.0.1:{}", app.port());
-        let state = app.state();
+        let operator = app.operator();
         tokio::spawn(app.run_until_stopped());
-        tacho::demo::seed(&state.store, state.auth.hasher()).await.unwrap();
+        tacho::demo::seed(&operator.store, operator.auth.hasher()).await.unwrap();
         let login: Value = client
             .post(format!("{base}/auth/v2/oauth2/tokens"))
             .json(&json!({"grant_type": "password", "username": "anna@tacho.test", "password": tacho::demo::DEMO_PASSWORD}))

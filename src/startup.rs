@@ -57,6 +57,9 @@ pub struct Application {
     port: u16,
     server: Server,
     state: web::Data<AppState>,
+    /// The parts that write, which the handlers reach only through `actions`: for the
+    /// operator's tools (the demo seed) and the tests.
+    operator: Operator,
     /// The periodic-report scheduler and its tick, unless turned off.
     scheduler: Option<(Scheduler, std::time::Duration)>,
     /// The metrics listener and its port, when `TACHO_METRICS_ADDR` is set.
@@ -117,7 +120,7 @@ impl Application {
         }
         let notifier = Notifier::from_settings(store.clone(), &settings, storage.clone()).await?;
         let reports = Arc::new(
-            Reports::new(store.clone(), storage, shared_engine())
+            Reports::new(store.clone(), storage.clone(), shared_engine())
                 .with_deadline(settings.render_deadline),
         );
         let sessions = PortalSessions::connect(&settings, &store).await?;
@@ -145,13 +148,11 @@ impl Application {
             notifier.clone(),
         );
         let state = web::Data::new(AppState {
-            reports,
             actions,
             files,
-            store,
-            auth,
+            store: store.read_only(),
+            storage,
             file_tokens,
-            notifier,
             registration_throttle,
             settings: Arc::new(settings),
             sessions,
@@ -162,6 +163,12 @@ impl Application {
             port,
             server,
             state,
+            operator: Operator {
+                store,
+                auth,
+                reports,
+                notifier,
+            },
             scheduler,
             metrics,
         })
@@ -178,9 +185,14 @@ impl Application {
         self.metrics.as_ref().map(|(_, port)| *port)
     }
 
-    /// The shared state (tests seed data through its store).
+    /// The shared state of the request handlers.
     pub fn state(&self) -> web::Data<AppState> {
         self.state.clone()
+    }
+
+    /// The parts that write, for the operator's tools and the tests.
+    pub fn operator(&self) -> Operator {
+        self.operator.clone()
     }
 
     /// A handle to stop the server.
@@ -209,7 +221,7 @@ impl Application {
             {
                 task.abort();
                 let released = self
-                    .state
+                    .operator
                     .store
                     .write(Unaudited::Workers, async |tx| {
                         tx.release_jobs(&worker).await
@@ -232,6 +244,16 @@ impl Application {
         tracing::info!("stopped");
         served
     }
+}
+
+/// The parts of an application that write, which its request handlers reach only through
+/// `actions`: the store, the authenticator, the report maker and the notifier.
+#[derive(Clone)]
+pub struct Operator {
+    pub store: Store,
+    pub auth: Authenticator,
+    pub reports: Arc<Reports>,
+    pub notifier: Notifier,
 }
 
 /// The PDF engine, built once per process (fonts parsed once) and shared by every application.

@@ -128,9 +128,12 @@ impl Actions {
         }
     }
 
-    /// The store the actions write to (for the reads around them).
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The user a bearer token acts for (its last use is the token's own bookkeeping).
+    pub async fn authenticate(
+        &self,
+        bearer: &str,
+    ) -> Result<crate::store::entities::user::Model, crate::auth::BearerError> {
+        self.auth.authenticate(bearer).await
     }
 
     /// The shape of every change: `work` runs in one transaction, checks the rules, writes,
@@ -152,7 +155,7 @@ async fn act_on<T, E: From<StoreError>>(
 ) -> Result<T, E> {
     let tx = store.begin().await?;
     let (answer, records) = work(&tx).await?;
-    tx.commit_all(records.0).await?;
+    tx.commit(records.0).await?;
     Ok(answer)
 }
 

@@ -250,8 +250,8 @@ async fn serve(settings: Settings, demo: bool, migrate: bool) -> anyhow::Result<
     )
     .await?;
     if demo {
-        let state = app.state();
-        let logins = demo::seed(&state.store, state.auth.hasher()).await?;
+        let operator = app.operator();
+        let logins = demo::seed(&operator.store, operator.auth.hasher()).await?;
         println!("{}", demo::describe(&logins, &base_url));
     }
     tracing::info!(port = app.port(), metrics_port = ?app.metrics_port(), base_url, "tacho is listening");

@@ -5,28 +5,27 @@ use std::sync::Arc;
 use actix_web::cookie::Key;
 
 use crate::actions::Actions;
-use crate::auth::Authenticator;
 use crate::auth::throttle::LoginThrottle;
 use crate::config::Settings;
 use crate::file_cache::FileCache;
-use crate::notify::Notifier;
-use crate::reports::Reports;
 use crate::routes::web::session::PortalSessions;
-use crate::store::Store;
+use crate::storage::FileStorage;
+use crate::store::ReadOnly;
 
-/// What every request handler can reach.
+/// What every request handler can reach. It holds no way to write: the store is
+/// [`ReadOnly`], and every change goes through `actions`, which alone hold the writable store,
+/// the authenticator, the report maker and the notifier.
 pub struct AppState {
-    pub store: Store,
-    pub reports: Arc<Reports>,
+    /// Every read; no transaction.
+    pub store: ReadOnly,
     /// Every change a person can make (and every read that leaves a trace), for both doors.
     pub actions: Actions,
     /// Hot stored files (row and contents) for `/files/v1/<token>/file`.
     pub files: FileCache,
-    pub auth: Authenticator,
+    /// Where stored files' contents are kept: read for downloads, probed for readiness.
+    pub storage: Arc<dyn FileStorage>,
     /// Makes and checks the apps' `readFileToken`s.
     pub file_tokens: crate::auth::file_token::FileTokens,
-    /// Notification deliveries (webhook secrets are derived through it).
-    pub notifier: Notifier,
     /// Registrations per client network (`TACHO_REGISTRATION_RATE` an hour).
     pub registration_throttle: LoginThrottle,
     pub settings: Arc<Settings>,

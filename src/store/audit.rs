@@ -95,12 +95,7 @@ impl AuditFilter {
 }
 
 impl Tx {
-    /// Appends an entry to the audit trail, in this transaction (see [`Tx::commit`]).
-    pub(super) async fn audit(&self, entry: AuditEntry) -> StoreResult<()> {
-        append(self, vec![entry]).await
-    }
-
-    /// Appends several entries in one statement, in this transaction.
+    /// Appends entries in one statement, in this transaction (see [`Tx::commit`]).
     pub(super) async fn audit_many(&self, entries: Vec<AuditEntry>) -> StoreResult<()> {
         append(self, entries).await
     }

@@ -128,6 +128,32 @@ pub struct Reader {
 /// to [`Reader`]); writes happen only in a [`Tx`] it begins.
 pub struct Store(Reader);
 
+/// The store as request handlers hold it: every read of [`Reader`] and the readiness probe,
+/// and nothing that begins a transaction. A handler changes data only through
+/// `actions::Actions`, which holds the [`Store`]; with this handle a write does not compile.
+#[derive(Clone)]
+pub struct ReadOnly(Store);
+
+impl std::ops::Deref for ReadOnly {
+    type Target = Reader;
+
+    fn deref(&self) -> &Reader {
+        &self.0.0
+    }
+}
+
+impl ReadOnly {
+    /// An owned reader of the pool, for an answer streamed after its handler returned.
+    pub fn reader(&self) -> Reader {
+        self.0.reader()
+    }
+
+    /// See [`Store::ping`].
+    pub async fn ping(&self, within: Duration) -> Result<(), DbErr> {
+        self.0.ping(within).await
+    }
+}
+
 /// One transaction: the reads, the writes and the audit record of one action (or of one step
 /// of a worker). Every write of the store is a method of `Tx`. Its only ways out are
 /// [`Tx::commit`] with the action's audit record, [`Tx::commit_unaudited`] naming why there
@@ -343,9 +369,14 @@ impl Store {
         Ok(value)
     }
 
-    /// A reader of the pool, for a part of the service that only reads (the routes).
+    /// A reader of the pool, for a part of the service that only reads.
     pub fn reader(&self) -> Reader {
         self.clone().0
+    }
+
+    /// This store without its writes, for the request handlers ([`ReadOnly`]).
+    pub fn read_only(&self) -> ReadOnly {
+        ReadOnly(self.clone())
     }
 
     /// Completes when work has been queued by this process since the last call (or at once,
@@ -356,14 +387,9 @@ impl Store {
 }
 
 impl Tx {
-    /// Appends the action's audit record and commits.
-    pub async fn commit(self, record: AuditEntry) -> StoreResult<()> {
-        self.audit(record).await?;
-        self.finish().await
-    }
-
-    /// Appends the action's audit records (one per object it touched) and commits.
-    pub async fn commit_all(self, records: Vec<AuditEntry>) -> StoreResult<()> {
+    /// Appends the action's audit records (usually one; one per object it touched) and
+    /// commits.
+    pub async fn commit(self, records: Vec<AuditEntry>) -> StoreResult<()> {
         self.audit_many(records).await?;
         self.finish().await
     }

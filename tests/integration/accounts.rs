@@ -50,7 +50,7 @@ pub fn link_in(text: &str, prefix: &str) -> (String, String) {
 }
 
 async fn stored_hashes(app: &TestApp) -> Vec<String> {
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     db.query_all_raw(Statement::from_string(
         db.get_database_backend(),
         "SELECT secret_hash FROM account_links",

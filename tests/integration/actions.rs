@@ -30,7 +30,6 @@ async fn records_since(app: &TestApp, seen: u64) -> (Vec<Record>, u64) {
         admin: true,
     };
     let (events, total) = app
-        .state
         .store
         .audit_page(&admin, &Default::default(), 0, 1000)
         .await
@@ -57,7 +56,6 @@ async fn audit_total(app: &TestApp) -> u64 {
         admin: true,
     };
     let (_, total) = app
-        .state
         .store
         .audit_page(&admin, &Default::default(), 0, 0)
         .await

@@ -34,7 +34,7 @@ fn sent_part(document: &Value) -> Value {
 /// The stored row, for the columns the wire does not show.
 async fn row(app: &TestApp, id: &str) -> measurement::Model {
     measurement::Entity::find_by_id(Id::parse(id).expect("an id"))
-        .one(app.state.store.connection())
+        .one(app.store.connection())
         .await
         .unwrap()
         .expect("stored")
@@ -360,7 +360,7 @@ async fn a_stored_status_that_is_no_status_is_a_server_fault_not_a_default() {
     let world = World::new(&app).await;
     let stored = upload(&app, &world.patient, &fixture("sinus_72")).await;
     let id = stored["id"].as_str().unwrap();
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     db.execute_raw(Statement::from_string(
         db.get_database_backend(),
         format!("UPDATE measurements SET status = 'sideways' WHERE id = '{id}'"),

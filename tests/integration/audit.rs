@@ -16,7 +16,6 @@ pub async fn records(app: &TestApp, filter: AuditFilter) -> Vec<(String, String)
         admin: true,
     };
     let (events, _) = app
-        .state
         .store
         .audit_page(&admin, &filter, 0, 1000)
         .await
@@ -39,7 +38,7 @@ async fn actions_of(app: &TestApp, actor: &str, patient: &str) -> Vec<(String, S
 }
 
 async fn count(app: &TestApp) -> i64 {
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     let row = db
         .query_one_raw(Statement::from_string(
             db.get_database_backend(),
@@ -63,7 +62,7 @@ async fn the_audit_trail_refuses_every_update_and_delete() {
     .assert_ok();
     let before = count(&app).await;
     assert!(before > 0);
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     for sql in [
         "UPDATE audit_events SET detail = 'rewritten'",
         "UPDATE audit_events SET actor_id = patient_id WHERE patient_id IS NOT NULL",
@@ -203,7 +202,6 @@ async fn administrators_filter_the_trail_and_export_a_patients_entries() {
     .assert_ok();
     let mut admin = logged_in(&app, &world.admin).await;
     let staff_a = app
-        .state
         .store
         .user_by_id(
             &tacho::store::Service::Operator,

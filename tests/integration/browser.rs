@@ -648,7 +648,7 @@ async fn page_and_screen_width(client: &Client) -> (i64, i64) {
 /// A server with the demo world, whose own events reach their inboxes before anyone looks.
 async fn demo_app() -> TestApp {
     let app = spawn_app().await;
-    demo::seed(&app.state.store, app.state.auth.hasher())
+    demo::seed(&app.store, app.operator.auth.hasher())
         .await
         .expect("demo world");
     app.work_queue().await;
@@ -657,8 +657,7 @@ async fn demo_app() -> TestApp {
 
 /// The demo account `email`.
 async fn demo_user(app: &TestApp, email: &str) -> tacho::store::entities::user::Model {
-    app.state
-        .store
+    app.store
         .user_by_email(&tacho::store::Service::Operator, email)
         .await
         .unwrap()

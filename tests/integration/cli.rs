@@ -96,10 +96,10 @@ fn migrate_and_user_add_work_from_the_command_line() {
 #[tokio::test]
 async fn the_demo_seed_is_idempotent_and_logs_in() {
     let app = spawn_app().await;
-    let first = demo::seed(&app.state.store, app.state.auth.hasher())
+    let first = demo::seed(&app.store, app.operator.auth.hasher())
         .await
         .unwrap();
-    let second = demo::seed(&app.state.store, app.state.auth.hasher())
+    let second = demo::seed(&app.store, app.operator.auth.hasher())
         .await
         .unwrap();
     assert_eq!(first.len(), 7);
@@ -523,7 +523,7 @@ fn reanalyse(app: &TestApp, args: &[&str]) -> String {
 
 async fn row(app: &TestApp, id: &str) -> measurement::Model {
     measurement::Entity::find_by_id(Id::parse(id).expect("an id"))
-        .one(app.state.store.connection())
+        .one(app.store.connection())
         .await
         .unwrap()
         .expect("stored")
@@ -534,7 +534,7 @@ async fn store_as(app: &TestApp, id: &str, data: Value, status: Status) {
     let mut model = row(app, id).await.into_active_model();
     model.data = Set(data.to_string());
     model.status = Set(status);
-    model.update(app.state.store.connection()).await.unwrap();
+    model.update(app.store.connection()).await.unwrap();
 }
 
 fn times(model: &measurement::Model) -> (i64, i64) {

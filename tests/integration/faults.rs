@@ -175,7 +175,7 @@ async fn a_full_disk_refuses_the_report_clearly_and_keeps_nothing() {
     assert!(message.contains("the file storage is full"), "{message}");
     assert_eq!(refused.headers["retry-after"], "5");
     assert!(files_under(&files).is_empty(), "nothing half-written");
-    assert!(app.state.store.file_cache_keys().await.unwrap().is_empty());
+    assert!(app.store.file_cache_keys().await.unwrap().is_empty());
 
     disk.resize("8m");
     let (_, pdf) = app

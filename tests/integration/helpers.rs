@@ -26,6 +26,11 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub state: actix_web::web::Data<AppState>,
+    /// The parts that write (the request handlers reach them only through `actions`), for
+    /// arranging what no door can make and for reading what the handlers cannot.
+    pub operator: tacho::startup::Operator,
+    /// The writable store (the operator's).
+    pub store: tacho::store::Store,
     pub clock: Arc<ManualClock>,
     pub settings: Settings,
     /// `http://127.0.0.1:<port>` of the metrics listener, when the settings ask for one.
@@ -216,7 +221,7 @@ async fn spawn_app_migrating(adjust: impl FnOnce(&mut Settings), migrate: bool) 
     .await
     .expect("application builds");
     let address = format!("http://127.0.0.1:{}", app.port());
-    let state = app.state();
+    let (state, operator) = (app.state(), app.operator());
     let handle = app.handle();
     let metrics_address = app
         .metrics_port()
@@ -233,6 +238,8 @@ async fn spawn_app_migrating(adjust: impl FnOnce(&mut Settings), migrate: bool) 
         address,
         client,
         state,
+        store: operator.store.clone(),
+        operator,
         clock,
         settings,
         metrics_address,
@@ -289,8 +296,7 @@ impl TestApp {
         &self,
         work: impl AsyncFnOnce(&tacho::store::Tx) -> tacho::store::StoreResult<T>,
     ) -> T {
-        self.state
-            .store
+        self.store
             .write(tacho::store::Unaudited::Operator, work)
             .await
             .expect("operator's write")
@@ -301,8 +307,7 @@ impl TestApp {
         &self,
         work: impl AsyncFnOnce(&tacho::store::Tx) -> tacho::store::StoreResult<T>,
     ) -> T {
-        self.state
-            .store
+        self.store
             .write(tacho::store::Unaudited::Workers, work)
             .await
             .expect("queue's write")
@@ -326,7 +331,7 @@ impl TestApp {
             .await
             .expect("second instance builds");
         let address = format!("http://127.0.0.1:{}", app.port());
-        let (state, handle) = (app.state(), app.handle());
+        let (state, operator, handle) = (app.state(), app.operator(), app.handle());
         let metrics_address = app
             .metrics_port()
             .map(|port| format!("http://127.0.0.1:{port}"));
@@ -335,6 +340,8 @@ impl TestApp {
             address,
             client: self.client.clone(),
             state,
+            store: operator.store.clone(),
+            operator,
             clock: self.clock.clone(),
             settings,
             metrics_address,
@@ -737,8 +744,8 @@ impl TestApp {
     /// A scheduler of this server's job queue, on the test's clock, as `tacho serve` runs it.
     pub fn scheduler(&self) -> Scheduler {
         Scheduler::new(
-            self.state.store.clone(),
-            self.state.notifier.clone(),
+            self.store.clone(),
+            self.operator.notifier.clone(),
             SchedulerOptions::default(),
         )
     }

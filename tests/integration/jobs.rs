@@ -47,7 +47,7 @@ async fn complete(store: &Store, id: &Id, worker: &str) -> bool {
 async fn claim_all(app: &TestApp, worker: &str) -> Vec<Id> {
     let mut ids = Vec::new();
     loop {
-        let claimed = queue(&app.state.store, async |tx| {
+        let claimed = queue(&app.store, async |tx| {
             tx.claim_jobs(worker, 7, 60_000).await
         })
         .await;
@@ -62,7 +62,7 @@ async fn claim_all(app: &TestApp, worker: &str) -> Vec<Id> {
 async fn jobs_are_enqueued_once_and_claimed_by_one_worker_each() {
     let app = spawn_app().await;
     let now = app.clock_millis();
-    let store = &app.state.store;
+    let store = &app.store;
     assert!(enqueue(store, job("a", now, 3)).await);
     assert!(
         !enqueue(store, job("a", now, 3)).await,
@@ -86,7 +86,7 @@ async fn jobs_are_enqueued_once_and_claimed_by_one_worker_each() {
 async fn jobs_wait_for_their_time_and_expired_leases_are_retaken() {
     let app = spawn_app().await;
     let now = app.clock_millis();
-    let store = &app.state.store;
+    let store = &app.store;
     enqueue(store, job("later", now + 60_000, 2)).await;
     assert!(
         queue(store, async |tx| tx.claim_jobs("w1", 10, 1_000).await)
@@ -132,7 +132,7 @@ async fn jobs_wait_for_their_time_and_expired_leases_are_retaken() {
 async fn failures_are_retried_then_the_job_fails() {
     let app = spawn_app().await;
     let now = app.clock_millis();
-    let store = &app.state.store;
+    let store = &app.store;
     enqueue(store, job("flaky", now, 2)).await;
     let first = queue(store, async |tx| tx.claim_jobs("w", 1, 1_000).await)
         .await
@@ -191,7 +191,7 @@ async fn failures_are_retried_then_the_job_fails() {
 async fn a_stopping_worker_returns_its_leases_and_claims_nothing_more() {
     let app = spawn_app().await;
     let now = app.clock_millis();
-    let store = &app.state.store;
+    let store = &app.store;
     enqueue(store, job("one", now, 3)).await;
     enqueue(store, job("two", now, 3)).await;
     let held = queue(store, async |tx| tx.claim_jobs("w1", 10, 300_000).await).await;

@@ -46,7 +46,7 @@ fn jittered(n: usize) -> Vec<f64> {
 }
 
 async fn row_count(app: &TestApp, table: &str) -> i64 {
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     let row = db
         .query_one_raw(Statement::from_string(
             db.get_database_backend(),
@@ -247,17 +247,17 @@ async fn a_render_past_the_deadline_answers_503_and_stores_nothing() {
     )
     .await
     .assert_error(503, 503);
-    assert!(app.state.reports.abandoned() >= 3);
+    assert!(app.operator.reports.abandoned() >= 3);
 
     // The abandoned threads finish in the background; their results are dropped.
     for _ in 0..600 {
-        if app.state.reports.readers_rendering() == 0 {
+        if app.operator.reports.readers_rendering() == 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(app.state.reports.readers_rendering(), 0);
-    assert_eq!(app.state.reports.renders(), 0);
+    assert_eq!(app.operator.reports.readers_rendering(), 0);
+    assert_eq!(app.operator.reports.renders(), 0);
     assert_eq!(row_count(&app, "files").await, 0, "no file");
     assert_eq!(
         row_count(&app, "measurement_reports").await,
@@ -289,11 +289,11 @@ async fn one_readers_renders_take_turns_and_leave_no_trace() {
     for reply in &replies {
         reply.assert_ok();
     }
-    assert_eq!(app.state.reports.renders(), 8);
+    assert_eq!(app.operator.reports.renders(), 8);
     assert_eq!(
-        app.state.reports.readers_rendering(),
+        app.operator.reports.readers_rendering(),
         0,
         "no turn is kept once its renders are done"
     );
-    assert_eq!(app.state.reports.abandoned(), 0);
+    assert_eq!(app.operator.reports.abandoned(), 0);
 }

@@ -256,7 +256,7 @@ async fn fifty_concurrent_first_requests_render_once() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let id = app.measurement_id(&world.patient, "bradycardia_48").await;
-    let before = app.state.reports.renders();
+    let before = app.operator.reports.renders();
     let requests = (0..50).map(|_| app.report(&world.patient, &id, Some("nl")));
     let replies = futures_util::future::join_all(requests).await;
     let tokens: std::collections::HashSet<String> = replies
@@ -269,7 +269,7 @@ async fn fifty_concurrent_first_requests_render_once() {
         })
         .collect();
     assert_eq!(tokens.len(), 1, "one PDF for all");
-    assert_eq!(app.state.reports.renders() - before, 1, "rendered once");
+    assert_eq!(app.operator.reports.renders() - before, 1, "rendered once");
 }
 
 /// The result key's words in English, as the report prints them.

@@ -318,7 +318,7 @@ async fn a_worker_that_dies_loses_nothing() {
     let app = spawn_app().await;
     let (_world, _) = world_started(&app, 31).await;
     app.clock.set(Utc::now());
-    let store = &app.state.store;
+    let store = &app.store;
     let survivor = app.scheduler();
     assert_eq!(survivor.enqueue_due().await.unwrap(), 18);
     // A process claims a batch and is killed before it finishes any of it.
@@ -388,7 +388,7 @@ async fn two_servers_on_one_database_make_each_report_once() {
 async fn total_reports(app: &TestApp) -> u64 {
     use sea_orm::{EntityTrait, PaginatorTrait};
     tacho::store::entities::report::Entity::find()
-        .count(app.state.store.connection())
+        .count(app.store.connection())
         .await
         .unwrap()
 }
@@ -671,14 +671,14 @@ async fn periodic_pdfs_show_the_period_in_any_language_and_zone() {
             "`{expected}` missing from:\n{text}"
         );
     }
-    let renders = app.state.reports.renders();
+    let renders = app.operator.reports.renders();
     let again = pdf_of(&app, &world.staff_a, id, "/").await;
     assert_eq!(
         again, pdf,
         "a trailing slash and another viewer get the cached PDF"
     );
     assert_eq!(
-        app.state.reports.renders(),
+        app.operator.reports.renders(),
         renders,
         "served from the cache"
     );
@@ -925,7 +925,7 @@ async fn a_stored_report_that_cannot_be_read_is_an_error_not_an_empty_table() {
         )
         .await;
     let id = made.assert_ok()["id"].as_str().unwrap().to_owned();
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     db.execute_raw(Statement::from_string(
         db.get_database_backend(),
         format!("UPDATE reports SET data = '{{\"measure' WHERE id = '{id}'"),

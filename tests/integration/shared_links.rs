@@ -138,7 +138,7 @@ async fn only_hashes_of_secrets_are_stored_and_every_download_is_audited() {
     let (address, _) = make_link(&mut patient, &id, "30").await;
     let secret = address.rsplit('/').next().unwrap().to_owned();
     open(&app, &address).await;
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     let rows = db
         .query_all_raw(Statement::from_string(
             db.get_database_backend(),
@@ -250,7 +250,7 @@ async fn tokens_handed_out_before_derivation_open_until_revoked() {
     let (file_id, _) = token.split_once('-').unwrap();
     // What the migration leaves of a secret stored before: its hash.
     let old = "2c1f1e0a-7b6c-4d5e-8f90-a1b2c3d4e5f6";
-    let db = app.state.store.connection();
+    let db = app.store.connection();
     db.execute_raw(Statement::from_string(
         db.get_database_backend(),
         format!(

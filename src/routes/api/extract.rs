@@ -58,7 +58,7 @@ impl FromRequest for Caller {
                 return Err(ApiError::AccessTokenUnknown);
             }
             let user = state
-                .auth
+                .actions
                 .authenticate(&token)
                 .await
                 .map_err(|err| match err {

@@ -169,7 +169,7 @@ async fn respond(
     let contents = match hot {
         Some(contents) => contents.clone(),
         None => {
-            let contents = state.reports.contents(file).await?.ok_or_else(|| {
+            let contents = state.storage.get(&file.cache_key).await?.ok_or_else(|| {
                 ApiError::Internal(anyhow::anyhow!("stored file {} has no contents", file.id))
             })?;
             state.files.insert(file.clone(), Bytes::from(contents))

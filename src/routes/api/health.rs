@@ -30,7 +30,7 @@ pub async fn live() -> HttpResponse {
 pub async fn ready(state: Data<AppState>) -> HttpResponse {
     let (database, storage) = tokio::join!(
         state.store.ping(READY_WITHIN),
-        tokio::time::timeout(READY_WITHIN, state.reports.storage().check()),
+        tokio::time::timeout(READY_WITHIN, state.storage.check()),
     );
     let database_ok = match &database {
         Ok(()) => true,

@@ -24,7 +24,7 @@ use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::domain::time::rfc3339_millis;
 use crate::store::query::ListSpec;
-use crate::store::{ListedMeasurement, ListedRecord, MeasurementRecord, Store, Viewer};
+use crate::store::{ListedMeasurement, ListedRecord, MeasurementRecord, Reader, Viewer};
 
 /// Bytes of payload text and of the JSON written from it that all lists together may hold.
 pub const BUDGET_BYTES: usize = 256 * 1024 * 1024;
@@ -225,7 +225,7 @@ fn document_text(record: &ListedRecord, text: &str, select: Option<&[String]>) -
 
 /// Where the writing of a page is.
 struct Writer {
-    store: Store,
+    store: Reader,
     /// Whose page it is: the payloads are read through the same visibility as the page.
     viewer: Viewer,
     spec_select: Option<Vec<String>>,
@@ -324,7 +324,7 @@ impl Writer {
 /// The body of a page of measurements: the list envelope, then each document as its payload
 /// is read, within the process' budget.
 pub fn body(
-    store: Store,
+    store: Reader,
     viewer: Viewer,
     records: Vec<ListedRecord>,
     total: Option<u64>,

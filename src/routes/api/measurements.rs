@@ -74,7 +74,7 @@ pub async fn list(
     let spec = MEASUREMENTS.translate(&query)?;
     let viewer = caller.viewer();
     let (records, total) = state.actions.list_measurements(&viewer, &spec).await?;
-    let body = measurement_list::body(state.store.clone(), viewer, records, total, &spec);
+    let body = measurement_list::body(state.store.reader(), viewer, records, total, &spec);
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .streaming(body))

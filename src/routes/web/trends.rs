@@ -20,7 +20,7 @@ use crate::domain::periods::ChosenPeriod;
 use crate::domain::time::local_time;
 use crate::reports::format;
 use crate::reports::periodic::{self, Chart, PeriodicReportInput, Summary, TableRow};
-use crate::store::Store;
+use crate::store::Reader;
 use crate::store::entities::{patient_enlistment, user};
 
 /// The chart's height in SVG units.
@@ -165,7 +165,7 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
 /// The period of `patient`'s prescription at `now`, for [`ChosenPeriod::bounds`]: the
 /// running ones' earliest start to their latest end, or else the last one that ended.
 pub async fn prescription_period(
-    store: &Store,
+    store: &Reader,
     patient: &user::Model,
     now: i64,
 ) -> Result<Option<(i64, i64)>, WebError> {

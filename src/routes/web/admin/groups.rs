@@ -182,7 +182,7 @@ pub async fn enlist(
     CsrfForm(form): CsrfForm<EnlistForm>,
 ) -> Result<HttpResponse, WebError> {
     let viewer = member.viewer();
-    let store = member.state.store.clone();
+    let store = &member.state.store;
     // The form belongs to the administration page, which its answer shows again.
     let user = match Email::parse(&form.email) {
         Ok(email) => {
