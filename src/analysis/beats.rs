@@ -31,6 +31,9 @@ pub struct Beat {
     /// Correlation of its shape with the average beat.
     pub correlation: f64,
     pub accepted: bool,
+    /// Kept by the second pass ([`recover_weak`]): shape and timing support it, its height
+    /// does not.
+    pub unsure: bool,
 }
 
 /// Systolic peaks of a band-passed pulse (0.5–8 Hz, beats up), as grid indices.
@@ -108,17 +111,23 @@ pub fn refine(fine: &[f64], raw: &[f64], peaks: &[usize], rate: f64) -> Vec<f64>
             let i = (lo..hi)
                 .max_by(|a, b| fine[*a].total_cmp(&fine[*b]))
                 .unwrap_or(p);
-            if i == 0 || i + 1 >= n {
-                return i as f64;
-            }
-            let (a, b, c) = (fine[i - 1], fine[i], fine[i + 1]);
-            let curvature = a - 2.0 * b + c;
-            if curvature >= 0.0 {
-                return i as f64;
-            }
-            i as f64 + (0.5 * (a - c) / curvature).clamp(-0.5, 0.5)
+            parabolic(&fine[..n], i)
         })
         .collect()
+}
+
+/// The maximum at sample `i` placed between samples by the parabola through it and its two
+/// neighbours (see [`refine`]).
+fn parabolic(x: &[f64], i: usize) -> f64 {
+    if i == 0 || i + 1 >= x.len() {
+        return i as f64;
+    }
+    let (a, b, c) = (x[i - 1], x[i], x[i + 1]);
+    let curvature = a - 2.0 * b + c;
+    if curvature >= 0.0 {
+        return i as f64;
+    }
+    i as f64 + (0.5 * (a - c) / curvature).clamp(-0.5, 0.5)
 }
 
 /// The level a clipped signal is pinned at: near its maximum (within 0.2 % of its range, a
@@ -178,18 +187,105 @@ pub fn dropouts(raw: &[f64], rate: f64) -> Vec<(usize, usize)> {
     found
 }
 
+/// Movement: the pulse's RMS over a second of signal, against its median over the
+/// recording. A finger that moves or presses changes the light far more than the pulse does
+/// (motion artefacts are often an order of magnitude larger than the pulse: Tamura et al.,
+/// "Wearable photoplethysmographic sensors — past and present", Electronics 3(2):282–302,
+/// 2014); a second at more than [`MOVEMENT_RATIO`] times the median is taken for movement
+/// (a threshold chosen here: breathing and a strong respiratory swing of the pulse stay well
+/// below it).
+const MOVEMENT_WINDOW_S: f64 = 1.0;
+const MOVEMENT_RATIO: f64 = 3.0;
+
+/// Stretches (grid index ranges) of `band` disturbed by movement ([`MOVEMENT_RATIO`]).
+pub fn movements(band: &[f64], rate: f64) -> Vec<(usize, usize)> {
+    let window = ((MOVEMENT_WINDOW_S * rate).round() as usize).max(3);
+    if band.len() < 2 * window {
+        return Vec::new();
+    }
+    let squared: Vec<f64> = band.iter().map(|v| v * v).collect();
+    let rms: Vec<f64> = moving_average(&squared, window)
+        .into_iter()
+        .map(f64::sqrt)
+        .collect();
+    let Some(typical) = median(&rms) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for i in 0..=rms.len() {
+        let moving = i < rms.len() && rms[i] > MOVEMENT_RATIO * typical;
+        match (moving, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                // The moving average lags and spreads by half a window either side.
+                found.push((
+                    s.saturating_sub(window / 2),
+                    (i + window / 2).min(band.len()),
+                ));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 /// How near a dropout a beat must not be, seconds.
 pub const DROPOUT_MARGIN_S: f64 = 1.0;
 
+/// The recording's average beat (Orphanidou et al. 2015: the template is the mean of all
+/// beats over a window of the median beat interval centred on each peak; here 0.3 of it
+/// either side), detrended.
+struct Shape {
+    template: Vec<f64>,
+    half: usize,
+}
+
+impl Shape {
+    fn new(fine: &[f64], at: impl Iterator<Item = f64>, typical: f64) -> Shape {
+        let half = ((0.3 * typical).round() as usize).max(2);
+        let mut template = vec![0.0; 2 * half + 1];
+        let mut count = 0;
+        for centre in at {
+            if let Some(s) = segment(fine, centre_of(centre), half) {
+                template.iter_mut().zip(s).for_each(|(t, v)| *t += v);
+                count += 1;
+            }
+        }
+        if count > 0 {
+            template.iter_mut().for_each(|t| *t /= count as f64);
+        }
+        Shape {
+            template: detrended(&template),
+            half,
+        }
+    }
+
+    /// The correlation of the beat centred on sample `c` with the average; none for a beat
+    /// cut off by the start or end of the recording.
+    fn correlation(&self, fine: &[f64], c: usize) -> Option<f64> {
+        segment(fine, c, self.half).map(|s| pearson(&detrended(s), &self.template))
+    }
+}
+
+fn centre_of(at: f64) -> usize {
+    at.round().max(0.0) as usize
+}
+
+fn segment(fine: &[f64], c: usize, half: usize) -> Option<&[f64]> {
+    (c >= half && c + half < fine.len()).then(|| &fine[c - half..=c + half])
+}
+
 /// Judges each beat by its height and by how well its shape matches the recording's average
-/// beat (Orphanidou et al. 2015: the template is the mean of all beats over a window of the
-/// median beat interval centred on each peak; here 0.3 of it either side).
+/// beat ([`Shape`]).
 pub fn judge(fine: &[f64], at: &[f64], rate: f64) -> Vec<Beat> {
     let n = fine.len();
     let gaps: Vec<f64> = at.windows(2).map(|w| w[1] - w[0]).collect();
     let typical = median(&gaps).unwrap_or(rate);
-    let half = ((0.3 * typical).round() as usize).max(2);
-    let centres: Vec<usize> = at.iter().map(|a| a.round().max(0.0) as usize).collect();
+    let shape = Shape::new(fine, at.iter().copied(), typical);
+    let half = shape.half;
+    let centres: Vec<usize> = at.iter().map(|a| centre_of(*a)).collect();
 
     let amplitudes: Vec<f64> = centres
         .iter()
@@ -202,22 +298,6 @@ pub fn judge(fine: &[f64], at: &[f64], rate: f64) -> Vec<Beat> {
             fine[c] - trough
         })
         .collect();
-
-    let segment = |c: usize| -> Option<&[f64]> {
-        (c >= half && c + half < n).then(|| &fine[c - half..=c + half])
-    };
-    let mut template = vec![0.0; 2 * half + 1];
-    let mut count = 0;
-    for &c in &centres {
-        if let Some(s) = segment(c) {
-            template.iter_mut().zip(s).for_each(|(t, v)| *t += v);
-            count += 1;
-        }
-    }
-    if count > 0 {
-        template.iter_mut().for_each(|t| *t /= count as f64);
-    }
-    let template = detrended(&template);
     let typical_amplitude = median(&amplitudes).unwrap_or(0.0);
 
     centres
@@ -226,7 +306,7 @@ pub fn judge(fine: &[f64], at: &[f64], rate: f64) -> Vec<Beat> {
         .zip(&amplitudes)
         .map(|((&c, &at), &amplitude)| {
             // A beat cut off by the start or end of the recording is judged by height alone.
-            let correlation = segment(c).map_or(1.0, |s| pearson(&detrended(s), &template));
+            let correlation = shape.correlation(fine, c).unwrap_or(1.0);
             let height_ok = amplitude >= AMPLITUDE_RANGE.0 * typical_amplitude
                 && amplitude <= AMPLITUDE_RANGE.1 * typical_amplitude
                 && amplitude > 0.0;
@@ -235,9 +315,87 @@ pub fn judge(fine: &[f64], at: &[f64], rate: f64) -> Vec<Beat> {
                 amplitude,
                 correlation,
                 accepted: height_ok && correlation >= MIN_TEMPLATE_CORRELATION,
+                unsure: false,
             }
         })
         .collect()
+}
+
+/// How weak a beat the second pass keeps: a tenth of the typical height above the trough
+/// before it (a choice made here, below the first pass's quarter: after a short interval in
+/// atrial fibrillation the ventricle has had little time to fill, and the pulse it sends
+/// can be a fraction of the usual; Frank–Starling, the cause of AF's pulse deficit).
+const WEAK_HEIGHT: f64 = 0.15;
+/// Where between two beats a missed one is looked for: at least half the typical interval,
+/// and 250 ms, after the beat before and before the beat after (the spacing below which
+/// [`super::intervals::merge_spurious`] takes one of two beats for a notch). The dicrotic
+/// wave, which follows the peak by 20–45 % of the interval, lies before that.
+const WEAK_REACH: f64 = 0.5;
+/// Only a gap this many typical intervals long is searched: one that looks like a beat is
+/// missing from it (a regular rhythm never pauses that long without one; in fibrillation a
+/// short interval and its weak beat followed by a normal one span about 1.5 to 2.5).
+const WEAK_GAP: f64 = 1.5;
+
+/// A second pass for beats the first pass missed or set aside for their height: between two
+/// accepted beats at least [`WEAK_GAP`] typical intervals apart, the strongest local maximum of `fine`
+/// that rises at least [`WEAK_HEIGHT`] of the typical height and matches the recording's
+/// average beat (Orphanidou's 0.86) is kept as a beat, marked unsure. The timing supports it
+/// (a beat at least 250 ms and [`WEAK_REACH`] of an interval from either neighbour), the
+/// shape supports it, only its height does not. Nothing is looked for inside `avoid` (grid
+/// ranges where the sensor lost the signal).
+pub fn recover_weak(fine: &[f64], beats: &mut Vec<Beat>, rate: f64, avoid: &[(f64, f64)]) {
+    let accepted: Vec<&Beat> = beats.iter().filter(|b| b.accepted).collect();
+    let gaps: Vec<f64> = accepted.windows(2).map(|w| w[1].at - w[0].at).collect();
+    let (Some(typical), Some(height)) = (
+        median(&gaps),
+        median(&accepted.iter().map(|b| b.amplitude).collect::<Vec<_>>()),
+    ) else {
+        return;
+    };
+    let shape = Shape::new(fine, accepted.iter().map(|b| b.at), typical);
+    let reach = (WEAK_REACH * typical).max(REFRACTORY_S * rate);
+    let mut found: Vec<Beat> = Vec::new();
+    let mut previous: Option<f64> = None;
+    for beat in beats.iter().filter(|b| b.accepted) {
+        if let Some(before) = previous.filter(|b| beat.at - b >= WEAK_GAP * typical) {
+            let (lo, hi) = (
+                (before + reach).ceil() as usize,
+                (beat.at - reach).floor() as usize,
+            );
+            let best = (lo.max(1)..hi.min(fine.len().saturating_sub(1)))
+                .filter(|&i| fine[i] > fine[i - 1] && fine[i] >= fine[i + 1])
+                .filter(|&i| !avoid.iter().any(|(a, b)| (*a..=*b).contains(&(i as f64))))
+                .filter_map(|i| {
+                    let trough = fine[before.round() as usize..i]
+                        .iter()
+                        .copied()
+                        .fold(f64::INFINITY, f64::min);
+                    let rise = fine[i] - trough;
+                    let correlation = shape.correlation(fine, i)?;
+                    (rise >= WEAK_HEIGHT * height && correlation >= MIN_TEMPLATE_CORRELATION)
+                        .then_some((i, rise, correlation))
+                })
+                .max_by(|a, b| (a.1 * a.2).total_cmp(&(b.1 * b.2)));
+            if let Some((i, rise, correlation)) = best {
+                found.push(Beat {
+                    at: parabolic(fine, i),
+                    amplitude: rise,
+                    correlation,
+                    accepted: true,
+                    unsure: true,
+                });
+            }
+        }
+        previous = Some(beat.at);
+    }
+    if found.is_empty() {
+        return;
+    }
+    // A beat the first pass set aside where a weak one is now found is that beat.
+    let near = 0.06 * rate;
+    beats.retain(|b| b.accepted || !found.iter().any(|f| (f.at - b.at).abs() <= near));
+    beats.extend(found);
+    beats.sort_by(|a, b| a.at.total_cmp(&b.at));
 }
 
 /// A segment less its least-squares straight line: the tail of a short preceding beat tilts

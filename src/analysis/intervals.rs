@@ -173,6 +173,7 @@ mod tests {
             amplitude,
             correlation: 0.95,
             accepted: true,
+            unsure: false,
         }
     }
 

@@ -5,10 +5,10 @@ use serde_json::{Map, Value};
 use super::beats::{self, Beat};
 use super::input::{Context, Recording};
 use super::intervals;
-use super::result::{Abnormality, Analysis, Features, QualityClass, Rhythm, Source};
+use super::result::{Abnormality, Analysis, Features, QualityClass, QualityReason, Rhythm, Source};
 use super::rhythm;
 use super::signal::{Grid, RATES, all_finite, band_passes, mean_sd, median, rate_of, upsample};
-use super::{camera, hrv};
+use super::{camera, hrv, timing};
 
 /// A rhythm needs at least 10 s of signal.
 const MIN_DURATION_MS: f64 = 10_000.0;
@@ -26,6 +26,15 @@ const GOOD: f64 = 0.8;
 const FAIR: f64 = 0.6;
 const GOOD_REJECTED: f64 = 0.05;
 const FAIR_REJECTED: f64 = 0.10;
+/// Irregularity counts only when the RMSSD is at least this many times what jitter alone
+/// gives. For n successive differences of pure jitter the RMSSD estimate has a relative SD of
+/// about 1/√(2n) (chi-square; n ≥ 11 here, so under 0.22): twice the expected value is more
+/// than four SDs above it, which jitter reaches by chance far less than once in 10,000.
+const JITTER_MARGIN: f64 = 2.0;
+/// A recording whose timing jitter alone gives half the RMSSD that the AF criterion asks
+/// for (Dash et al.'s normalised RMSSD of 0.1) cannot tell a steady pulse from fibrillation
+/// either way: no verdict at all.
+const COARSE_SHARE: f64 = 0.5;
 /// Slower recordings are interpolated onto a grid of this rate (Hz) before filtering.
 const MIN_WORK_RATE: f64 = 50.0;
 /// Above this many samples per second of recording the grid is mostly gaps.
@@ -82,6 +91,8 @@ struct Prepared {
     step_ms: f64,
     /// The recording's own sample period, ms: the finest timing it resolves.
     sample_ms: f64,
+    /// The step of a source held onto the samples, ms ([`timing::held_step`]).
+    held_ms: Option<f64>,
     duration_ms: f64,
     band: Vec<f64>,
     fine: Vec<f64>,
@@ -124,6 +135,19 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         return Err(Abnormality::BadSignalQuality);
     }
     let grid = Grid::new(times, rate);
+    // A coarse source laid onto the samples repeats in every channel at once.
+    let held = match recording {
+        Recording::Camera { cells, .. } => {
+            let channels: Vec<&[f32]> = cells
+                .iter()
+                .flat_map(|c| [&c.y[..], &c.u[..], &c.v[..]])
+                .collect();
+            timing::held_step(&channels)
+        }
+        Recording::Ppg { values, .. } => timing::held_step(&[&values[..]]),
+        Recording::RrIntervals(_) => None,
+    };
+    let held_ms = held.map(|samples| samples * 1000.0 / rate);
     let (signal, channel) = match recording {
         Recording::Camera { cells, .. } => {
             let (signal, channel) = camera::combine(cells, &grid, rate)?;
@@ -155,6 +179,7 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
         start_ms: grid.start_ms,
         step_ms: 1000.0 / work_rate,
         sample_ms: grid.step_ms,
+        held_ms,
         duration_ms,
         band,
         fine,
@@ -165,8 +190,8 @@ fn prepare(recording: &Recording) -> Result<Prepared, Abnormality> {
 
 /// What the signal stage found, in ms.
 struct Found {
-    /// Every beat: time (ms from the start) and whether it was accepted.
-    beats: Vec<(f64, bool)>,
+    /// Every beat found.
+    beats: Vec<Mark>,
     /// The interval before each beat after the first; `None` where rejected.
     rr: Vec<Option<f64>>,
     /// Beats set aside because the sensor lost the signal next to them: not counted against
@@ -176,28 +201,50 @@ struct Found {
     correlation: f64,
     duration_ms: f64,
     resolution_ms: f64,
+    /// The timing jitter of one beat (one SD, ms), as the recording shows it; none for
+    /// intervals alone or too few clean beats to tell ([`timing::jitter`]).
+    jitter_ms: Option<f64>,
     channel: Option<String>,
 }
 
+/// A beat as the result lists it.
+struct Mark {
+    /// ms from the start of the recording.
+    ms: f64,
+    accepted: bool,
+    /// Accepted by the second pass only ([`beats::recover_weak`]).
+    unsure: bool,
+}
+
 fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
-    let peaks = beats::detect(&p.band, p.rate);
+    // Movement is cut out before beats are looked for: its swings would pass for beats and
+    // raise the detector's threshold everywhere else.
+    let moved = beats::movements(&p.band, p.rate);
+    let mut band = p.band.clone();
+    for &(start, end) in &moved {
+        band[start..end].iter_mut().for_each(|v| *v = 0.0);
+    }
+    let peaks = beats::detect(&band, p.rate);
     if peaks.len() < 3 {
         return Err(Abnormality::PulseNotFound);
     }
     let at = beats::refine(&p.fine, &p.raw, &peaks, p.rate);
-    let mut judged = beats::judge(&p.band, &at, p.rate);
+    let mut judged = beats::judge(&band, &at, p.rate);
     let margin = beats::DROPOUT_MARGIN_S * p.rate;
+    let lost_ranges: Vec<(f64, f64)> = beats::dropouts(&p.raw, p.rate)
+        .into_iter()
+        .chain(moved)
+        .map(|(start, end)| (start as f64 - margin, end as f64 + margin))
+        .collect();
     let mut lost = 0;
-    for (start, end) in beats::dropouts(&p.raw, p.rate) {
-        for beat in judged
-            .iter_mut()
-            .filter(|b| b.at > start as f64 - margin && b.at < end as f64 + margin)
-        {
+    for (start, end) in &lost_ranges {
+        for beat in judged.iter_mut().filter(|b| b.at > *start && b.at < *end) {
             lost += usize::from(beat.accepted);
             beat.accepted = false;
         }
     }
     intervals::merge_spurious(&mut judged, p.step_ms);
+    beats::recover_weak(&band, &mut judged, p.rate, &lost_ranges);
     let rr = intervals::series(&judged, p.step_ms);
     let accepted: Vec<&Beat> = judged.iter().filter(|b| b.accepted).collect();
     let correlation = if accepted.is_empty() {
@@ -205,16 +252,29 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
     } else {
         accepted.iter().map(|b| b.correlation).sum::<f64>() / accepted.len() as f64
     };
+    let positions: Vec<f64> = judged.iter().map(|b| b.at).collect();
+    let gaps: Vec<f64> = accepted.windows(2).map(|w| w[1].at - w[0].at).collect();
+    let upstrokes = timing::upstrokes(&p.fine, &positions, median(&gaps).unwrap_or(p.rate));
+    let trusted: Vec<bool> = judged.iter().map(|b| b.accepted && !b.unsure).collect();
+    let measured = timing::jitter(&positions, &upstrokes, &trusted).map(|s| s * p.step_ms);
+    let jitter_ms = timing::combined(measured, p.held_ms);
     Ok(Found {
         beats: judged
             .iter()
-            .map(|b| (p.start_ms + b.at * p.step_ms, b.accepted))
+            .map(|b| Mark {
+                ms: p.start_ms + b.at * p.step_ms,
+                accepted: b.accepted,
+                unsure: b.unsure,
+            })
             .collect(),
         rr,
         lost,
         correlation,
         duration_ms: p.duration_ms,
-        resolution_ms: p.sample_ms,
+        // Intervals are as fine as their beats are timed: the difference of two beat times
+        // has √2 times their jitter. Sub-sample placement does better than the sample period.
+        resolution_ms: jitter_ms.map_or(p.sample_ms, |j| (std::f64::consts::SQRT_2 * j).max(1.0)),
+        jitter_ms,
         channel: p.channel.clone(),
     })
 }
@@ -233,6 +293,7 @@ fn from_intervals(rr: &[f64]) -> Result<Found, Abnormality> {
         amplitude: 1.0,
         correlation: 1.0,
         accepted: true,
+        unsure: false,
     }];
     for ms in rr {
         at += ms;
@@ -241,15 +302,24 @@ fn from_intervals(rr: &[f64]) -> Result<Found, Abnormality> {
             amplitude: 1.0,
             correlation: 1.0,
             accepted: true,
+            unsure: false,
         });
     }
     Ok(Found {
-        beats: beats.iter().map(|b| (b.at, true)).collect(),
+        beats: beats
+            .iter()
+            .map(|b| Mark {
+                ms: b.at,
+                accepted: true,
+                unsure: false,
+            })
+            .collect(),
         rr: intervals::series(&beats, 1.0),
         lost: 0,
         correlation: 1.0,
         duration_ms: total,
         resolution_ms: quantum(rr),
+        jitter_ms: None,
         channel: None,
     })
 }
@@ -268,26 +338,33 @@ fn quantum(rr: &[f64]) -> f64 {
 }
 
 fn conclude(source: Source, found: Found, context: Context) -> Analysis {
-    let accepted_beats = found.beats.iter().filter(|b| b.1).count();
+    let accepted_beats = found.beats.iter().filter(|b| b.accepted).count();
     let rejected_beats = found.beats.len() - accepted_beats;
     let mut analysis = failed(source, Abnormality::BadSignalQuality);
     analysis.beats = found
         .beats
         .iter()
-        .filter(|b| b.1)
-        .map(|b| round1(b.0))
+        .filter(|b| b.accepted)
+        .map(|b| round1(b.ms))
+        .collect();
+    analysis.unsure_beats = found
+        .beats
+        .iter()
+        .filter(|b| b.unsure)
+        .map(|b| round1(b.ms))
         .collect();
     analysis.rejected_beats = found
         .beats
         .iter()
-        .filter(|b| !b.1)
-        .map(|b| round1(b.0))
+        .filter(|b| !b.accepted)
+        .map(|b| round1(b.ms))
         .collect();
     analysis.quality.accepted_beats = accepted_beats;
     analysis.quality.rejected_beats = rejected_beats;
     analysis.quality.channel = found.channel.clone();
+    analysis.quality.timing_jitter_ms = found.jitter_ms.map(round1);
 
-    let closing: Vec<f64> = found.beats.iter().skip(1).map(|b| b.0).collect();
+    let closing: Vec<f64> = found.beats.iter().skip(1).map(|b| b.ms).collect();
     let accepted: Vec<f64> = found.rr.iter().flatten().copied().collect();
     let typical = median(&accepted).unwrap_or(0.0);
     let covered: f64 = accepted.iter().sum();
@@ -307,6 +384,11 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     } else if score >= FAIR && rejected_share <= FAIR_REJECTED {
         QualityClass::Fair
     } else {
+        analysis.quality.reason = Some(if found.lost > rejected_beats.saturating_sub(found.lost) {
+            QualityReason::SensorLost
+        } else {
+            QualityReason::Disturbed
+        });
         return analysis;
     };
 
@@ -330,6 +412,16 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         }
     }
     let (labels, irregular) = rhythm::screen(&features, n, af, heart_rate, context.at_rest);
+    let mean_interval = covered / accepted.len() as f64;
+    let too_coarse = found.jitter_ms.is_some_and(|j| {
+        timing::jitter_rmssd(j) >= COARSE_SHARE * rhythm::NRMSSD_MIN * mean_interval
+    });
+    if too_coarse || irregular && !irregularity_exceeds_jitter(&features, &clean, found.jitter_ms) {
+        // What looks irregular may be the timing's own jitter: unreadable, never a verdict.
+        analysis.quality.class = QualityClass::Poor;
+        analysis.quality.reason = Some(QualityReason::CoarseTiming);
+        return analysis;
+    }
     if labels.is_empty() {
         // Enough intervals, but once premature beats are set aside too few of them stand next
         // to each other for a rhythm to be judged (no successive differences, no turning
@@ -377,6 +469,29 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
             .collect(),
     };
     analysis
+}
+
+/// Whether the successive differences of `clean` intervals clearly exceed what the timing
+/// jitter of their beats alone would give ([`timing::jitter_rmssd`]): by [`JITTER_MARGIN`].
+/// Without a jitter estimate (intervals alone) the series' own resolution already bounds its
+/// histogram, and the intervals are taken as they are.
+fn irregularity_exceeds_jitter(
+    features: &Features,
+    clean: &[Option<f64>],
+    jitter_ms: Option<f64>,
+) -> bool {
+    let Some(jitter) = jitter_ms else {
+        return true;
+    };
+    let pairs: Vec<f64> = clean
+        .windows(2)
+        .filter_map(|w| Some(w[1]? - w[0]?))
+        .collect();
+    if pairs.is_empty() || features.nrmssd.is_none() {
+        return false;
+    }
+    let rmssd = (pairs.iter().map(|d| d * d).sum::<f64>() / pairs.len() as f64).sqrt();
+    rmssd >= JITTER_MARGIN * timing::jitter_rmssd(jitter)
 }
 
 fn round_features(mut f: super::result::Features) -> super::result::Features {

@@ -218,6 +218,31 @@ impl QualityClass {
     }
 }
 
+/// Why a recording that held a pulse still gave no result: the quality score's reason, in
+/// words on the measurement page and in the PDF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QualityReason {
+    /// The beats cannot be timed finely enough to judge the rhythm: what looks irregular
+    /// does not clearly exceed the timing's own jitter (a coarse or slow pulse).
+    CoarseTiming,
+    /// Too many beats misshapen or out of height: movement or pressure changes.
+    Disturbed,
+    /// The sensor lost the fingertip for part of the recording.
+    SensorLost,
+}
+
+impl QualityReason {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QualityReason::CoarseTiming => "coarse_timing",
+            QualityReason::Disturbed => "disturbed",
+            QualityReason::SensorLost => "sensor_lost",
+        }
+    }
+}
+
 /// How far the signal can be trusted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Quality {
@@ -230,6 +255,13 @@ pub struct Quality {
     /// plain series.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// How precisely one beat is timed (one SD, ms), as the recording itself shows it;
+    /// none for intervals alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing_jitter_ms: Option<f64>,
+    /// Why a recording with a pulse gave no result; none when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<QualityReason>,
 }
 
 /// Heart-rate variability of the accepted intervals (ms, pNN50 as a fraction).
@@ -288,6 +320,11 @@ pub struct Analysis {
     /// Beats found but not trusted, ms from the start.
     #[serde(default)]
     pub rejected_beats: Vec<f64>,
+    /// Beats kept only by the second, lower-threshold pass (weak pulses, as after a short
+    /// interval in atrial fibrillation), ms from the start: also in `beats`, counted in the
+    /// rate, the intervals and the variability; listed here so that they can be shown apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsure_beats: Vec<f64>,
     /// Accepted beat-to-beat intervals, ms.
     pub rr_intervals: Vec<f64>,
     /// When each accepted interval ended (its closing beat), ms from the start.
@@ -320,6 +357,7 @@ impl Analysis {
             heart_rate: None,
             beats: Vec::new(),
             rejected_beats: Vec::new(),
+            unsure_beats: Vec::new(),
             rr_intervals: Vec::new(),
             rr_times: Vec::new(),
             quality: Quality {
@@ -328,6 +366,8 @@ impl Analysis {
                 accepted_beats: 0,
                 rejected_beats: 0,
                 channel: None,
+                timing_jitter_ms: None,
+                reason: None,
             },
             hrv: None,
             rhythm: Rhythm::default(),

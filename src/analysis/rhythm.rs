@@ -16,7 +16,7 @@ use super::hrv::poincare;
 use super::result::{Features, Label};
 
 /// Dash et al. 2009: AF when RMSSD / mean interval ≥ 0.1.
-const NRMSSD_MIN: f64 = 0.1;
+pub const NRMSSD_MIN: f64 = 0.1;
 /// Dash et al. 2009 use ShE ≥ 0.7 over 16 bins on 128 beats. A one-minute window holds 50
 /// to 150 beats, so the histogram is sparser and the estimate lower for the same spread;
 /// 0.6 keeps the criterion's role (it rules out series with few distinct values).

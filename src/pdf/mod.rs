@@ -319,7 +319,7 @@ mod tests {
             let points: Vec<[f64; 2]> = serde_json::from_value(line.into()).unwrap();
             let svg = crate::reports::series::svg_path([points.as_slice()], 178.0, 10.5);
             serde_json::json!({
-                "svg": svg, "accepted": beats, "rejected": [[0.5, 0.3]],
+                "svg": svg, "accepted": beats, "rejected": [[0.5, 0.3]], "unsure": [[0.7, 0.3]],
                 "x_ticks": (0..=6).map(|i| serde_json::json!({"at": f64::from(i) / 6.0, "label": (30 * row + 5 * i).to_string()})).collect::<Vec<_>>()
             })
         };
@@ -347,7 +347,7 @@ mod tests {
                 "x_ticks": [{"at": 0.0, "label": "0"}, {"at": 0.5, "label": "30"}, {"at": 1.0, "label": "60"}],
                 "y_ticks": [{"at": 1.0, "label": "600"}, {"at": 0.0, "label": "1100"}]
             },
-            "strip": { "rows": [strip_row(0), strip_row(1)], "row_seconds": 30, "accepted_beats": 72, "rejected_beats": 2 }
+            "strip": { "rows": [strip_row(0), strip_row(1)], "row_seconds": 30, "accepted_beats": 72, "rejected_beats": 2, "unsure_beats": 1 }
         });
         let labels = serde_json::json!({
             "brand": "Tacho", "report-title": "Heart rhythm measurement report",
@@ -378,7 +378,8 @@ mod tests {
             "ppg-caption": "Pulse signal from the camera", "axis-time-s": "Time (s)",
             "axis-rr-ms": "RR interval (ms)", "legend-intervals": "RR interval",
             "legend-irregular": "Irregular stretch", "legend-beat-accepted": "Detected beat",
-            "legend-beat-rejected": "Rejected beat"
+            "legend-beat-rejected": "Rejected beat",
+            "legend-beat-unsure": "Weak beat (unsure)"
         });
         let mut labels = labels;
         if let (Some(all), Some(more)) = (labels.as_object_mut(), chart_labels.as_object()) {

@@ -132,6 +132,8 @@ pub struct StripRow {
     pub accepted: Vec<[f64; 2]>,
     /// Beats found but not trusted; likewise.
     pub rejected: Vec<[f64; 2]>,
+    /// Weak beats kept by the second pass and counted, but unsure; likewise.
+    pub unsure: Vec<[f64; 2]>,
     pub x_ticks: Vec<Tick>,
 }
 
@@ -143,6 +145,7 @@ pub struct Strip {
     pub row_seconds: f64,
     pub accepted_beats: usize,
     pub rejected_beats: usize,
+    pub unsure_beats: usize,
 }
 
 fn round4(value: f64) -> f64 {
@@ -321,7 +324,12 @@ pub(super) fn tachogram(
 /// The pulse strip in rows of [`STRIP_ROW_SECONDS`], one value range for all rows so that
 /// amplitudes compare; the bulk of the signal (1st to 99th percentile) sets the range and
 /// artefacts beyond it are clipped rather than squashing the pulse.
-pub(super) fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option<Strip> {
+pub(super) fn strip(trace: &Trace, beats: StripBeats) -> Option<Strip> {
+    let StripBeats {
+        accepted,
+        rejected,
+        unsure,
+    } = beats;
     let finite: Vec<f64> = trace
         .values
         .iter()
@@ -351,6 +359,7 @@ pub(super) fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option
                 svg: String::new(),
                 accepted: Vec::new(),
                 rejected: Vec::new(),
+                unsure: Vec::new(),
                 x_ticks: ticks(from, from + STRIP_ROW_SECONDS, 5.0, |s| format!("{s:.0}")),
             }
         })
@@ -382,23 +391,28 @@ pub(super) fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option
         row.line = series::envelope(&row.line, columns);
         row.svg = series::svg_path([row.line.as_slice()], STRIP_WIDTH_MM, STRIP_ROW_MM);
     }
-    for (beats, accepted_side) in [(accepted, true), (rejected, false)] {
+    for (beats, kind) in [(accepted, 0), (rejected, 1), (unsure, 2)] {
         for &ms in beats {
+            // An unsure beat is drawn once, as unsure.
+            if kind == 0 && unsure.contains(&ms) {
+                continue;
+            }
             let (Some((row, x)), Some(value)) = (place(ms), trace_at(trace, ms)) else {
                 continue;
             };
             let mark = [x, y(value)];
-            if accepted_side {
-                rows[row].accepted.push(mark);
-            } else {
-                rows[row].rejected.push(mark);
+            let row = &mut rows[row];
+            match kind {
+                0 => row.accepted.push(mark),
+                1 => row.rejected.push(mark),
+                _ => row.unsure.push(mark),
             }
         }
     }
     // A row of 30 s holds up to 120 markers apart (240 bpm); more cannot be told apart and
     // would only make the row a solid band.
     for row in &mut rows {
-        for marks in [&mut row.accepted, &mut row.rejected] {
+        for marks in [&mut row.accepted, &mut row.rejected, &mut row.unsure] {
             if !series::markers_fit(marks.len(), STRIP_WIDTH_MM, STRIP_MARKER_MM) {
                 marks.clear();
             }
@@ -410,7 +424,27 @@ pub(super) fn strip(trace: &Trace, accepted: &[f64], rejected: &[f64]) -> Option
         row_seconds: STRIP_ROW_SECONDS,
         accepted_beats: accepted.len(),
         rejected_beats: rejected.len(),
+        unsure_beats: unsure.len(),
     })
+}
+
+/// The beats a strip marks, ms from the start: accepted (unsure ones among them), rejected.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct StripBeats<'a> {
+    pub accepted: &'a [f64],
+    pub rejected: &'a [f64],
+    pub unsure: &'a [f64],
+}
+
+impl<'a> StripBeats<'a> {
+    /// The beats of `analysis`.
+    pub fn of(analysis: &'a crate::analysis::Analysis) -> StripBeats<'a> {
+        StripBeats {
+            accepted: &analysis.beats,
+            rejected: &analysis.rejected_beats,
+            unsure: &analysis.unsure_beats,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -523,7 +557,7 @@ mod tests {
     #[test]
     fn a_strip_keeps_a_minute_of_camera_signal_whole_and_bounds_a_dense_one() {
         let a = analysis(vec![Label::SinusRhythm]);
-        let s = strip(&trace(), &a.beats, &a.rejected_beats).unwrap();
+        let s = strip(&trace(), StripBeats::of(&a)).unwrap();
         let samples: usize = s.rows.iter().map(|r| r.line.len()).sum();
         assert_eq!(
             samples,
@@ -540,7 +574,7 @@ mod tests {
         let beats: Vec<f64> = (0..9_000).map(|i| i as f64 * 200.0).collect();
         let mut a = a.clone();
         a.beats = beats;
-        let s = strip(&dense, &a.beats, &a.rejected_beats).unwrap();
+        let s = strip(&dense, StripBeats::of(&a)).unwrap();
         assert_eq!(s.rows.len(), 60);
         let columns = series::columns_for(STRIP_WIDTH_MM, STRIP_STROKE_PT);
         for row in &s.rows {

@@ -156,7 +156,7 @@ impl Findings {
             quality: None,
             hrv: Vec::new(),
             tachogram: None,
-            strip: trace.and_then(|t| chart::strip(t, &[], &[])),
+            strip: trace.and_then(|t| chart::strip(t, chart::StripBeats::default())),
         }
     }
 
@@ -172,11 +172,15 @@ impl Findings {
             .rev()
             .map(|label| tr.text(&format!("label-{}", label.as_str())))
             .collect();
-        let reasons = analysis
-            .abnormalities
-            .iter()
-            .map(|a| tr.text(&format!("reason-{}", abnormality_name(*a))))
-            .collect();
+        // The quality's own reason says more than "bad signal quality" does.
+        let reasons = match analysis.quality.reason {
+            Some(reason) if failed => vec![tr.text(&format!("reason-{}", reason.as_str()))],
+            _ => analysis
+                .abnormalities
+                .iter()
+                .map(|a| tr.text(&format!("reason-{}", abnormality_name(*a))))
+                .collect(),
+        };
         let quality = &analysis.quality;
         let class = quality.class.as_str();
         let quality = QualityView {
@@ -246,7 +250,7 @@ impl Findings {
             } else {
                 chart::tachogram(language, analysis, trace)
             },
-            strip: trace.and_then(|t| chart::strip(t, &analysis.beats, &analysis.rejected_beats)),
+            strip: trace.and_then(|t| chart::strip(t, chart::StripBeats::of(analysis))),
         }
     }
 }
@@ -287,6 +291,7 @@ pub(super) mod tests {
             heart_rate: Some(72.4),
             beats,
             rejected_beats: vec![20_000.0],
+            unsure_beats: Vec::new(),
             rr_intervals: rr,
             rr_times,
             quality: Quality {
@@ -295,6 +300,8 @@ pub(super) mod tests {
                 accepted_beats: 41,
                 rejected_beats: 1,
                 channel: None,
+                timing_jitter_ms: Some(6.2),
+                reason: None,
             },
             hrv: Some(Hrv {
                 sdnn: 32.66,

@@ -20,7 +20,7 @@ use crate::i18n::Translator;
 use crate::store::entities::{measurement, profile, user};
 
 /// Messages only the measurement template prints.
-const LABELS: [&str; 24] = [
+const LABELS: [&str; 25] = [
     "report-title",
     "report-subtitle",
     "reviewer-note",
@@ -45,6 +45,7 @@ const LABELS: [&str; 24] = [
     "legend-irregular",
     "legend-beat-accepted",
     "legend-beat-rejected",
+    "legend-beat-unsure",
 ];
 
 /// Everything a measurement report is made from.

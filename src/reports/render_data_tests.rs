@@ -407,6 +407,7 @@ findings.strip.rows[].accepted[][]: float
 findings.strip.rows[].rejected: array
 findings.strip.rows[].rejected[]: array
 findings.strip.rows[].rejected[][]: float
+findings.strip.rows[].unsure: array
 findings.strip.rows[].x_ticks: array
 findings.strip.rows[].x_ticks[]: object
 findings.strip.rows[].x_ticks[].at: float
@@ -414,6 +415,7 @@ findings.strip.rows[].x_ticks[].label: string
 findings.strip.row_seconds: float
 findings.strip.accepted_beats: int
 findings.strip.rejected_beats: int
+findings.strip.unsure_beats: int
 risk: object
 risk.comorbidities: array
 risk.comorbidities[]: string

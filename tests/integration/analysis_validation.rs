@@ -38,7 +38,7 @@ fn close(ours: f64, expected: f64) -> bool {
 }
 
 /// One standard normal draw (Box–Muller); rand 0.9 alone has no normal distribution.
-fn gauss(rng: &mut StdRng) -> f64 {
+pub(crate) fn gauss(rng: &mut StdRng) -> f64 {
     let u1: f64 = 1.0 - rng.random::<f64>(); // (0, 1]: ln stays finite
     let u2: f64 = rng.random();
     (-2.0 * u1.ln()).sqrt() * (2.0 * PI * u2).cos()
@@ -860,9 +860,9 @@ fn camera_fixtures_get_the_rhythm_they_were_made_with() {
 
 const SERIES_MS: f64 = 60_000.0;
 
-struct Series {
-    about: String,
-    rr: Vec<f64>,
+pub(crate) struct Series {
+    pub(crate) about: String,
+    pub(crate) rr: Vec<f64>,
 }
 
 /// Sinus rhythm for one minute: a mean rate of 50–150 bpm, respiratory sinus arrhythmia of
@@ -872,7 +872,7 @@ struct Series {
 /// pause (the pair spans two intervals). Breathing is kept at 2.5 beats a breath or slower:
 /// at rest the heart beats about four times per breath, and a breath shorter than two beats
 /// is not a resting pattern. Intervals are whole milliseconds, as phones send them.
-fn sinus_series(rng: &mut StdRng) -> Series {
+pub(crate) fn sinus_series(rng: &mut StdRng) -> Series {
     let bpm: f64 = rng.random_range(50.0..150.0);
     let mean_rr = 60_000.0 / bpm;
     let rsa = rng.random_range(0.0..0.15);
@@ -928,7 +928,7 @@ fn sinus_series(rng: &mut StdRng) -> Series {
 /// coefficient of variation of 0.12–0.30, right-skewed (log-normal) as AF interval
 /// histograms are; intervals below 250 ms (the AV node's refractory period) are drawn again.
 /// 40 % of the series drift slowly: the mean moves by up to ±15 % over the minute.
-fn af_series(rng: &mut StdRng) -> Series {
+pub(crate) fn af_series(rng: &mut StdRng) -> Series {
     let bpm = rng.random_range(50.0..150.0);
     let mean_rr = 60_000.0 / bpm;
     let cv: f64 = rng.random_range(0.12..0.30);

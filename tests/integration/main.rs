@@ -5,6 +5,7 @@ mod access_gate;
 mod access_matrix;
 mod accounts;
 mod actions;
+mod analysis_stress;
 mod analysis_validation;
 mod analysis_wire;
 mod audit;

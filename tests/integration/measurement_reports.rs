@@ -347,6 +347,13 @@ async fn reports_show_the_servers_heart_rate_result_quality_hrv_and_charts() {
                 "{name}: `{expected}` missing from:\n{text}"
             );
         }
+        // Weak beats kept by the second pass are drawn apart, and the legend names them.
+        let unsure = analysis["unsure_beats"].as_array().map_or(0, Vec::len);
+        assert_eq!(
+            text.contains("Weak beat (unsure)"),
+            unsure > 0,
+            "{name}: {unsure} unsure beats, legend:\n{text}"
+        );
         for (language, words) in [
             ("de", vec![german, "Herzfrequenzvariabilität", "Pulssignal"]),
             ("ar", vec![arabic, "ضربة مكتشفة"]),

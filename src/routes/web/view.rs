@@ -198,9 +198,11 @@ pub struct StripSvg {
     pub line: String,
     pub accepted: String,
     pub rejected: String,
+    pub unsure: String,
     pub ticks: Vec<SvgTick>,
     pub has_accepted: bool,
     pub has_rejected: bool,
+    pub has_unsure: bool,
 }
 
 /// One line of the HRV table.
@@ -351,6 +353,7 @@ fn strip_svg(tr: &Translator, s: &Strip) -> StripSvg {
     let mut line = String::new();
     let mut accepted = String::new();
     let mut rejected = String::new();
+    let mut unsure = String::new();
     let mut ticks = Vec::new();
     for (r, row) in s.rows.iter().enumerate() {
         let y0 = top(r);
@@ -374,6 +377,7 @@ fn strip_svg(tr: &Translator, s: &Strip) -> StripSvg {
         for (marks, d) in [
             (&row.accepted, &mut accepted),
             (&row.rejected, &mut rejected),
+            (&row.unsure, &mut unsure),
         ] {
             for p in marks {
                 let (x, y) = at(*p);
@@ -393,11 +397,13 @@ fn strip_svg(tr: &Translator, s: &Strip) -> StripSvg {
         view_height: format!("{:.0}", top(s.rows.len().max(1) - 1) + STRIP_ROW_H + 34.0),
         has_accepted: !accepted.is_empty(),
         has_rejected: !rejected.is_empty(),
+        has_unsure: !unsure.is_empty(),
         grid,
         frames,
         line,
         accepted,
         rejected,
+        unsure,
         ticks,
     }
 }
