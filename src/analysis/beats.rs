@@ -203,29 +203,39 @@ pub fn movements(band: &[f64], rate: f64) -> Vec<(usize, usize)> {
     if band.len() < 2 * window {
         return Vec::new();
     }
-    let squared: Vec<f64> = band.iter().map(|v| v * v).collect();
-    let rms: Vec<f64> = moving_average(&squared, window)
-        .into_iter()
-        .map(f64::sqrt)
-        .collect();
+    // The RMS of each window, a tenth of a window apart: it changes slowly, and this runs on
+    // every upload.
+    let stride = (window / 10).max(1);
+    let mut sum: f64 = band[..window].iter().map(|v| v * v).sum();
+    let mut rms = Vec::with_capacity(band.len() / stride + 1);
+    let mut starts = Vec::with_capacity(band.len() / stride + 1);
+    let mut start = 0;
+    loop {
+        rms.push((sum.max(0.0) / window as f64).sqrt());
+        starts.push(start);
+        let next = start + stride;
+        if next + window > band.len() {
+            break;
+        }
+        sum -= band[start..next].iter().map(|v| v * v).sum::<f64>();
+        sum += band[start + window..next + window]
+            .iter()
+            .map(|v| v * v)
+            .sum::<f64>();
+        start = next;
+    }
     let Some(typical) = median(&rms) else {
         return Vec::new();
     };
     let mut found: Vec<(usize, usize)> = Vec::new();
-    let mut start = None;
-    for i in 0..=rms.len() {
-        let moving = i < rms.len() && rms[i] > MOVEMENT_RATIO * typical;
-        match (moving, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                // The moving average lags and spreads by half a window either side.
-                found.push((
-                    s.saturating_sub(window / 2),
-                    (i + window / 2).min(band.len()),
-                ));
-                start = None;
-            }
-            _ => {}
+    for (k, value) in rms.iter().enumerate() {
+        if *value <= MOVEMENT_RATIO * typical {
+            continue;
+        }
+        let (from, to) = (starts[k], (starts[k] + window).min(band.len()));
+        match found.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => found.push((from, to)),
         }
     }
     found
@@ -346,10 +356,14 @@ const WEAK_GAP: f64 = 1.5;
 pub fn recover_weak(fine: &[f64], beats: &mut Vec<Beat>, rate: f64, avoid: &[(f64, f64)]) {
     let accepted: Vec<&Beat> = beats.iter().filter(|b| b.accepted).collect();
     let gaps: Vec<f64> = accepted.windows(2).map(|w| w[1].at - w[0].at).collect();
-    let (Some(typical), Some(height)) = (
-        median(&gaps),
-        median(&accepted.iter().map(|b| b.amplitude).collect::<Vec<_>>()),
-    ) else {
+    let Some(typical) = median(&gaps) else {
+        return;
+    };
+    // Most recordings have no gap to search: nothing more to do then.
+    if gaps.iter().all(|g| *g < WEAK_GAP * typical) {
+        return;
+    }
+    let Some(height) = median(&accepted.iter().map(|b| b.amplitude).collect::<Vec<_>>()) else {
         return;
     };
     let shape = Shape::new(fine, accepted.iter().map(|b| b.at), typical);

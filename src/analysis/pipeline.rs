@@ -220,10 +220,15 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
     // Movement is cut out before beats are looked for: its swings would pass for beats and
     // raise the detector's threshold everywhere else.
     let moved = beats::movements(&p.band, p.rate);
-    let mut band = p.band.clone();
-    for &(start, end) in &moved {
-        band[start..end].iter_mut().for_each(|v| *v = 0.0);
-    }
+    let band: std::borrow::Cow<[f64]> = if moved.is_empty() {
+        std::borrow::Cow::Borrowed(&p.band)
+    } else {
+        let mut band = p.band.clone();
+        for &(start, end) in &moved {
+            band[start..end].iter_mut().for_each(|v| *v = 0.0);
+        }
+        std::borrow::Cow::Owned(band)
+    };
     let peaks = beats::detect(&band, p.rate);
     if peaks.len() < 3 {
         return Err(Abnormality::PulseNotFound);

@@ -50,14 +50,15 @@ fn upstroke(fine: &[f64], peak: f64, reach: usize) -> Option<f64> {
     if top < trough + 2 {
         return None;
     }
-    // slope[k] is the slope between samples trough + k and trough + k + 1.
-    let slope: Vec<f64> = fine[trough..=top].windows(2).map(|w| w[1] - w[0]).collect();
-    let k = (0..slope.len()).max_by(|a, b| slope[*a].total_cmp(&slope[*b]))?;
-    if slope[k] <= 0.0 {
+    // slope(k) is the slope between samples trough + k and trough + k + 1.
+    let slope = |k: usize| fine[trough + k + 1] - fine[trough + k];
+    let count = top - trough;
+    let k = (0..count).max_by(|a, b| slope(*a).total_cmp(&slope(*b)))?;
+    if slope(k) <= 0.0 {
         return None;
     }
-    let offset = if k > 0 && k + 1 < slope.len() {
-        let (a, b, c) = (slope[k - 1], slope[k], slope[k + 1]);
+    let offset = if k > 0 && k + 1 < count {
+        let (a, b, c) = (slope(k - 1), slope(k), slope(k + 1));
         let curvature = a - 2.0 * b + c;
         if curvature < 0.0 {
             (0.5 * (a - c) / curvature).clamp(-0.5, 0.5)
@@ -107,6 +108,15 @@ const HELD_SHARE: f64 = 0.5;
 pub fn held_step<T: PartialEq>(channels: &[&[T]]) -> Option<f64> {
     let len = channels.iter().map(|c| c.len()).min()?;
     if len < 2 {
+        return None;
+    }
+    // Every channel must repeat as often: one that does not settles it in a single pass.
+    let needed = HELD_SHARE * (len - 1) as f64;
+    let first = channels[0][..len]
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .count();
+    if (first as f64) < needed {
         return None;
     }
     let repeats = (1..len)
