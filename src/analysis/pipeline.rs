@@ -346,24 +346,17 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     let accepted_beats = found.beats.iter().filter(|b| b.accepted).count();
     let rejected_beats = found.beats.len() - accepted_beats;
     let mut analysis = failed(source, Abnormality::BadSignalQuality);
-    analysis.beats = found
-        .beats
-        .iter()
-        .filter(|b| b.accepted)
-        .map(|b| round1(b.ms))
-        .collect();
-    analysis.unsure_beats = found
-        .beats
-        .iter()
-        .filter(|b| b.unsure)
-        .map(|b| round1(b.ms))
-        .collect();
-    analysis.rejected_beats = found
-        .beats
-        .iter()
-        .filter(|b| !b.accepted)
-        .map(|b| round1(b.ms))
-        .collect();
+    let times = |keep: fn(&Mark) -> bool| -> Vec<f64> {
+        found
+            .beats
+            .iter()
+            .filter(|b| keep(b))
+            .map(|b| round1(b.ms))
+            .collect()
+    };
+    analysis.beats = times(|b| b.accepted);
+    analysis.unsure_beats = times(|b| b.unsure);
+    analysis.rejected_beats = times(|b| !b.accepted);
     analysis.quality.accepted_beats = accepted_beats;
     analysis.quality.rejected_beats = rejected_beats;
     analysis.quality.channel = found.channel.clone();

@@ -363,18 +363,15 @@ fn record(series: &Series, set: &Set, rng: &mut StdRng) -> Recording {
             let pulse = source(&frames, rng);
             camera(frames, &pulse, CELL_NOISE, rng)
         }
-        Sampling::CoarseOnFrames { hz } => {
+        Sampling::CoarseOnFrames { hz } | Sampling::HeldOnFrames { hz } => {
             let times = sample_times(hz, 0.3, rng);
             let values = source(&times, rng);
             let frames = frame_times(rng);
-            let pulse = interpolate(&times, &values, &frames);
-            camera(frames, &pulse, 0.0, rng)
-        }
-        Sampling::HeldOnFrames { hz } => {
-            let times = sample_times(hz, 0.3, rng);
-            let values = source(&times, rng);
-            let frames = frame_times(rng);
-            let pulse = hold(&times, &values, &frames);
+            let pulse = if matches!(set.sampling, Sampling::HeldOnFrames { .. }) {
+                hold(&times, &values, &frames)
+            } else {
+                interpolate(&times, &values, &frames)
+            };
             camera(frames, &pulse, 0.0, rng)
         }
     }
