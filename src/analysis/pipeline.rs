@@ -375,6 +375,10 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         }
         return analysis;
     }
+    let mean_interval = covered / accepted.len() as f64;
+    let too_coarse = found.jitter_ms.is_some_and(|j| {
+        timing::jitter_rmssd(j) >= COARSE_SHARE * rhythm::NRMSSD_MIN * mean_interval
+    });
     let judged = found.beats.len().saturating_sub(found.lost).max(1);
     let rejected_share = rejected_beats.saturating_sub(found.lost) as f64 / judged as f64;
     analysis.quality.class = if score >= GOOD && rejected_share <= GOOD_REJECTED {
@@ -382,7 +386,10 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     } else if score >= FAIR && rejected_share <= FAIR_REJECTED {
         QualityClass::Fair
     } else {
-        analysis.quality.reason = Some(if found.lost > rejected_beats.saturating_sub(found.lost) {
+        // A pulse too coarse to time explains the rest: its beats lose their shape too.
+        analysis.quality.reason = Some(if too_coarse {
+            QualityReason::CoarseTiming
+        } else if found.lost > rejected_beats.saturating_sub(found.lost) {
             QualityReason::SensorLost
         } else {
             QualityReason::Disturbed
@@ -410,10 +417,6 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
         }
     }
     let (labels, irregular) = rhythm::screen(&features, n, af, heart_rate, context.at_rest);
-    let mean_interval = covered / accepted.len() as f64;
-    let too_coarse = found.jitter_ms.is_some_and(|j| {
-        timing::jitter_rmssd(j) >= COARSE_SHARE * rhythm::NRMSSD_MIN * mean_interval
-    });
     if too_coarse || irregular && !irregularity_exceeds_jitter(&features, &clean, found.jitter_ms) {
         // What looks irregular may be the timing's own jitter: unreadable, never a verdict.
         analysis.quality.class = QualityClass::Poor;

@@ -1715,6 +1715,48 @@ async fn the_measurement_page_shows_the_analysis_and_its_charts() {
         "a PDF needs results, as on the wire (27)"
     );
 
+    // A coarse source held onto the frames (each value kept for four frames, 7.5 Hz): the
+    // beats cannot be timed finely enough to judge the rhythm, and the page says so.
+    let mut coarse = crate::helpers::fixture("sinus_72");
+    for row in coarse["quadrants"].as_array_mut().unwrap() {
+        for cell in row.as_array_mut().unwrap() {
+            for channel in ["y", "u", "v"] {
+                let values = cell[channel].as_array_mut().unwrap();
+                for i in 0..values.len() {
+                    values[i] = values[i - i % 4].clone();
+                }
+            }
+        }
+    }
+    let coarse = app.measure(&world.patient, coarse).await;
+    assert_eq!(
+        coarse.data["analysis"]["quality"]["reason"], "coarse_timing",
+        "{}",
+        coarse.data["analysis"]
+    );
+    let page = physician
+        .get(&format!("/portal/measurements/{}", coarse.id))
+        .await;
+    assert!(
+        page.body
+            .contains("could not be timed finely enough to judge the rhythm"),
+        "the quality's reason in words"
+    );
+
+    // Weak beats kept by the second pass are drawn apart, with their legend.
+    let af = app
+        .measure(&world.patient, crate::helpers::fixture("irregular_af"))
+        .await;
+    let unsure = af.data["analysis"]["unsure_beats"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(unsure > 0, "{}", af.data["analysis"]);
+    let page = physician
+        .get(&format!("/portal/measurements/{}", af.id))
+        .await;
+    assert!(page.body.contains("<path class=\"unsure\""));
+    assert!(page.body.contains("Weak beat (unsure)"));
+
     let mut arabic = logged_in(&app, &world.patient).await;
     app.put(
         &format!("/users/v1/{}", world.patient.id),
