@@ -122,12 +122,17 @@ fn parabolic(x: &[f64], i: usize) -> f64 {
     if i == 0 || i + 1 >= x.len() {
         return i as f64;
     }
-    let (a, b, c) = (x[i - 1], x[i], x[i + 1]);
+    i as f64 + vertex_offset(x[i - 1], x[i], x[i + 1])
+}
+
+/// Where the parabola through three equally spaced values `a`, `b`, `c` peaks, relative to
+/// the middle one (within half a step either way); 0 when they do not bend down.
+pub(super) fn vertex_offset(a: f64, b: f64, c: f64) -> f64 {
     let curvature = a - 2.0 * b + c;
     if curvature >= 0.0 {
-        return i as f64;
+        return 0.0;
     }
-    i as f64 + (0.5 * (a - c) / curvature).clamp(-0.5, 0.5)
+    (0.5 * (a - c) / curvature).clamp(-0.5, 0.5)
 }
 
 /// The level a clipped signal is pinned at: near its maximum (within 0.2 % of its range, a

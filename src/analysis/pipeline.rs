@@ -484,15 +484,9 @@ fn irregularity_exceeds_jitter(
     let Some(jitter) = jitter_ms else {
         return true;
     };
-    let pairs: Vec<f64> = clean
-        .windows(2)
-        .filter_map(|w| Some(w[1]? - w[0]?))
-        .collect();
-    if pairs.is_empty() || features.nrmssd.is_none() {
-        return false;
-    }
-    let rmssd = (pairs.iter().map(|d| d * d).sum::<f64>() / pairs.len() as f64).sqrt();
-    rmssd >= JITTER_MARGIN * timing::jitter_rmssd(jitter)
+    // RMSSD over adjacent intervals only, as HRV and the features take it.
+    features.nrmssd.is_some()
+        && hrv::hrv(clean).is_some_and(|h| h.rmssd >= JITTER_MARGIN * timing::jitter_rmssd(jitter))
 }
 
 fn round_features(mut f: super::result::Features) -> super::result::Features {

@@ -15,6 +15,7 @@
 //! samples (a slower sensor, each value repeated) shifts both points alike, so its steps are
 //! measured apart ([`held_step`]) and added.
 
+use super::beats::vertex_offset;
 use super::signal::median;
 
 /// How far before a peak its upstroke is looked for, as a share of the typical interval: the
@@ -58,13 +59,7 @@ fn upstroke(fine: &[f64], peak: f64, reach: usize) -> Option<f64> {
         return None;
     }
     let offset = if k > 0 && k + 1 < count {
-        let (a, b, c) = (slope(k - 1), slope(k), slope(k + 1));
-        let curvature = a - 2.0 * b + c;
-        if curvature < 0.0 {
-            (0.5 * (a - c) / curvature).clamp(-0.5, 0.5)
-        } else {
-            0.0
-        }
+        vertex_offset(slope(k - 1), slope(k), slope(k + 1))
     } else {
         0.0
     };
