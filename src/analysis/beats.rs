@@ -336,7 +336,7 @@ pub fn judge(fine: &[f64], at: &[f64], rate: f64) -> Vec<Beat> {
         .collect()
 }
 
-/// How weak a beat the second pass keeps: a tenth of the typical height above the trough
+/// How weak a beat the second pass keeps: 0.15 of the typical height above the trough
 /// before it (a choice made here, below the first pass's quarter: after a short interval in
 /// atrial fibrillation the ventricle has had little time to fill, and the pulse it sends
 /// can be a fraction of the usual; Frank–Starling, the cause of AF's pulse deficit).
@@ -352,8 +352,8 @@ const WEAK_REACH: f64 = 0.5;
 const WEAK_GAP: f64 = 1.5;
 
 /// A second pass for beats the first pass missed or set aside for their height: between two
-/// accepted beats at least [`WEAK_GAP`] typical intervals apart, the strongest local maximum of `fine`
-/// that rises at least [`WEAK_HEIGHT`] of the typical height and matches the recording's
+/// accepted beats at least [`WEAK_GAP`] typical intervals apart, the strongest local maximum
+/// of `fine` that rises at least [`WEAK_HEIGHT`] of the typical height and matches the recording's
 /// average beat (Orphanidou's 0.86) is kept as a beat, marked unsure. The timing supports it
 /// (a beat at least 250 ms and [`WEAK_REACH`] of an interval from either neighbour), the
 /// shape supports it, only its height does not. Nothing is looked for inside `avoid` (grid
