@@ -97,6 +97,15 @@ async fn session(driver: &Driver, phone_width: Option<u32>) -> Client {
         .expect("a Chromium session")
 }
 
+/// Ends a Chromium session once its checks have passed. Quitting is cleanup, not part of what
+/// a test checks: a Chromium that is slow to quit on a loaded machine is stopped with its
+/// chromedriver when the `Driver` is dropped, so a failed quit is reported, not failed on.
+async fn end_session(client: Client) {
+    if let Err(error) = client.close().await {
+        eprintln!("Chromium session did not quit cleanly: {error}");
+    }
+}
+
 fn screenshot_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).expect("screenshot directory");
@@ -594,7 +603,7 @@ async fn each_role_walks_its_journey_in_chromium() {
     shot(&client, "14-patient-measurement-arabic").await;
     scroll_to(&client, "tachogram").await;
     shot(&client, "15-patient-measurement-charts-arabic").await;
-    client.close().await.unwrap();
+    end_session(client).await;
 }
 
 /// Scrolls the element `id` into view before a screenshot.
@@ -881,7 +890,7 @@ async fn each_role_acts_at_360_and_1280_px_in_dutch_arabic_and_chinese() {
             browser(&driver).await
         };
         act_in_dutch_arabic_and_chinese(&app, &client, width).await;
-        client.close().await.unwrap();
+        end_session(client).await;
     }
 }
 
