@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tacho::analysis::{Analysis, CameraCell, Context, Recording, analyse};
+use tacho::analysis::{Analysis, CameraCell, Context, Recording, ResultKey, analyse};
 
 use crate::analysis_validation::{Series, af_series, gauss, sinus_series};
 
@@ -24,16 +24,19 @@ const PER_KIND: usize = 50;
 const WINDOW_MS: f64 = 60_000.0;
 const FRAME_MS: f64 = 1000.0 / 30.0;
 
-/// What each readable set must keep. The screening's targets are AF flagged on at least
-/// 97 % of AF windows, on at most 1 % of sinus windows, and the rate within 5 bpm on at
-/// least 96 % of all windows; docs/validation.md says where they are met and where not yet.
-/// The floors asserted here are what the signal path keeps today, so that a change that
-/// loses ground fails: it flags AF on at most one sinus window of a set, misses at most two
-/// AF windows more than the rule does on the intervals themselves, and gets the rate within
-/// 5 bpm on at least 85 % of the windows.
+/// What each readable set must keep. The screening's targets are AF windows flagged on at
+/// least 97 %, sinus windows flagged on at most 1 %, and the rate within 5 bpm on at least
+/// 96 % of all windows. "Flagged" is the measure: a result other than regular
+/// (possible atrial fibrillation, or a possibly irregular rhythm; both send the patient to a
+/// physician); the table also counts the AF windows called atrial fibrillation.
+/// docs/validation.md says where the targets are met and where not yet. The floors asserted
+/// here are what the signal path keeps today, so that a change that loses ground fails: it
+/// flags at most one sinus window of a set, misses at most one AF window more than the rule
+/// does on the intervals themselves, and gets the rate within 5 bpm on at least 96 % of the
+/// windows.
 const SINUS_FLAGGED_AT_MOST: usize = 1;
-const AF_MISSED_BEYOND_THE_INTERVALS: usize = 2;
-const RATE_WITHIN_5: f64 = 0.85;
+const AF_MISSED_BEYOND_THE_INTERVALS: usize = 1;
+const RATE_WITHIN_5: f64 = 0.96;
 
 /// The PPG pulse of one beat, `dt` ms after its onset, for a beat followed by an interval of
 /// `rr` ms: a fast systolic upstroke, a dicrotic notch and a smaller dicrotic wave, stretched
@@ -410,6 +413,42 @@ fn camera(times: Vec<f64>, pulse: &[f64], noise: f64, rng: &mut StdRng) -> Recor
     }
 }
 
+/// A phone's payload (whole-number Y/U/V levels and frame times, as phones send them) of an
+/// AF window whose beats after short intervals are weak (the weak-beat set's window 23, an
+/// AF series at 142 bpm): some are kept by the second pass only, as unsure beats. The
+/// portal's test shows how they are drawn.
+pub(crate) fn weak_beats_payload() -> serde_json::Value {
+    const WINDOW: usize = 23;
+    let sets = sets();
+    let s = sets
+        .iter()
+        .position(|s| s.name == "camera, weak beats after short intervals")
+        .expect("the weak-beat set");
+    let series = af_series(&mut StdRng::seed_from_u64(50_000 + WINDOW as u64));
+    let mut rng = StdRng::seed_from_u64((s as u64) << 32 | (WINDOW as u64) << 1 | 1);
+    let Recording::Camera { times_ms, cells } = record(&series, &sets[s], &mut rng) else {
+        unreachable!("the weak-beat set is recorded by the camera")
+    };
+    let levels = |v: &[f32]| -> Vec<f64> { v.iter().map(|x| f64::from(x.round())).collect() };
+    let rows: Vec<serde_json::Value> = cells
+        .chunks(4)
+        .map(|row| {
+            row.iter()
+                .map(|c| serde_json::json!({"y": levels(&c.y), "u": levels(&c.u), "v": levels(&c.v)}))
+                .collect()
+        })
+        .collect();
+    let times: Vec<f64> = times_ms.iter().map(|t| t.round()).collect();
+    let mut payload = crate::helpers::fixture("irregular_af");
+    payload["time"] = serde_json::json!(times);
+    payload["quadrants"] = serde_json::json!(rows);
+    payload["technical_details"]["frame_count"] = serde_json::json!(times.len());
+    // The phone's own figures, of this window rather than the fixture's.
+    payload["heartrate"] = serde_json::json!(reference_bpm(&series).round());
+    payload["rr_intervals"] = serde_json::json!(series.rr);
+    payload
+}
+
 /// Wilson's score interval for `k` of `n` at 95 % (z = 1.96; Wilson, JASA 22:209–212, 1927).
 fn wilson(k: usize, n: usize) -> (f64, f64) {
     if n == 0 {
@@ -435,6 +474,7 @@ fn share(k: usize, n: usize) -> String {
 #[derive(Default)]
 struct Tally {
     af_flagged: usize,
+    af_called_af: usize,
     af_unreadable: usize,
     sinus_flagged: usize,
     sinus_unreadable: usize,
@@ -475,7 +515,7 @@ fn outcome(a: &Analysis) -> String {
 #[test]
 fn stress_sets_keep_the_targets_where_readable_and_come_back_unreadable_where_not() {
     let mut table = String::from(
-        "| set | readable | AF flagged | sinus flagged AF | rate within 5 bpm | unreadable (AF / sinus) |\n|---|---|---:|---:|---:|---:|\n",
+        "| set | readable | AF flagged | AF called AF | sinus flagged | rate within 5 bpm | unreadable (AF / sinus) |\n|---|---|---:|---:|---:|---:|---:|\n",
     );
     let mut problems = Vec::new();
     let mut intervals_flagged = None;
@@ -493,13 +533,15 @@ fn stress_sets_keep_the_targets_where_readable_and_come_back_unreadable_where_no
                 let mut rng =
                     StdRng::seed_from_u64((s as u64) << 32 | (i as u64) << 1 | u64::from(af));
                 let a = analyse(&record(&series, set, &mut rng), Context::default());
-                let flagged = !a.failed() && a.verdict().af;
+                let verdict = a.verdict();
+                let flagged = !a.failed() && verdict.key != ResultKey::Regular;
                 let rate_ok = a
                     .heart_rate
                     .is_some_and(|bpm| (bpm - reference_bpm(&series)).abs() <= 5.0);
                 tally.rate_within_5 += usize::from(rate_ok);
                 if af {
                     tally.af_flagged += usize::from(flagged);
+                    tally.af_called_af += usize::from(!a.failed() && verdict.af);
                     tally.af_unreadable += usize::from(a.failed());
                 } else {
                     tally.sinus_flagged += usize::from(flagged);
@@ -523,10 +565,11 @@ fn stress_sets_keep_the_targets_where_readable_and_come_back_unreadable_where_no
         let n = PER_KIND;
         writeln!(
             table,
-            "| {} | {} | {} | {} | {} | {} / {} |",
+            "| {} | {} | {} | {} | {} | {} | {} / {} |",
             set.name,
             if set.readable { "yes" } else { "no" },
             share(tally.af_flagged, n),
+            share(tally.af_called_af, n),
             share(tally.sinus_flagged, n),
             share(tally.rate_within_5, 2 * n),
             tally.af_unreadable,

@@ -729,48 +729,59 @@ fn camera_beats_match_the_generators_within_one_frame() {
         }
         // Beats within the first and last second may be cut by the window's edges.
         let inner = |t: f64| (1000.0..=59000.0).contains(&t);
+        // The analysis places a beat at the peak of the band-passed pulse, which sits a
+        // constant few milliseconds after the model's own peak (its pulse rises faster than
+        // it falls). A constant delay cancels in every interval, so beats are matched after
+        // it is taken off; the delay itself must stay under half a frame.
+        let nearest = |t: f64| {
+            ours.beats
+                .iter()
+                .map(|b| b - t)
+                .min_by(|a, b| a.abs().total_cmp(&b.abs()))
+        };
+        let mut offsets: Vec<f64> = truth
+            .iter()
+            .filter(|t| inner(**t))
+            .filter_map(|t| nearest(*t))
+            .filter(|e| e.abs() <= FRAME_MS)
+            .collect();
+        offsets.sort_by(f64::total_cmp);
+        let delay = offsets.get(offsets.len() / 2).copied().unwrap_or(0.0);
+        if delay.abs() > FRAME_MS / 2.0 {
+            failures.push(format!("{name}: beats {delay:.1} ms off the true peaks"));
+        }
         let missed: Vec<f64> = truth
             .iter()
             .copied()
             .filter(|t| inner(*t))
-            .filter(|t| !ours.beats.iter().any(|b| (b - t).abs() <= FRAME_MS))
+            .filter(|t| !ours.beats.iter().any(|b| (b - delay - t).abs() <= FRAME_MS))
             .collect();
         let extra: Vec<f64> = ours
             .beats
             .iter()
             .copied()
             .filter(|b| inner(*b))
-            .filter(|b| !truth.iter().any(|t| (b - t).abs() <= FRAME_MS))
+            .filter(|b| !truth.iter().any(|t| (b - delay - t).abs() <= FRAME_MS))
             .collect();
         let errors: Vec<f64> = truth
             .iter()
             .filter(|t| inner(**t))
-            .filter_map(|t| {
-                ours.beats
-                    .iter()
-                    .map(|b| (b - t).abs())
-                    .min_by(f64::total_cmp)
-            })
+            .filter_map(|t| nearest(*t + delay))
+            .map(f64::abs)
             .filter(|e| *e <= FRAME_MS)
             .collect();
         println!(
-            "{name}: {} true beats in 1–59 s, {} missed, {} extra, mean |error| {:.1} ms, max {:.1} ms",
+            "{name}: {} true beats in 1–59 s, {} missed, {} extra, delay {delay:.1} ms, then mean |error| {:.1} ms, max {:.1} ms",
             truth.iter().filter(|t| inner(**t)).count(),
             missed.len(),
             extra.len(),
             errors.iter().sum::<f64>() / errors.len().max(1) as f64,
             errors.iter().copied().fold(0.0, f64::max)
         );
-        // Every true beat of a regular rhythm is found, but for one; in the AF-like fixture the
-        // generator weakens the pulse after a short interval (down to 0.45 of the usual height,
-        // with the previous beat's tail still falling), and up to a tenth of those may be
-        // missed or set aside as untrustworthy — never placed wrongly (the `extra` check).
-        let inner_truth = truth.iter().filter(|t| inner(**t)).count();
-        let allowed_missed = if name == "irregular_af" {
-            inner_truth / 10
-        } else {
-            1
-        };
+        // Every true beat is found, but for one, including in the AF-like fixture, whose
+        // generator weakens the pulse after a short interval (down to 0.45 of the usual
+        // height, with the previous beat's tail still falling).
+        let allowed_missed = 1;
         if missed.len() > allowed_missed {
             // For each: the nearest accepted beat, and whether a rejected one was within a frame.
             let detail: Vec<String> = missed
@@ -779,12 +790,12 @@ fn camera_beats_match_the_generators_within_one_frame() {
                     let nearest = ours
                         .beats
                         .iter()
-                        .map(|b| b - t)
+                        .map(|b| b - delay - t)
                         .min_by(|a, b| a.abs().total_cmp(&b.abs()));
                     let rejected = ours
                         .rejected_beats
                         .iter()
-                        .any(|b| (b - t).abs() <= FRAME_MS);
+                        .any(|b| (b - delay - t).abs() <= FRAME_MS);
                     format!(
                         "{t:.1} ms (nearest accepted beat {} ms away{})",
                         fmt_opt(nearest, 1),

@@ -1745,7 +1745,7 @@ async fn the_measurement_page_shows_the_analysis_and_its_charts() {
 
     // Weak beats kept by the second pass are drawn apart, with their legend.
     let af = app
-        .measure(&world.patient, crate::helpers::fixture("irregular_af"))
+        .measure(&world.patient, crate::analysis_stress::weak_beats_payload())
         .await;
     let unsure = af.data["analysis"]["unsure_beats"]
         .as_array()
