@@ -401,12 +401,12 @@ fn conclude(source: Source, found: Found, context: Context) -> Analysis {
     let premature = intervals::ectopics(&found.rr);
     let ectopic_beats = premature.len();
     let clean = intervals::for_rhythm(&found.rr, &premature);
-    let mut features = rhythm::features_with_gaps(&clean, found.resolution_ms);
+    let mut features = rhythm::features_timed(&clean, &closing, found.resolution_ms);
     features.ectopic_beats = ectopic_beats;
     let mut n = rhythm::turning_point_values(&clean);
     let mut af = rhythm::fibrillation_like(&features, n);
     if !af && ectopic_beats >= rhythm::FREQUENT_ECTOPICS {
-        let whole = rhythm::features_with_gaps(&found.rr, found.resolution_ms);
+        let whole = rhythm::features_timed(&found.rr, &closing, found.resolution_ms);
         let whole_n = rhythm::turning_point_values(&found.rr);
         if rhythm::fibrillation_like(&whole, whole_n) {
             (af, n) = (true, whole_n);

@@ -88,6 +88,80 @@ pub fn features_with_gaps(rr: &[Option<f64>], resolution_ms: f64) -> Features {
     f
 }
 
+/// As [`features_with_gaps`], given the time (ms) at which each interval of `rr` ends. Where
+/// intervals are missing inside the series (a beat set aside, movement cut out), joining the
+/// others end to end would break the phase of a breathing rhythm at every join and spread its
+/// power; the periodicity is then judged on the Lomb–Scargle periodogram, which takes each
+/// interval at its own time (Lomb, Astrophys Space Sci 39:447–462, 1976; Scargle, ApJ
+/// 263:835–853, 1982; for heart-rate series with missing beats, Clifford & Tarassenko, IEEE
+/// TBME 52(4):630–638, 2005). Without gaps it is the same share as the DFT's.
+pub fn features_timed(rr: &[Option<f64>], ends_ms: &[f64], resolution_ms: f64) -> Features {
+    let mut f = features_with_gaps(rr, resolution_ms);
+    let first = rr.iter().position(Option::is_some);
+    let last = rr.iter().rposition(Option::is_some);
+    let inner_gap = first
+        .zip(last)
+        .is_some_and(|(a, b)| rr[a..=b].iter().any(Option::is_none));
+    if inner_gap && ends_ms.len() == rr.len() {
+        let points: Vec<(f64, f64)> = rr
+            .iter()
+            .zip(ends_ms)
+            .filter_map(|(v, t)| Some((*t, (*v)?)))
+            .collect();
+        f.spectral_peak_share = lomb_peak_share(&points);
+    }
+    f
+}
+
+/// [`spectral_peak_share`] of intervals `(end time ms, value ms)` with gaps between them: the
+/// time axis is counted in mean intervals (beats), as the DFT's is, and the periodogram is
+/// taken at the DFT's frequencies for as many beats as the series spans.
+fn lomb_peak_share(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len();
+    if n < 4 {
+        return None;
+    }
+    let mean = points.iter().map(|p| p.1).sum::<f64>() / n as f64;
+    let start = points[0].0;
+    let span = (points[n - 1].0 - start) / mean;
+    let slots = span.round() as usize + 1;
+    let bins = slots / 2;
+    if mean <= 0.0 || bins < 3 {
+        return None;
+    }
+    // Per frequency k/slots: Σx·cos, Σx·sin, Σcos², Σsin², Σcos·sin over the points, each
+    // point's cos and sin of k·θ by rotating those of (k − 1)·θ.
+    let mut sums = vec![[0.0f64; 5]; bins];
+    for &(t, value) in points {
+        let x = value - mean;
+        let theta = std::f64::consts::TAU * (t - start) / mean / slots as f64;
+        let (s1, c1) = theta.sin_cos();
+        let (mut c, mut s) = (c1, s1);
+        for sum in &mut sums {
+            sum[0] += x * c;
+            sum[1] += x * s;
+            sum[2] += c * c;
+            sum[3] += s * s;
+            sum[4] += c * s;
+            (c, s) = (c * c1 - s * s1, s * c1 + c * s1);
+        }
+    }
+    let power: Vec<f64> = sums
+        .iter()
+        .map(|&[xc, xs, cc, ss, cs]| {
+            // Scargle's τ makes the two terms independent: tan 2ωτ = Σsin 2ωt / Σcos 2ωt.
+            let (sin, cos) = (0.5 * (2.0 * cs).atan2(cc - ss)).sin_cos();
+            let c_term = xc * cos + xs * sin;
+            let s_term = xs * cos - xc * sin;
+            let c_norm = cc * cos * cos + 2.0 * cs * cos * sin + ss * sin * sin;
+            let s_norm = ss * cos * cos - 2.0 * cs * cos * sin + cc * sin * sin;
+            let part = |num: f64, den: f64| if den > 1e-12 { num * num / den } else { 0.0 };
+            part(c_term, c_norm) + part(s_term, s_norm)
+        })
+        .collect();
+    peak_share(&power)
+}
+
 /// How many values the turning-point test sees in a series with gaps: two more than the
 /// number of triples of adjacent intervals.
 pub fn turning_point_values(rr: &[Option<f64>]) -> usize {
@@ -142,6 +216,11 @@ fn spectral_peak_share(rr: &[f64], mean: f64) -> Option<f64> {
     let mut spectrum = fft.make_output_vec();
     fft.process(&mut input, &mut spectrum).ok()?;
     let power: Vec<f64> = spectrum[1..=n / 2].iter().map(|c| c.norm_sqr()).collect();
+    peak_share(&power)
+}
+
+/// The largest share of `power` that three adjacent bins hold.
+fn peak_share(power: &[f64]) -> Option<f64> {
     let total: f64 = power.iter().sum();
     if total <= 0.0 {
         return None;
@@ -276,6 +355,72 @@ mod tests {
         let af = fibrillation_like(&f, breathing.len());
         let (labels, irregular) = screen(&f, breathing.len(), af, 70.0, true);
         assert_eq!((labels, irregular), (vec![Label::SinusRhythm], false));
+    }
+
+    #[test]
+    fn a_breathing_rhythm_stays_periodic_across_a_gap() {
+        // 70 beats of breathing rhythm (3.1 beats a breath); two stretches cut out, as
+        // movement bursts are (5–9 s and 40–45 s).
+        let rr: Vec<f64> = (0..70)
+            .map(|i| 850.0 + 90.0 * (i as f64 * std::f64::consts::TAU / 3.1).sin())
+            .collect();
+        let ends: Vec<f64> = rr
+            .iter()
+            .scan(0.0, |t, v| {
+                *t += v;
+                Some(*t)
+            })
+            .collect();
+        let cut: Vec<Option<f64>> = rr
+            .iter()
+            .zip(&ends)
+            .map(|(v, t)| {
+                let moved = (5_000.0..9_000.0).contains(t) || (40_000.0..45_000.0).contains(t);
+                (!moved).then_some(*v)
+            })
+            .collect();
+        assert_eq!(cut.iter().filter(|v| v.is_none()).count(), 10);
+        // Joined end to end, the breathing rhythm's phase breaks at each cut and its power
+        // spreads; taken at their own times, the intervals keep it.
+        let joined = features_with_gaps(&cut, 1.0).spectral_peak_share.unwrap();
+        let timed = features_timed(&cut, &ends, 1.0)
+            .spectral_peak_share
+            .unwrap();
+        assert!(
+            timed > 0.75 && joined < 0.7,
+            "timed {timed:.3}, joined {joined:.3}"
+        );
+        // Without a gap, the periodogram is the DFT's.
+        let whole: Vec<Option<f64>> = rr.iter().copied().map(Some).collect();
+        let dft = features_with_gaps(&whole, 1.0).spectral_peak_share.unwrap();
+        let lomb = lomb_peak_share(
+            &rr.iter()
+                .copied()
+                .zip(&ends)
+                .map(|(v, t)| (*t, v))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert!(
+            (dft - lomb).abs() < 0.05,
+            "DFT {dft:.3}, Lomb–Scargle {lomb:.3}"
+        );
+        // Random intervals stay aperiodic.
+        let mut state = 12345u64;
+        let random: Vec<Option<f64>> = (0..80)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let v = 600.0 + 400.0 * ((state >> 33) as f64 / (1u64 << 31) as f64);
+                (!(30..40).contains(&i)).then_some(v)
+            })
+            .collect();
+        let random_ends: Vec<f64> = (0..80).map(|i| 800.0 * (i + 1) as f64).collect();
+        let share = features_timed(&random, &random_ends, 1.0)
+            .spectral_peak_share
+            .unwrap();
+        assert!(share < 0.5, "{share:.2}");
     }
 
     #[test]

@@ -31,11 +31,10 @@ const FRAME_MS: f64 = 1000.0 / 30.0;
 /// physician); the table also counts the AF windows called atrial fibrillation.
 /// docs/validation.md says where the targets are met and where not yet. The floors asserted
 /// here are what the signal path keeps today, so that a change that loses ground fails: it
-/// flags at most one sinus window of a set, misses at most one AF window more than the rule
-/// does on the intervals themselves, and gets the rate within 5 bpm on at least 96 % of the
-/// windows.
-const SINUS_FLAGGED_AT_MOST: usize = 1;
-const AF_MISSED_BEYOND_THE_INTERVALS: usize = 1;
+/// flags no sinus window of a readable set, misses no AF window more than the rule does on
+/// the intervals themselves, and gets the rate within 5 bpm on at least 96 % of the windows.
+const SINUS_FLAGGED_AT_MOST: usize = 0;
+const AF_MISSED_BEYOND_THE_INTERVALS: usize = 0;
 const RATE_WITHIN_5: f64 = 0.96;
 
 /// The PPG pulse of one beat, `dt` ms after its onset, for a beat followed by an interval of
