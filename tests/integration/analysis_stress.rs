@@ -33,8 +33,6 @@ const FRAME_MS: f64 = 1000.0 / 30.0;
 /// here are what the signal path keeps today, so that a change that loses ground fails: it
 /// flags no sinus window of a readable set, misses no AF window more than the rule does on
 /// the intervals themselves, and gets the rate within 5 bpm on at least 96 % of the windows.
-const SINUS_FLAGGED_AT_MOST: usize = 0;
-const AF_MISSED_BEYOND_THE_INTERVALS: usize = 0;
 const RATE_WITHIN_5: f64 = 0.96;
 
 /// The PPG pulse of one beat, `dt` ms after its onset, for a beat followed by an interval of
@@ -578,12 +576,10 @@ fn stress_sets_keep_the_targets_where_readable_and_come_back_unreadable_where_no
         if matches!(set.sampling, Sampling::Intervals) {
             intervals_flagged = Some(tally.af_flagged);
         }
-        let af_floor = intervals_flagged
-            .expect("the intervals come first")
-            .saturating_sub(AF_MISSED_BEYOND_THE_INTERVALS);
+        let af_floor = intervals_flagged.expect("the intervals come first");
         let met = if set.readable {
             tally.af_flagged >= af_floor
-                && tally.sinus_flagged <= SINUS_FLAGGED_AT_MOST
+                && tally.sinus_flagged == 0
                 && tally.rate_within_5 as f64 >= RATE_WITHIN_5 * (2 * n) as f64
         } else {
             tally.af_unreadable + tally.sinus_unreadable == 2 * n
