@@ -67,63 +67,64 @@ impl Actions {
         id: &Id,
         update: MeasurementUpdate,
     ) -> ActionResult<measurement::Model> {
-        self.act(async |tx| self.update_measurement_in(tx, viewer, id, update).await)
+        self.act(async |tx| update_measurement_in(tx, viewer, id, update).await)
             .await
     }
+}
 
-    async fn update_measurement_in(
-        &self,
-        store: &Tx,
-        viewer: &Viewer,
-        id: &Id,
-        update: MeasurementUpdate,
-    ) -> ActionResult<(measurement::Model, Records)> {
-        let current = store.visible_measurement(viewer, id).await?.measurement;
-        update.check_author(viewer.may_review(&current.creator_id).is_ok())?;
-        let status = current.status;
-        let next = update
-            .next_status(status)
-            .map_err(|message| ActionError::State {
-                message,
-                key: "error-no-results",
-            })?;
-        let mut data = current.data_object();
-        update.apply_to(&mut data, &viewer.user_id, store.clock().now_millis());
-        let (action, detail) = match &update.review {
-            Some(review) => (
-                AuditAction::MeasurementReview,
-                format!("label: {}", review.label.as_deref().unwrap_or_default()),
-            ),
-            None => (
-                AuditAction::MeasurementUpdate,
-                update.changed_fields().join(", "),
-            ),
-        };
-        let updated = store
-            .update_measurement(
-                &current,
-                MeasurementChange {
-                    data,
-                    status: next,
-                    tags: update.tags,
-                },
-            )
+/// [`Actions::update_measurement`] inside the transaction `store`: the change and its audit
+/// record (the operator's demo clinic reviews through it too).
+pub(super) async fn update_measurement_in(
+    store: &Tx,
+    viewer: &Viewer,
+    id: &Id,
+    update: MeasurementUpdate,
+) -> ActionResult<(measurement::Model, Records)> {
+    let current = store.visible_measurement(viewer, id).await?.measurement;
+    update.check_author(viewer.may_review(&current.creator_id).is_ok())?;
+    let status = current.status;
+    let next = update
+        .next_status(status)
+        .map_err(|message| ActionError::State {
+            message,
+            key: "error-no-results",
+        })?;
+    let mut data = current.data_object();
+    update.apply_to(&mut data, &viewer.user_id, store.clock().now_millis());
+    let (action, detail) = match &update.review {
+        Some(review) => (
+            AuditAction::MeasurementReview,
+            format!("label: {}", review.label.as_deref().unwrap_or_default()),
+        ),
+        None => (
+            AuditAction::MeasurementUpdate,
+            update.changed_fields().join(", "),
+        ),
+    };
+    let updated = store
+        .update_measurement(
+            &current,
+            MeasurementChange {
+                data,
+                status: next,
+                tags: update.tags,
+            },
+        )
+        .await?;
+    if update.review.is_some() {
+        store
+            .record_event(NewEvent {
+                kind: EventKind::MeasurementReviewed,
+                patient_id: current.creator_id,
+                actor_id: Some(viewer.user_id),
+                measurement_id: Some(*id),
+                report_id: None,
+                detail: String::new(),
+            })
             .await?;
-        if update.review.is_some() {
-            store
-                .record_event(NewEvent {
-                    kind: EventKind::MeasurementReviewed,
-                    patient_id: current.creator_id,
-                    actor_id: Some(viewer.user_id),
-                    measurement_id: Some(*id),
-                    report_id: None,
-                    detail: String::new(),
-                })
-                .await?;
-        }
-        let record = entry(viewer, action, "measurement", id)
-            .patient(&current.creator_id)
-            .detail(detail);
-        done(updated, record)
     }
+    let record = entry(viewer, action, "measurement", id)
+        .patient(&current.creator_id)
+        .detail(detail);
+    done(updated, record)
 }

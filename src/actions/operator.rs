@@ -4,13 +4,15 @@
 //! its records name no one ([`OPERATOR`]) and say "by the operator" in their detail.
 
 use super::accounts::insert_account;
+use super::measurements::update_measurement_in;
 use super::reports::{Maker, insert_manual_report};
 use super::{ActionError, ActionResult, EntryExt, NewAccount, act_on, done, operator_entry};
 use crate::auth::password::PasswordHasher;
 use crate::domain::id::Id;
+use crate::domain::measurement::{MeasurementUpdate, Review};
 use crate::domain::reanalysis::{self, Stored};
 use crate::store::entities::{measurement, report, user};
-use crate::store::{AuditAction, Service, Store};
+use crate::store::{AuditAction, Service, Store, Viewer};
 
 /// The actor of the operator's records: no account.
 pub const OPERATOR: Id = super::ANONYMOUS;
@@ -47,6 +49,21 @@ pub async fn create_report(
     act_on(store, async |tx| {
         let made = insert_manual_report(tx, Maker::Operator, patient, group, start, end).await?;
         done(made.report, made.record)
+    })
+    .await
+}
+
+/// Reviews the measurement `id` as the staff member `reviewer`: the same rules, change, event
+/// and audit record as a review through the doors (the demo clinic's physicians review this
+/// way).
+pub async fn review_measurement(
+    store: &Store,
+    reviewer: &Viewer,
+    id: &Id,
+    review: Review,
+) -> ActionResult<measurement::Model> {
+    act_on(store, async |tx| {
+        update_measurement_in(tx, reviewer, id, MeasurementUpdate::review(review)).await
     })
     .await
 }

@@ -2,6 +2,7 @@
 //! `measurements reanalyse`, `files migrate`, `backup`, `analyse`.
 
 mod analyse;
+mod clinic;
 mod files;
 mod measurements;
 mod progress;
@@ -72,6 +73,21 @@ enum Command {
         /// The folder to write (new or empty).
         #[arg(long)]
         to: std::path::PathBuf,
+    },
+    /// Build a clinic-size demo world for load tests, with a progress bar: groups with two
+    /// physicians each, patients with prescriptions and analysed measurements over 90 days,
+    /// reviews, reports and their notifications; also the accounts of `serve --demo`. Running
+    /// it again adds only what is missing.
+    Demo {
+        /// Patients in all (patient0@clinic.test, …).
+        #[arg(long, default_value_t = 500)]
+        patients: usize,
+        /// Measurements per patient.
+        #[arg(long, default_value_t = 10)]
+        measurements: usize,
+        /// Patients per group.
+        #[arg(long, default_value_t = 1000)]
+        patients_per_group: usize,
     },
     /// Analyse a recording and print, as JSON, the `indicator`, `mostSevereLabel`, `af` and
     /// `analysis` an upload of it would get. Needs no database. Exit code 2 when the file
@@ -234,6 +250,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             command: FilesCommand::Migrate { to },
         } => files::migrate(settings, to).await,
         Command::Backup { to } => files::backup(settings, &to).await,
+        Command::Demo {
+            patients,
+            measurements,
+            patients_per_group,
+        } => {
+            let size = crate::demo::clinic::Size {
+                patients,
+                measurements,
+                patients_per_group,
+            };
+            clinic::build(settings, size).await
+        }
         // Answered by `main` before a runtime or settings exist.
         Command::Analyse(_) => Ok(()),
     }

@@ -686,3 +686,123 @@ async fn reanalyse_rewrites_only_what_changed() {
     );
     assert!(reanalyse(&app, &["--since", "2999-01-01"]).starts_with("0 measurements examined"));
 }
+
+/// A token of the demo account `email`.
+async fn demo_token(app: &TestApp, email: &str) -> String {
+    let grant = app.password_grant(email, demo::DEMO_PASSWORD).await;
+    grant.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_clinic_is_built_to_size_once_and_each_physician_sees_only_their_group() {
+    use tacho::demo::clinic::{Built, Size, build};
+
+    let app = spawn_app().await;
+    let size = Size {
+        patients: 12,
+        measurements: 5,
+        patients_per_group: 5,
+    };
+    let mut seen = Vec::new();
+    let built = build(
+        &app.store,
+        app.operator.auth.hasher(),
+        &app.operator.notifier,
+        size,
+        |done, _| seen.push(done),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (
+            built.groups,
+            built.physicians,
+            built.patients,
+            built.measurements
+        ),
+        (3, 6, 12, 60),
+        "{built:?}"
+    );
+    assert_eq!(built.reports, 2, "patients 0 and 10 get a report");
+    assert!(built.reviews > 0 && built.events > 0, "{built:?}");
+    assert_eq!(
+        seen,
+        (1..=12).collect::<Vec<_>>(),
+        "progress after every patient"
+    );
+
+    // Building again adds nothing.
+    let again = build(
+        &app.store,
+        app.operator.auth.hasher(),
+        &app.operator.notifier,
+        size,
+        |_, _| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(again, Built::default());
+
+    // The first group's physician sees its five patients' 25 measurements, with a mix of
+    // results and some of them reviewed, and is notified of them.
+    let token = demo_token(&app, "dr1.1@clinic.test").await;
+    let all = app
+        .get("/data/v1/measurements/documents?limit(50)", &token)
+        .await;
+    assert_eq!(all.body["page"]["total"], 25, "{}", all.body);
+    let documents = all.body["data"].as_array().unwrap();
+    let mut results: Vec<&str> = documents
+        .iter()
+        .filter_map(|d| d["data"]["indicator"].as_str())
+        .collect();
+    results.sort_unstable();
+    results.dedup();
+    assert!(results.len() >= 2, "a mix of results: {results:?}");
+    assert!(
+        documents.iter().any(|d| d["status"] == "reviewed"),
+        "some are reviewed"
+    );
+    let notifications = app.get("/notifications/v1", &token).await;
+    assert!(
+        notifications.body["page"]["total"].as_u64().unwrap() > 0,
+        "{}",
+        notifications.body
+    );
+    // The third group (patients 10 and 11) is another physician's.
+    let third = demo_token(&app, "dr3.2@clinic.test").await;
+    let theirs = app
+        .get("/data/v1/measurements/documents?limit(50)", &third)
+        .await;
+    assert_eq!(theirs.body["page"]["total"], 10);
+
+    // From the command line, on the same database: the demo accounts and two patients more.
+    let run = crate::reports::tacho_on(
+        &app,
+        &[
+            "demo",
+            "--patients",
+            "14",
+            "--measurements",
+            "5",
+            "--patients-per-group",
+            "5",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("0 groups, 0 physicians and 2 patients added with 10 measurements"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("admin@tacho.test"), "{stdout}");
+    let refused = crate::reports::tacho_on(&app, &["demo", "--patients-per-group", "0"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--patients-per-group"));
+}

@@ -778,7 +778,7 @@ async fn long_tables_continue_on_further_pages() {
 }
 
 /// `tacho` run against the test's database.
-fn tacho_on(app: &TestApp, args: &[&str]) -> std::process::Output {
+pub(crate) fn tacho_on(app: &TestApp, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_tacho"))
         .args(args)
         .env(

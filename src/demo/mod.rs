@@ -13,6 +13,8 @@ use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
 use crate::store::{NewGroup, NewUser, Service, Store, StoreResult, Tx, Unaudited, Viewer};
 
+pub mod clinic;
+
 /// The password of every demo account.
 pub const DEMO_PASSWORD: &str = "tacho-demo";
 
@@ -209,9 +211,9 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
 /// rhythm at 72 bpm, an irregular rhythm like atrial fibrillation, a slow rhythm at 48 bpm).
 /// Tacho's analysis gives each its result, as for any upload.
 const MEASUREMENTS: [&str; 3] = [
-    include_str!("../tests/fixtures/sinus_72.json"),
-    include_str!("../tests/fixtures/irregular_af.json"),
-    include_str!("../tests/fixtures/bradycardia_48.json"),
+    include_str!("../../tests/fixtures/sinus_72.json"),
+    include_str!("../../tests/fixtures/irregular_af.json"),
+    include_str!("../../tests/fixtures/bradycardia_48.json"),
 ];
 
 /// Four measurements over the last days for a new demo patient (the `n`th person, so that
