@@ -88,13 +88,20 @@ pub fn features_with_gaps(rr: &[Option<f64>], resolution_ms: f64) -> Features {
     f
 }
 
+/// The longest series whose periodicity [`features_timed`] takes from the Lomb–Scargle
+/// periodogram: ten minutes at 60 bpm, more than twice a minute at the fastest rate counted
+/// (240 bpm), at most 600 × 300 steps.
+pub const LOMB_MOST: usize = 600;
+
 /// As [`features_with_gaps`], given the time (ms) at which each interval of `rr` ends. Where
 /// intervals are missing inside the series (a beat set aside, movement cut out), joining the
 /// others end to end would break the phase of a breathing rhythm at every join and spread its
 /// power; the periodicity is then judged on the Lomb–Scargle periodogram, which takes each
 /// interval at its own time (Lomb, Astrophys Space Sci 39:447–462, 1976; Scargle, ApJ
 /// 263:835–853, 1982; for heart-rate series with missing beats, Clifford & Tarassenko, IEEE
-/// TBME 52(4):630–638, 2005). Without gaps it is the same share as the DFT's.
+/// TBME 52(4):630–638, 2005). Without gaps it is the same share as the DFT's. The periodogram
+/// costs intervals × intervals / 2 steps, so a series longer than [`LOMB_MOST`] (never a
+/// minute's) keeps the DFT of the joined intervals.
 pub fn features_timed(rr: &[Option<f64>], ends_ms: &[f64], resolution_ms: f64) -> Features {
     let mut f = features_with_gaps(rr, resolution_ms);
     let first = rr.iter().position(Option::is_some);
@@ -102,7 +109,7 @@ pub fn features_timed(rr: &[Option<f64>], ends_ms: &[f64], resolution_ms: f64) -
     let inner_gap = first
         .zip(last)
         .is_some_and(|(a, b)| rr[a..=b].iter().any(Option::is_none));
-    if inner_gap && ends_ms.len() == rr.len() {
+    if inner_gap && ends_ms.len() == rr.len() && rr.len() <= LOMB_MOST {
         let points: Vec<(f64, f64)> = rr
             .iter()
             .zip(ends_ms)
@@ -404,6 +411,15 @@ mod tests {
         assert!(
             (dft - lomb).abs() < 0.05,
             "DFT {dft:.3}, Lomb–Scargle {lomb:.3}"
+        );
+        // Beyond LOMB_MOST intervals the periodogram's cost is not spent: the joined DFT.
+        let long: Vec<Option<f64>> = (0..LOMB_MOST + 1)
+            .map(|i| (i % 100 != 50).then_some(800.0 + 80.0 * (i as f64 / 3.1).sin()))
+            .collect();
+        let long_ends: Vec<f64> = (0..long.len()).map(|i| 800.0 * (i + 1) as f64).collect();
+        assert_eq!(
+            features_timed(&long, &long_ends, 1.0).spectral_peak_share,
+            features_with_gaps(&long, 1.0).spectral_peak_share
         );
         // Random intervals stay aperiodic.
         let mut state = 12345u64;
