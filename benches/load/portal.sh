@@ -22,12 +22,8 @@ TACHO_DATA_DIR="$work" TACHO_ADDR="127.0.0.1:$port" TACHO_LOG="${BENCH_LOG:-warn
   "$bin" serve --demo >"$work/server.log" 2>&1 &
 for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done
 
-login() {
-  local jar="$work/$1.jar" token
-  token=$(curl -s -c "$jar" -b "$jar" "$base/portal/login" | grep -o 'name="csrf" value="[0-9a-f]*"' | head -1 | sed 's/.*value="//; s/"//')
-  curl -s -c "$jar" -b "$jar" -o /dev/null -d "csrf=$token&email=$1&password=tacho-demo" "$base/portal/login"
-  awk '$6 == "tacho_session" { print "tacho_session=" $7 }' "$jar"
-}
+# shellcheck source=benches/load/portal_login.sh
+source benches/load/portal_login.sh
 
 page() {
   local cookie="$1" path="$2"
