@@ -59,6 +59,12 @@ pub fn features(rr: &[f64], resolution_ms: f64) -> Features {
 /// Taking turning points across a gap would bias the ratio: a rejected beat is often the weak
 /// one after a short interval, and dropping it drops a turning point.
 pub fn features_with_gaps(rr: &[Option<f64>], resolution_ms: f64) -> Features {
+    features_of(rr, resolution_ms, None)
+}
+
+/// [`features_with_gaps`], with the periodicity from [`features_timed`]'s periodogram when
+/// `ends_ms` is given and the series has gaps inside.
+fn features_of(rr: &[Option<f64>], resolution_ms: f64, ends_ms: Option<&[f64]>) -> Features {
     let mut f = Features {
         timing_resolution_ms: Some(resolution_ms),
         ..Features::default()
@@ -84,7 +90,10 @@ pub fn features_with_gaps(rr: &[Option<f64>], resolution_ms: f64) -> Features {
     f.turning_point_ratio = Some(turning as f64 / triples.len() as f64);
     let (sd1, sd2) = poincare(&pairs);
     f.sd1_sd2 = (sd2 > 0.0).then(|| sd1 / sd2);
-    f.spectral_peak_share = spectral_peak_share(&accepted, mean);
+    f.spectral_peak_share = match ends_ms.and_then(|ends| timed_across_gaps(rr, ends)) {
+        Some(points) => lomb_peak_share(&points),
+        None => spectral_peak_share(&accepted, mean),
+    };
     f
 }
 
@@ -103,21 +112,21 @@ pub const LOMB_MOST: usize = 600;
 /// costs intervals × intervals / 2 steps, so a series longer than [`LOMB_MOST`] (never a
 /// minute's) keeps the DFT of the joined intervals.
 pub fn features_timed(rr: &[Option<f64>], ends_ms: &[f64], resolution_ms: f64) -> Features {
-    let mut f = features_with_gaps(rr, resolution_ms);
-    let first = rr.iter().position(Option::is_some);
-    let last = rr.iter().rposition(Option::is_some);
-    let inner_gap = first
-        .zip(last)
-        .is_some_and(|(a, b)| rr[a..=b].iter().any(Option::is_none));
-    if inner_gap && ends_ms.len() == rr.len() && rr.len() <= LOMB_MOST {
-        let points: Vec<(f64, f64)> = rr
-            .iter()
+    features_of(rr, resolution_ms, Some(ends_ms))
+}
+
+/// The accepted intervals of `rr` as `(end time ms, value ms)`, when some are missing between
+/// them and the series is short enough for the periodogram ([`LOMB_MOST`]); otherwise none.
+fn timed_across_gaps(rr: &[Option<f64>], ends_ms: &[f64]) -> Option<Vec<(f64, f64)>> {
+    let first = rr.iter().position(Option::is_some)?;
+    let last = rr.iter().rposition(Option::is_some)?;
+    let inner_gap = rr[first..=last].iter().any(Option::is_none);
+    (inner_gap && ends_ms.len() == rr.len() && rr.len() <= LOMB_MOST).then(|| {
+        rr.iter()
             .zip(ends_ms)
             .filter_map(|(v, t)| Some((*t, (*v)?)))
-            .collect();
-        f.spectral_peak_share = lomb_peak_share(&points);
-    }
-    f
+            .collect()
+    })
 }
 
 /// [`spectral_peak_share`] of intervals `(end time ms, value ms)` with gaps between them: the
