@@ -180,7 +180,7 @@ pub async fn build(
     let group_count = size.patients.div_ceil(per_group);
     let mut groups = Vec::with_capacity(group_count);
     for g in 0..group_count {
-        let (city, ..) = CITIES[g % CITIES.len()];
+        let (city, _, language, zone) = CITIES[g % CITIES.len()];
         let name = format!("Clinic {} {city}", g + 1);
         let group = match store.group_by_name(&name).await? {
             Some(group) => group,
@@ -215,8 +215,8 @@ pub async fn build(
                                 LAST_NAMES[(g * 2 + p) % LAST_NAMES.len()]
                             ),
                             phone_number: None,
-                            language: CITIES[g % CITIES.len()].2.into(),
-                            time_zone: CITIES[g % CITIES.len()].3.into(),
+                            language: language.into(),
+                            time_zone: zone.into(),
                             roles: Vec::new(),
                         })
                         .await?;
@@ -237,6 +237,11 @@ pub async fn build(
     let now = store.clock().now();
     let prescription_end = (now + Duration::days(30)).timestamp_millis();
     let today = now.date_naive();
+    // Profiles are written as an administrator would.
+    let admin = Viewer {
+        user_id: Id::generate(),
+        admin: true,
+    };
     for i in 0..size.patients {
         let email = patient_email(i);
         if store
@@ -275,16 +280,7 @@ pub async fn build(
         });
         let patch = crate::domain::profile::ProfilePatch::parse(profile, today)
             .map_err(|e| anyhow::anyhow!("demo profile: {e}"))?;
-        super::update_one_profile(
-            &tx,
-            &Viewer {
-                user_id: Id::generate(),
-                admin: true,
-            },
-            &user.id,
-            &patch,
-        )
-        .await?;
+        super::update_one_profile(&tx, &admin, &user.id, &patch).await?;
         let mut to_review = Vec::new();
         for _ in 0..size.measurements {
             let rhythm = Rhythm::draw(&mut rng);
