@@ -410,6 +410,20 @@ fn camera(times: Vec<f64>, pulse: &[f64], noise: f64, rng: &mut StdRng) -> Recor
     }
 }
 
+/// The `i`th sinus or AF window of `set` (the `s`th): its series (seeds 40,000 + i and
+/// 50,000 + i, section 4's) and its recording, with a seed of its own per set and window.
+fn window(set: &Set, s: usize, i: usize, af: bool) -> (Series, Recording) {
+    let mut series_rng = StdRng::seed_from_u64(if af { 50_000 } else { 40_000 } + i as u64);
+    let series = if af {
+        af_series(&mut series_rng)
+    } else {
+        sinus_series(&mut series_rng)
+    };
+    let mut rng = StdRng::seed_from_u64((s as u64) << 32 | (i as u64) << 1 | u64::from(af));
+    let recording = record(&series, set, &mut rng);
+    (series, recording)
+}
+
 /// A phone's payload (whole-number Y/U/V levels and frame times, as phones send them) of an
 /// AF window whose beats after short intervals are weak (the weak-beat set's window 23, an
 /// AF series at 142 bpm): some are kept by the second pass only, as unsure beats. The
@@ -421,9 +435,8 @@ pub(crate) fn weak_beats_payload() -> serde_json::Value {
         .iter()
         .position(|s| s.name == "camera, weak beats after short intervals")
         .expect("the weak-beat set");
-    let series = af_series(&mut StdRng::seed_from_u64(50_000 + WINDOW as u64));
-    let mut rng = StdRng::seed_from_u64((s as u64) << 32 | (WINDOW as u64) << 1 | 1);
-    let Recording::Camera { times_ms, cells } = record(&series, &sets[s], &mut rng) else {
+    let (series, recording) = window(&sets[s], s, WINDOW, true);
+    let Recording::Camera { times_ms, cells } = recording else {
         unreachable!("the weak-beat set is recorded by the camera")
     };
     let levels = |v: &[f32]| -> Vec<f64> { v.iter().map(|x| f64::from(x.round())).collect() };
@@ -520,16 +533,8 @@ fn stress_sets_keep_the_targets_where_readable_and_come_back_unreadable_where_no
         let mut tally = Tally::default();
         for i in 0..PER_KIND {
             for af in [false, true] {
-                let mut series_rng =
-                    StdRng::seed_from_u64(if af { 50_000 } else { 40_000 } + i as u64);
-                let series = if af {
-                    af_series(&mut series_rng)
-                } else {
-                    sinus_series(&mut series_rng)
-                };
-                let mut rng =
-                    StdRng::seed_from_u64((s as u64) << 32 | (i as u64) << 1 | u64::from(af));
-                let a = analyse(&record(&series, set, &mut rng), Context::default());
+                let (series, recording) = window(set, s, i, af);
+                let a = analyse(&recording, Context::default());
                 let verdict = a.verdict();
                 let flagged = !a.failed() && verdict.key != ResultKey::Regular;
                 let rate_ok = a
