@@ -111,13 +111,129 @@ impl Store {
     /// failed to reach its reader). Logins and token grants are recorded the same way, after
     /// the password check they follow.
     pub async fn record_reads(&self, entries: Vec<AuditEntry>) -> StoreResult<()> {
-        append(self, entries).await
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let rows = rows(self.now(), entries);
+        let (done, committed) = tokio::sync::oneshot::channel();
+        self.group_commit
+            .sender(&self.db)
+            .send((rows, done))
+            .map_err(|_| closed())?;
+        committed.await.map_err(|_| closed())?
     }
 
     /// [`Store::record_reads`] for one record.
     pub async fn record_read(&self, entry: AuditEntry) -> StoreResult<()> {
-        append(self, vec![entry]).await
+        self.record_reads(vec![entry]).await
     }
+}
+
+/// The records of reads waiting for their commit, and where to say it is done.
+type Waiting = (
+    Vec<audit_event::ActiveModel>,
+    tokio::sync::oneshot::Sender<StoreResult<()>>,
+);
+
+/// Group commit of the records of reads. On SQLite every commit waits for the one writer, so a
+/// record per download in a transaction of its own held downloads to the writer's pace. Here
+/// one task writes whatever records have arrived since its last commit in one statement, and
+/// each waiting read is answered once its records are committed: a read still never goes out
+/// unrecorded, and under load many reads share one write.
+#[derive(Default)]
+pub(crate) struct GroupCommit(
+    std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedSender<Waiting>>>,
+);
+
+/// The most records one commit takes: a statement stays well below SQLite's 32,766 bound
+/// parameters (8 per record).
+const MOST_PER_COMMIT: usize = 1_000;
+
+impl GroupCommit {
+    /// The queue of the writing task on `db` (the store's pool), started on first use, and
+    /// again if the runtime it ran on has stopped (a server stopped while its store lives on).
+    fn sender(&self, db: &super::conn::Db) -> tokio::sync::mpsc::UnboundedSender<Waiting> {
+        let mut slot = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match slot.as_ref().filter(|sender| !sender.is_closed()) {
+            Some(sender) => sender.clone(),
+            None => {
+                let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+                tokio::spawn(commit_in_groups(db.clone(), receiver));
+                *slot = Some(sender.clone());
+                sender
+            }
+        }
+    }
+}
+
+/// Writes the waiting records in groups until every handle of the store is gone.
+async fn commit_in_groups(
+    db: super::conn::Db,
+    mut queue: tokio::sync::mpsc::UnboundedReceiver<Waiting>,
+) {
+    let mut group: Vec<Waiting> = Vec::new();
+    while let Some(first) = queue.recv().await {
+        let mut count = first.0.len();
+        group.push(first);
+        while count < MOST_PER_COMMIT {
+            match queue.try_recv() {
+                Ok(next) => {
+                    count += next.0.len();
+                    group.push(next);
+                }
+                Err(_) => break,
+            }
+        }
+        let rows: Vec<audit_event::ActiveModel> = group
+            .iter_mut()
+            .flat_map(|(rows, _)| rows.drain(..))
+            .collect();
+        let written = audit_event::Entity::insert_many(rows)
+            .exec_without_returning(&db)
+            .await;
+        for (_, done) in group.drain(..) {
+            let answer = match &written {
+                Ok(_) => Ok(()),
+                // Each reader gets the failure in its kind (the original error is not Clone).
+                Err(err) => {
+                    let copy = sea_orm::DbErr::Custom(err.to_string());
+                    Err(if super::availability::transient(err) {
+                        super::StoreError::Unavailable(copy)
+                    } else {
+                        super::StoreError::Db(copy)
+                    })
+                }
+            };
+            // A reader that gave up waiting has nothing to be told.
+            let _ = done.send(answer);
+        }
+    }
+}
+
+/// The writing task is gone: only when the store is being dropped.
+fn closed() -> super::StoreError {
+    super::StoreError::Unavailable(sea_orm::DbErr::Custom(
+        "the audit trail's writer stopped".to_owned(),
+    ))
+}
+
+fn rows(now: i64, entries: Vec<AuditEntry>) -> Vec<audit_event::ActiveModel> {
+    entries
+        .into_iter()
+        .map(|entry| audit_event::ActiveModel {
+            id: Set(Id::generate()),
+            actor_id: Set(entry.actor_id),
+            action: Set(entry.action.as_str().to_owned()),
+            patient_id: Set(entry.patient_id),
+            object_kind: Set(entry.object_kind.to_owned()),
+            object_id: Set(entry.object_id),
+            detail: Set(entry.detail.chars().take(500).collect()),
+            creation_timestamp: Set(now),
+        })
+        .collect()
 }
 
 /// Appends `entries` to the trail on `reader`'s connection (its pool, or its transaction).
@@ -125,18 +241,7 @@ async fn append(reader: &Reader, entries: Vec<AuditEntry>) -> StoreResult<()> {
     if entries.is_empty() {
         return Ok(());
     }
-    let now = reader.now();
-    let rows = entries.into_iter().map(|entry| audit_event::ActiveModel {
-        id: Set(Id::generate()),
-        actor_id: Set(entry.actor_id),
-        action: Set(entry.action.as_str().to_owned()),
-        patient_id: Set(entry.patient_id),
-        object_kind: Set(entry.object_kind.to_owned()),
-        object_id: Set(entry.object_id),
-        detail: Set(entry.detail.chars().take(500).collect()),
-        creation_timestamp: Set(now),
-    });
-    audit_event::Entity::insert_many(rows)
+    audit_event::Entity::insert_many(rows(reader.now(), entries))
         .exec_without_returning(&reader.db)
         .await?;
     Ok(())

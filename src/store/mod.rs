@@ -122,6 +122,11 @@ pub struct Reader {
     outbox: Arc<tokio::sync::Notify>,
     /// Set when this transaction queued work; its commit wakes the workers.
     queued: Arc<std::sync::atomic::AtomicBool>,
+    /// How many statements this store's pool and transactions have run (see
+    /// [`Reader::statements_run`]).
+    statements: Arc<std::sync::atomic::AtomicU64>,
+    /// The records of reads waiting for their group commit (see `audit::GroupCommit`).
+    group_commit: Arc<audit::GroupCommit>,
 }
 
 /// Handle to the database's pool; cheap to clone. Reads through it directly (it dereferences
@@ -188,6 +193,8 @@ impl Clone for Store {
             cache: r.cache.clone(),
             outbox: r.outbox.clone(),
             queued: r.queued.clone(),
+            statements: r.statements.clone(),
+            group_commit: r.group_commit.clone(),
         })
     }
 }
@@ -247,7 +254,15 @@ impl Store {
         } else {
             options.max_connections(16).min_connections(2);
         }
-        let pool = Database::connect(options).await?;
+        let mut pool = Database::connect(options).await?;
+        let statements = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counted = statements.clone();
+        // Every statement, in the pool and in its transactions, passes here: the count behind
+        // the per-page statement test and `tacho_db_statements_total`.
+        pool.set_metric_callback(move |info| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            crate::telemetry::metrics::statement(info.failed);
+        });
         let cache = Arc::new(cache::ReadCache::new(DEFAULT_CACHE_TTL));
         Ok(Store(Reader {
             db: conn::Db::Pool(pool.clone(), Arc::default()),
@@ -256,6 +271,8 @@ impl Store {
             cache,
             outbox: Arc::default(),
             queued: Arc::default(),
+            statements,
+            group_commit: Arc::default(),
         }))
     }
 
@@ -352,6 +369,8 @@ impl Store {
             cache: r.cache.clone(),
             outbox: r.outbox.clone(),
             queued: Arc::default(),
+            statements: r.statements.clone(),
+            group_commit: r.group_commit.clone(),
         }))
     }
 
@@ -446,6 +465,13 @@ impl Reader {
 
     fn now(&self) -> i64 {
         self.clock.now_millis()
+    }
+
+    /// How many SQL statements this store has run since it connected, over all its
+    /// connections and transactions: a page's cost in statements is the difference across
+    /// one request.
+    pub fn statements_run(&self) -> u64 {
+        self.statements.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Wakes this process's job workers for work just queued: at once outside a

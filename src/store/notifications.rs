@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use sea_orm::sea_query::{Condition, Expr, OnConflict, Query};
+use sea_orm::sea_query::{Alias, Condition, Expr, OnConflict, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, ExprTrait,
     QueryFilter, QueryOrder, QuerySelect, Statement,
@@ -443,14 +443,25 @@ impl Reader {
     /// measurement or periodic report it sees (a physician who left a group, or whose
     /// prescription ended, no longer reads of what that gave it).
     fn readable(&self, viewer: &Viewer) -> Condition {
-        let measurements = Query::select()
-            .column((measurement::Entity, measurement::Column::Id))
-            .from(measurement::Entity)
-            .cond_where(viewer.measurements("measurements", "id", "creator_id"))
+        // Probes of the entry's own measurement and report (not `IN` the set of all a
+        // physician sees), so that a page of the inbox costs the same in any clinic.
+        let seen = Alias::new("seen");
+        let measurement_seen = Query::select()
+            .expr(Expr::val(1))
+            .from_as(measurement::Entity, seen.clone())
+            .and_where(
+                Expr::col((seen.clone(), measurement::Column::Id))
+                    .equals((notification::Entity, notification::Column::MeasurementId)),
+            )
+            .cond_where(viewer.measurements("seen", "id", "creator_id"))
             .to_owned();
-        let reports = Query::select()
-            .column((report::Entity, report::Column::Id))
+        let report_seen = Query::select()
+            .expr(Expr::val(1))
             .from(report::Entity)
+            .and_where(
+                Expr::col((report::Entity, report::Column::Id))
+                    .equals((notification::Entity, notification::Column::ReportId)),
+            )
             .cond_where(viewer.periodic_reports())
             .to_owned();
         Condition::all()
@@ -459,12 +470,12 @@ impl Reader {
             .add(
                 Condition::any()
                     .add(notification::Column::MeasurementId.is_null())
-                    .add(notification::Column::MeasurementId.in_subquery(measurements)),
+                    .add(Expr::exists(measurement_seen)),
             )
             .add(
                 Condition::any()
                     .add(notification::Column::Kind.ne(EventKind::PeriodicReportCreated))
-                    .add(notification::Column::ReportId.in_subquery(reports)),
+                    .add(Expr::exists(report_seen)),
             )
     }
 

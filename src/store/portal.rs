@@ -96,23 +96,12 @@ pub struct WorkItem {
     pub patient: user::Model,
 }
 
-/// The work list's order: urgent first, then by the severity of the result (in the order of
-/// [`ResultKey::BY_SEVERITY`]), an unreadable recording with the too-low quality.
+/// A measurement's place in the work list: the `work_rank` column the database computes from
+/// the row (migration `m20261127_000090_clinic_scale`): 0 for an urgent one, then by
+/// [`ResultKey::BY_SEVERITY`], an unreadable recording with the too-low quality; NULL once it
+/// no longer waits for a review.
 fn work_rank() -> Expr {
-    let rank_of = |key: ResultKey| {
-        1 + ResultKey::BY_SEVERITY
-            .iter()
-            .position(|k| *k == key)
-            .unwrap_or(ResultKey::BY_SEVERITY.len()) as i32
-    };
-    let mut case = Expr::case(measurement::Column::Indicator.eq("urgent"), 0).case(
-        measurement::Column::Status.eq(Status::AnalysisFailed.as_str()),
-        rank_of(ResultKey::QualityTooLow),
-    );
-    for key in ResultKey::BY_SEVERITY {
-        case = case.case(measurement::Column::Result.eq(key.as_str()), rank_of(key));
-    }
-    case.finally(rank_of(ResultKey::NoResult)).into()
+    Expr::col((measurement::Entity, Alias::new("work_rank")))
 }
 
 /// The latest measurement `viewer` sees of the user of the outer query's `users` row: a
@@ -232,22 +221,35 @@ impl Reader {
             .limit(limit)
             .all(&self.db)
             .await?;
-        let mut summaries = Vec::with_capacity(users.len());
-        for user in users {
-            // One indexed lookup per patient of the page (at most a page's worth).
-            let last_measurement = measurement::Entity::find()
-                .filter(measurement::Column::CreatorId.eq(user.id))
+        // The latest measurement of each patient of the page, in one statement: a correlated
+        // lookup per patient row (see `latest_measurement`), whatever the page's length.
+        let page_ids: Vec<Id> = users.iter().map(|u| u.id).collect();
+        let latest_id = latest_measurement(
+            viewer,
+            Expr::col((Alias::new("latest"), measurement::Column::Id)),
+        );
+        let latest_ids = Query::select()
+            .expr(Expr::SubQuery(None, Box::new(latest_id.into())))
+            .from(user::Entity)
+            .and_where(Expr::col((user::Entity, user::Column::Id)).is_in(page_ids))
+            .to_owned();
+        let mut latest: std::collections::HashMap<Id, measurement::Header> =
+            measurement::Entity::find()
+                .filter(measurement::Column::Id.in_subquery(latest_ids))
                 .filter(viewer.measurements("measurements", "id", "creator_id"))
-                .order_by_desc(measurement::Column::MeasurementTimestamp)
-                .order_by_desc(measurement::Column::Id)
                 .into_partial_model::<measurement::Header>()
-                .one(&self.db)
-                .await?;
-            summaries.push(PatientSummary {
+                .all(&self.db)
+                .await?
+                .into_iter()
+                .map(|m| (m.creator_id, m))
+                .collect();
+        let summaries = users
+            .into_iter()
+            .map(|user| PatientSummary {
+                last_measurement: latest.remove(&user.id),
                 user,
-                last_measurement,
-            });
-        }
+            })
+            .collect();
         Ok((summaries, total))
     }
 
@@ -294,16 +296,13 @@ impl Reader {
             .filter(measurement::Column::CreatorId.in_subquery(patients))
             .filter(measurement::Column::CreatorId.ne(viewer.user_id))
             .filter(viewer.measurements("measurements", "id", "creator_id"))
-            .filter(measurement::Column::Status.is_in([
-                Status::Analyzed.as_str(),
-                Status::AnalysisFailed.as_str(),
-                Status::PendingReview.as_str(),
-            ]));
+            .filter(work_rank().is_not_null());
         if let Some(reason) = listing.reason {
             select = select.filter(reason.condition());
         }
         let total = select.clone().count(&self.db).await?;
         let measurements = select
+            // The order of the partial index `measurements_work_list`, which it walks.
             .order_by(work_rank(), Order::Asc)
             .order_by_desc(measurement::Column::MeasurementTimestamp)
             .order_by_desc(measurement::Column::Id)

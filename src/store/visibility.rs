@@ -21,7 +21,7 @@
 //!
 //! "Active" is judged at the store's clock, passed in as `now` (epoch ms).
 
-use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query, SelectStatement};
+use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, JoinType, Query, SelectStatement};
 
 use crate::domain::id::Id;
 
@@ -124,15 +124,46 @@ pub fn patients_of_staff(user_id: &Id, now: i64) -> SelectStatement {
         .to_owned()
 }
 
-/// The measurements (ids) shared with one of the groups `groups` selects.
-fn measurements_shared_with(groups: SelectStatement) -> SelectStatement {
+// The viewer's two conditions are correlated `EXISTS` probes rather than `IN (subquery)`: an
+// `IN` builds the whole set of what a physician sees (every measurement of their groups) for
+// each statement, so a page's cost grew with the clinic; a probe costs two index lookups per
+// row the statement reads, which a page of a list bounds. The aliases keep the probes' tables
+// apart from the outer query's.
+
+/// A row when `patient` has an enlistment active at `now` in a group `staff` is staff in.
+fn cared_for_by_staff(staff: &Id, patient: Expr, now: i64) -> SelectStatement {
+    let (enlistment, membership) = (Alias::new("scope_pe"), Alias::new("scope_se"));
     Query::select()
-        .column((
-            Alias::new("measurement_groups"),
-            Alias::new("measurement_id"),
-        ))
-        .from(Alias::new("measurement_groups"))
-        .and_where(col("measurement_groups", "group_id").in_subquery(groups))
+        .expr(Expr::val(1))
+        .from_as(Alias::new("patient_enlistments"), enlistment.clone())
+        .join_as(
+            JoinType::InnerJoin,
+            Alias::new("staff_enlistments"),
+            membership.clone(),
+            Expr::col((membership.clone(), Alias::new("group_id")))
+                .equals((enlistment.clone(), Alias::new("group_id"))),
+        )
+        .and_where(Expr::col((enlistment.clone(), Alias::new("user_id"))).eq(patient))
+        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(*staff))
+        .and_where(Expr::col((enlistment, Alias::new("expiry_timestamp"))).gt(now))
+        .to_owned()
+}
+
+/// A row when `measurement` is shared with a group `staff` is staff in.
+fn shared_with_staff(staff: &Id, measurement: Expr) -> SelectStatement {
+    let (shared, membership) = (Alias::new("scope_mg"), Alias::new("scope_se"));
+    Query::select()
+        .expr(Expr::val(1))
+        .from_as(Alias::new("measurement_groups"), shared.clone())
+        .join_as(
+            JoinType::InnerJoin,
+            Alias::new("staff_enlistments"),
+            membership.clone(),
+            Expr::col((membership.clone(), Alias::new("group_id")))
+                .equals((shared.clone(), Alias::new("group_id"))),
+        )
+        .and_where(Expr::col((shared, Alias::new("measurement_id"))).eq(measurement))
+        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(*staff))
         .to_owned()
 }
 
@@ -149,7 +180,11 @@ impl Scope for Viewer {
         }
         Condition::any()
             .add(col(table, column).eq(self.user_id))
-            .add(col(table, column).in_subquery(patients_of_staff(&self.user_id, now)))
+            .add(Expr::exists(cared_for_by_staff(
+                &self.user_id,
+                col(table, column),
+                now,
+            )))
     }
 
     /// Its own, and those whose groups hold one of its staff groups.
@@ -159,10 +194,10 @@ impl Scope for Viewer {
         }
         Condition::any()
             .add(col(table, patient_column).eq(self.user_id))
-            .add(
-                col(table, id_column)
-                    .in_subquery(measurements_shared_with(staff_groups_of(&self.user_id))),
-            )
+            .add(Expr::exists(shared_with_staff(
+                &self.user_id,
+                col(table, id_column),
+            )))
     }
 
     /// Its own, and those made for one of its staff groups.
@@ -202,10 +237,18 @@ impl Scope for Prescription {
 
     /// The patient's measurements shared with the group.
     fn measurements(&self, table: &str, id_column: &str, patient_column: &str) -> Condition {
-        let group = Query::select().expr(Expr::val(self.group)).to_owned();
+        let shared = Alias::new("scope_mg");
+        let with_group = Query::select()
+            .expr(Expr::val(1))
+            .from_as(Alias::new("measurement_groups"), shared.clone())
+            .and_where(
+                Expr::col((shared.clone(), Alias::new("measurement_id"))).eq(col(table, id_column)),
+            )
+            .and_where(Expr::col((shared, Alias::new("group_id"))).eq(self.group))
+            .to_owned();
         Condition::all()
             .add(col(table, patient_column).eq(self.patient))
-            .add(col(table, id_column).in_subquery(measurements_shared_with(group)))
+            .add(Expr::exists(with_group))
     }
 
     /// The patient's reports made for the group.

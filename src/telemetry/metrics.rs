@@ -151,6 +151,13 @@ pub fn http_request(route: &str, method: &str, status: u16, elapsed: Duration) {
         .record(elapsed.as_secs_f64());
 }
 
+/// One SQL statement run, in the pool or a transaction, and whether the database refused it.
+/// Its time is left out: a histogram per statement would cost a good part of a short query.
+pub fn statement(failed: bool) {
+    let outcome = if failed { "failed" } else { "ok" };
+    counter!("tacho_db_statements_total", "outcome" => outcome).increment(1);
+}
+
 /// A PDF rendered from `template` (`measurement`, `periodic`) in `language`.
 pub fn render(template: &'static str, language: &str, elapsed: Duration) {
     histogram!("tacho_render_duration_seconds", "template" => template,

@@ -28,6 +28,7 @@ mod measurement_reports;
 mod measurements;
 mod metrics;
 mod notifications;
+mod page_cost;
 mod portal;
 mod portal_authorization;
 mod profiles;
