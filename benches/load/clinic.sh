@@ -8,6 +8,8 @@
 # PER_GROUP patients share a group (default: all of them in one, as a single clinic; its
 # physician then sees every measurement).
 # TACHO_BIN runs another build of the server (e.g. an older one, to compare).
+# CLINIC_DIR keeps the SQLite clinic in that folder: built there on first use, served again
+# without a build on the next run (to compare builds of the server on the same data).
 # Usage: benches/load/clinic.sh [PATIENTS] [MEASUREMENTS] [DURATION]   (defaults 500 10 10;
 #   needs wrk and curl: apt-get install wrk curl)
 set -euo pipefail
@@ -19,17 +21,22 @@ per_group="${PER_GROUP:-$patients}"
 if [ -z "${TACHO_BIN:-}" ]; then cargo build --release -q --bin tacho; fi
 bin="${TACHO_BIN:-target/release/tacho}"
 work=$(mktemp -d)
+data="${CLINIC_DIR:-$work}"
 port="${PORT:-18186}"
 base="http://127.0.0.1:$port"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-export TACHO_DATA_DIR="$work" TACHO_LOG=warn TACHO_LOGIN_RATE=100000
+export TACHO_DATA_DIR="$data" TACHO_LOG=warn TACHO_LOGIN_RATE=100000
 if [ -n "${DATABASE_URL:-}" ]; then export TACHO_DATABASE_URL="$DATABASE_URL"; fi
 
-echo "== tacho demo --patients $patients --measurements $measurements --patients-per-group $per_group"
-start=$(date +%s.%N)
-"$bin" demo --patients "$patients" --measurements "$measurements" --patients-per-group "$per_group" 2>/dev/null |
-  head -1
-echo "built in $(echo "$(date +%s.%N) - $start" | bc) s"
+if [ -n "${CLINIC_DIR:-}" ] && [ -f "$data/tacho.db" ]; then
+  echo "== the clinic already built in $data"
+else
+  echo "== tacho demo --patients $patients --measurements $measurements --patients-per-group $per_group"
+  start=$(date +%s.%N)
+  "$bin" demo --patients "$patients" --measurements "$measurements" --patients-per-group "$per_group" 2>/dev/null |
+    head -1
+  echo "built in $(echo "$(date +%s.%N) - $start" | bc) s"
+fi
 
 TACHO_ADDR="127.0.0.1:$port" "$bin" serve >"$work/server.log" 2>&1 &
 for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sleep 0.1; done

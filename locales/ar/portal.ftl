@@ -89,6 +89,7 @@ pager-label = الصفحات
 pager-previous = السابق
 pager-next = التالي
 pager-position = الصفحة { $page } من { $pages } ({ $total })
+pager-position-more = الصفحة { $page } من أكثر من { $pages } (أكثر من { $total })
 tags = الوسوم
 reviewed-by = قيّمه
 review-none = لم يُقيَّم بعد.

@@ -89,6 +89,7 @@ pager-label = Seiten
 pager-previous = Zurück
 pager-next = Weiter
 pager-position = Seite { $page } von { $pages } ({ $total })
+pager-position-more = Seite { $page } von mehr als { $pages } (mehr als { $total })
 tags = Schlagwörter
 reviewed-by = Beurteilt von
 review-none = Noch nicht beurteilt.

@@ -89,6 +89,7 @@ pager-label = Pages
 pager-previous = Previous
 pager-next = Next
 pager-position = Page { $page } of { $pages } ({ $total })
+pager-position-more = Page { $page } of more than { $pages } (more than { $total })
 tags = Tags
 reviewed-by = Reviewed by
 review-none = Not reviewed yet.

@@ -89,6 +89,7 @@ pager-label = Páginas
 pager-previous = Anterior
 pager-next = Siguiente
 pager-position = Página { $page } de { $pages } ({ $total })
+pager-position-more = Página { $page } de más de { $pages } (más de { $total })
 tags = Etiquetas
 reviewed-by = Revisada por
 review-none = Aún sin revisar.

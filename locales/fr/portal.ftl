@@ -89,6 +89,7 @@ pager-label = Pages
 pager-previous = Précédente
 pager-next = Suivante
 pager-position = Page { $page } sur { $pages } ({ $total })
+pager-position-more = Page { $page } sur plus de { $pages } (plus de { $total })
 tags = Étiquettes
 reviewed-by = Évaluée par
 review-none = Pas encore évaluée.

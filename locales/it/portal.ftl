@@ -89,6 +89,7 @@ pager-label = Pagine
 pager-previous = Precedente
 pager-next = Successiva
 pager-position = Pagina { $page } di { $pages } ({ $total })
+pager-position-more = Pagina { $page } di oltre { $pages } (oltre { $total })
 tags = Etichette
 reviewed-by = Valutata da
 review-none = Non ancora valutata.

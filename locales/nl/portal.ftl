@@ -89,6 +89,7 @@ pager-label = Pagina's
 pager-previous = Vorige
 pager-next = Volgende
 pager-position = Pagina { $page } van { $pages } ({ $total })
+pager-position-more = Pagina { $page } van meer dan { $pages } (meer dan { $total })
 tags = Labels
 reviewed-by = Beoordeeld door
 review-none = Nog niet beoordeeld.

@@ -89,6 +89,7 @@ pager-label = 页码
 pager-previous = 上一页
 pager-next = 下一页
 pager-position = 第 { $page } 页，共 { $pages } 页（{ $total }）
+pager-position-more = 第 { $page } 页，超过 { $pages } 页（超过 { $total }）
 tags = 标签
 reviewed-by = 评估医生
 review-none = 尚未评估。

@@ -4,7 +4,8 @@
 //!   then by the severity of its result), NULL once it no longer waits for a review. The
 //!   database computes it from the row, so no write can leave it stale; the partial index
 //!   `measurements_work_list` then hands the work list its rows in order, instead of ranking
-//!   every unreviewed measurement for each page. SQLite can add only a virtual generated
+//!   every unreviewed measurement for each page; it holds the patient too, so that the access
+//!   gate's probes and a count read no row. SQLite can add only a virtual generated
 //!   column to an existing table (and indexes it); PostgreSQL stores it.
 //! - `measurement_groups_by_group` (group, measurement) replaces `measurement_groups_group`
 //!   (group), so that what a group sees is read from the index alone.
@@ -45,7 +46,8 @@ impl MigrationTrait for Migration {
         .await?;
         db.execute_unprepared(
             "CREATE INDEX measurements_work_list ON measurements \
-             (work_rank, measurement_timestamp DESC, id DESC) WHERE work_rank IS NOT NULL",
+             (work_rank, measurement_timestamp DESC, id DESC, creator_id) \
+             WHERE work_rank IS NOT NULL",
         )
         .await?;
         db.execute_unprepared("DROP INDEX measurement_groups_group")

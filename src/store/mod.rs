@@ -47,9 +47,10 @@ pub use groups::NewGroup;
 pub use jobs::{NewJob, QueueStatus};
 pub use measurement_reports::{NewMeasurementReport, ReportRecord};
 pub use measurements::{ListedMeasurement, ListedRecord, MeasurementChange, MeasurementRecord};
-pub use notifications::{FanOut, NewEvent, Recipient};
+pub use notifications::{FanOut, NewEvent, Recipient, UNREAD_COUNTED};
 pub use portal::{
-    EnlistmentSummary, PatientListing, PatientSummary, WorkItem, WorkListing, WorkReason,
+    EnlistmentSummary, LIST_COUNTED, PatientListing, PatientSummary, WorkItem, WorkListing,
+    WorkReason,
 };
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;
@@ -543,6 +544,35 @@ impl Reader {
             None => Vec::new(),
         };
         Ok((items, total))
+    }
+
+    /// How many rows `select` finds, counting no further than `most` + 1: a list that shows
+    /// "more than `most`" costs the same whatever the size of what it lists.
+    pub(crate) async fn count_up_to<E>(
+        &self,
+        select: sea_orm::Select<E>,
+        most: u64,
+    ) -> StoreResult<u64>
+    where
+        E: sea_orm::EntityTrait,
+    {
+        use sea_orm::sea_query::{Alias, Expr, Query};
+        use sea_orm::{QuerySelect, QueryTrait};
+        let rows = select
+            .select_only()
+            .expr(Expr::val(1))
+            .limit(most + 1)
+            .into_query();
+        let count = Query::select()
+            .expr_as(Expr::cust("COUNT(*)"), Alias::new("counted"))
+            .from_subquery(rows, Alias::new("capped"))
+            .to_owned();
+        let row = self.db.query_one(&count).await?;
+        let counted = match row {
+            Some(row) => row.try_get::<i64>("", "counted")?,
+            None => 0,
+        };
+        Ok(counted.max(0) as u64)
     }
 
     /// The total (unless the query asked to skip counting) and the ordered page of `select`

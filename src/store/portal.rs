@@ -178,18 +178,28 @@ fn latest_rank(viewer: &Viewer) -> Expr {
     Func::coalesce([rank, Expr::val(ResultKey::BY_SEVERITY.len() as i32)]).into()
 }
 
-/// The ids of the patients `viewer` cares for: those enlisted in a group it is staff of, and
-/// for administrators every patient ever enlisted.
-fn cared_for(viewer: &Viewer, now: i64) -> SelectStatement {
+/// `table.column` names a patient `viewer` cares for: one enlisted in a group it is staff of
+/// (with a running prescription), and for administrators any patient ever enlisted; probed
+/// per row.
+fn cares_for(viewer: &Viewer, table: &str, column: &str, now: i64) -> Condition {
     if viewer.admin {
-        Query::select()
-            .column(Alias::new("user_id"))
-            .from(Alias::new("patient_enlistments"))
-            .to_owned()
+        let enlistment = Alias::new("cared_pe");
+        let enlisted = Query::select()
+            .expr(Expr::val(1))
+            .from_as(Alias::new("patient_enlistments"), enlistment.clone())
+            .and_where(
+                Expr::col((enlistment, Alias::new("user_id")))
+                    .equals((Alias::new(table), Alias::new(column))),
+            )
+            .to_owned();
+        Condition::all().add(Expr::exists(enlisted))
     } else {
-        visibility::patients_of_staff(&viewer.user_id, now)
+        visibility::cared_for_by(&viewer.user_id, table, column, now)
     }
 }
+
+/// How far a portal list counts its entries: past it, the pager says "more than 1,000".
+pub const LIST_COUNTED: u64 = 1_000;
 
 impl Reader {
     /// A page of the patients `viewer` cares for (enlisted in a group it is staff of; for
@@ -202,14 +212,14 @@ impl Reader {
         offset: u64,
         limit: u64,
     ) -> StoreResult<(Vec<PatientSummary>, u64)> {
-        let patients = cared_for(viewer, self.now());
+        let now = self.now();
         let mut select = user::Entity::find()
-            .filter(Expr::col((Alias::new("users"), Alias::new("id"))).in_subquery(patients))
-            .filter(viewer.users("users", "id", self.now()));
+            .filter(cares_for(viewer, "users", "id", now))
+            .filter(viewer.users("users", "id", now));
         if let Some(result) = listing.result {
             select = select.filter(latest_result(viewer).eq(result.as_str()));
         }
-        let total = select.clone().count(&self.db).await?;
+        let total = self.count_up_to(select.clone(), LIST_COUNTED).await?;
         if listing.by_result {
             select = select.order_by(latest_rank(viewer), Order::Asc);
         }
@@ -265,7 +275,13 @@ impl Reader {
         limit: u64,
     ) -> StoreResult<(Vec<WorkItem>, u64)> {
         let now = self.now();
-        let mut patients = cared_for(viewer, now);
+        // Probes per row (not `IN` the set of every patient cared for), so that walking
+        // `measurements_work_list` in its order finds a page after a page's worth of rows.
+        let mut select = measurement::Entity::find()
+            .filter(cares_for(viewer, "measurements", "creator_id", now))
+            .filter(measurement::Column::CreatorId.ne(viewer.user_id))
+            .filter(viewer.measurements("measurements", "id", "creator_id"))
+            .filter(work_rank().is_not_null());
         if let Some(search) = listing
             .search
             .as_deref()
@@ -286,21 +302,12 @@ impl Reader {
                         .add(like(user::Column::Email)),
                 )
                 .to_owned();
-            patients = Query::select()
-                .column(Alias::new("id"))
-                .from_subquery(named, Alias::new("named"))
-                .and_where(Expr::col(Alias::new("id")).in_subquery(patients))
-                .to_owned();
+            select = select.filter(measurement::Column::CreatorId.in_subquery(named));
         }
-        let mut select = measurement::Entity::find()
-            .filter(measurement::Column::CreatorId.in_subquery(patients))
-            .filter(measurement::Column::CreatorId.ne(viewer.user_id))
-            .filter(viewer.measurements("measurements", "id", "creator_id"))
-            .filter(work_rank().is_not_null());
         if let Some(reason) = listing.reason {
             select = select.filter(reason.condition());
         }
-        let total = select.clone().count(&self.db).await?;
+        let total = self.count_up_to(select.clone(), LIST_COUNTED).await?;
         let measurements = select
             // The order of the partial index `measurements_work_list`, which it walks.
             .order_by(work_rank(), Order::Asc)

@@ -114,16 +114,6 @@ pub fn staff_groups_of(user_id: &Id) -> SelectStatement {
         .to_owned()
 }
 
-/// The patients (user ids) with an enlistment active at `now` in a group `user_id` is staff in.
-pub fn patients_of_staff(user_id: &Id, now: i64) -> SelectStatement {
-    Query::select()
-        .column((Alias::new("patient_enlistments"), Alias::new("user_id")))
-        .from(Alias::new("patient_enlistments"))
-        .and_where(col("patient_enlistments", "group_id").in_subquery(staff_groups_of(user_id)))
-        .and_where(col("patient_enlistments", "expiry_timestamp").gt(now))
-        .to_owned()
-}
-
 // The viewer's two conditions are correlated `EXISTS` probes rather than `IN (subquery)`: an
 // `IN` builds the whole set of what a physician sees (every measurement of their groups) for
 // each statement, so a page's cost grew with the clinic; a probe costs two index lookups per
@@ -165,6 +155,16 @@ fn shared_with_staff(staff: &Id, measurement: Expr) -> SelectStatement {
         .and_where(Expr::col((shared, Alias::new("measurement_id"))).eq(measurement))
         .and_where(Expr::col((membership, Alias::new("user_id"))).eq(*staff))
         .to_owned()
+}
+
+/// `table.column` names a patient with an enlistment active at `now` in a group `staff` is
+/// staff in, probed per row (the staff half of [`Viewer::users`]).
+pub fn cared_for_by(staff: &Id, table: &str, column: &str, now: i64) -> Condition {
+    Condition::all().add(Expr::exists(cared_for_by_staff(
+        staff,
+        col(table, column),
+        now,
+    )))
 }
 
 /// Only the user `user_id` (for lists keyed by a user id in `table.column`).

@@ -76,8 +76,13 @@ impl Chrome {
 
     /// "Page 2 of 5 (93)" in the page's language.
     pub fn position(&self, pager: &super::view::Pager) -> String {
+        let key = if pager.more {
+            "pager-position-more"
+        } else {
+            "pager-position"
+        };
         self.tr.text_with(
-            "pager-position",
+            key,
             &[
                 ("page", pager.page.to_string()),
                 ("pages", pager.pages.to_string()),

@@ -29,12 +29,36 @@ pub struct EntryRow {
     pub urgent: bool,
 }
 
+/// An unread count as the portal shows it: past [`UNREAD_SHOWN`], `99+` (the store counts no
+/// further, so that the bell costs the same for a reader of a hundred thousand entries).
+#[derive(Debug, Clone, Copy)]
+struct Unread(u64);
+
+impl Unread {
+    fn any(&self) -> bool {
+        self.0 > 0
+    }
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 > UNREAD_SHOWN {
+            write!(f, "{UNREAD_SHOWN}+")
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+/// The largest unread count shown as a number.
+const UNREAD_SHOWN: u64 = crate::store::UNREAD_COUNTED;
+
 #[derive(Template)]
 #[template(path = "web/notifications.html")]
 struct InboxPage {
     c: Chrome,
     rows: Vec<EntryRow>,
-    unread: u64,
+    unread: Unread,
 }
 
 #[derive(Template)]
@@ -42,7 +66,7 @@ struct InboxPage {
 struct InboxList {
     c: Chrome,
     rows: Vec<EntryRow>,
-    unread: u64,
+    unread: Unread,
 }
 
 #[derive(Template)]
@@ -56,7 +80,7 @@ struct InboxRow {
 #[template(path = "web/bell.html")]
 struct Bell {
     c: Chrome,
-    unread: u64,
+    unread: Unread,
 }
 
 /// Where the portal shows what an entry is about.
@@ -64,14 +88,16 @@ fn link_of(n: &notification::Model) -> String {
     crate::notify::portal_path(n.kind, n.measurement_id, n.report_id)
 }
 
-async fn rows(member: &Member) -> Result<(Vec<EntryRow>, u64), WebError> {
+async fn rows(member: &Member) -> Result<(Vec<EntryRow>, Unread), WebError> {
     let query = ListQuery::default()
         .sort_by("creation_timestamp", true)
-        .page(INBOX_SIZE, 0);
+        .page(INBOX_SIZE, 0)
+        // The inbox shows its unread count, never its total.
+        .without_count();
     let spec = super::view::list_spec(&NOTIFICATIONS, &query)?;
     let viewer = member.viewer();
     let (entries, _) = member.state.actions.inbox(&viewer, &spec).await?;
-    let unread = member.state.actions.unread_count(&member.viewer()).await?;
+    let unread = Unread(member.state.actions.unread_count(&member.viewer()).await?);
     let patients: Vec<Id> = entries.iter().map(|n| n.patient_id).collect();
     let names = member
         .state
@@ -109,7 +135,7 @@ pub async fn inbox(member: Member) -> Result<HttpResponse, WebError> {
 
 /// The bell: a link to the inbox with the unread count, refreshed by htmx.
 pub async fn bell(member: Member) -> Result<HttpResponse, WebError> {
-    let unread = member.state.actions.unread_count(&member.viewer()).await?;
+    let unread = Unread(member.state.actions.unread_count(&member.viewer()).await?);
     html(&Bell {
         c: Chrome::new(&member, "notifications", "notifications-title"),
         unread,

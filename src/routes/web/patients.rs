@@ -71,7 +71,7 @@ pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpRes
     if by_result {
         base.push("sort=result".to_owned());
     }
-    let rows = patients
+    let rows: Vec<PatientRow> = patients
         .into_iter()
         .map(|p| PatientRow {
             name: format!("{} {}", p.user.first_name, p.user.last_name),
@@ -86,8 +86,8 @@ pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpRes
     html(&PatientsPage {
         results: result_choices(&member, result.map(|r| r.as_str())),
         c: Chrome::new(&member, "patients", "patients-title"),
+        pager: Pager::counted_up_to(page, total, &base.join("&")).ended_at(rows.len()),
         rows,
-        pager: Pager::new(page, total, &base.join("&")),
         by_result,
         filtered: result.is_some(),
     })

@@ -10,6 +10,7 @@ use crate::domain::rql::Query;
 use crate::i18n::Translator;
 use crate::reports::chart::{IntervalWindow, Strip, Tachogram};
 use crate::reports::findings::{Findings, Headline, RESULT_KEYS, result_key};
+use crate::store::LIST_COUNTED;
 use crate::store::entities::measurement;
 use crate::store::query::ListSpec;
 use crate::store::query::Resource;
@@ -49,6 +50,9 @@ pub struct Pager {
     pub page: u64,
     pub pages: u64,
     pub total: u64,
+    /// The list counted no further than [`LIST_COUNTED`] and holds more: `total` and `pages`
+    /// are then lower bounds.
+    pub more: bool,
     /// Query string of the previous and next page (filters kept), if any.
     pub previous: Option<String>,
     pub next: Option<String>,
@@ -58,6 +62,17 @@ impl Pager {
     /// The pager of `page` (0-based) of `total` items; `base` is the query string without
     /// the page parameter.
     pub fn new(page: u64, total: u64, base: &str) -> Self {
+        Self::build(page, total, false, base)
+    }
+
+    /// [`Pager::new`] for a list the store counted no further than [`LIST_COUNTED`]: a
+    /// `total` past it reads "more than", and every page then has a next one until a page
+    /// comes back short (see [`Pager::ended_at`]).
+    pub fn counted_up_to(page: u64, total: u64, base: &str) -> Self {
+        Self::build(page, total.min(LIST_COUNTED), total > LIST_COUNTED, base)
+    }
+
+    fn build(page: u64, total: u64, more: bool, base: &str) -> Self {
         let pages = total.div_ceil(PAGE_SIZE).max(1);
         let link = |p: u64| {
             if base.is_empty() {
@@ -70,9 +85,18 @@ impl Pager {
             page: page + 1,
             pages,
             total,
+            more,
             previous: (page > 0).then(|| link(page - 1)),
-            next: (page + 1 < pages).then(|| link(page + 1)),
+            next: (page + 1 < pages || more).then(|| link(page + 1)),
         }
+    }
+
+    /// Ends a "more than" pager at a page of `rows` that came back short: the last one.
+    pub fn ended_at(mut self, rows: usize) -> Self {
+        if self.more && (rows as u64) < PAGE_SIZE {
+            self.next = None;
+        }
+        self
     }
 }
 

@@ -72,7 +72,7 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         base.push(("q", search.as_str()));
     }
     let base = view::query_string(&base);
-    let rows = items
+    let rows: Vec<WorkRow> = items
         .iter()
         .map(|item| WorkRow {
             patient_id: item.patient.id,
@@ -95,8 +95,8 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         .collect();
     html(&WorkListPage {
         c: Chrome::new(&member, "worklist", "worklist-title"),
+        pager: Pager::counted_up_to(page, total, &base).ended_at(rows.len()),
         rows,
-        pager: Pager::new(page, total, &base),
         reasons,
         search,
         filtered: listing != WorkListing::default(),
