@@ -191,9 +191,13 @@ async fn commit_in_groups(
             .iter_mut()
             .flat_map(|(rows, _)| rows.drain(..))
             .collect();
+        let records = rows.len();
         let written = audit_event::Entity::insert_many(rows)
             .exec_without_returning(&db)
             .await;
+        if written.is_ok() {
+            crate::telemetry::metrics::audit_group_commit(records);
+        }
         for (_, done) in group.drain(..) {
             let answer = match &written {
                 Ok(_) => Ok(()),

@@ -158,6 +158,12 @@ pub fn statement(failed: bool) {
     counter!("tacho_db_statements_total", "outcome" => outcome).increment(1);
 }
 
+/// One group commit of the audit trail, holding `records` records of reads.
+pub fn audit_group_commit(records: usize) {
+    counter!("tacho_audit_group_commits_total").increment(1);
+    counter!("tacho_audit_records_total").increment(records as u64);
+}
+
 /// A PDF rendered from `template` (`measurement`, `periodic`) in `language`.
 pub fn render(template: &'static str, language: &str, elapsed: Duration) {
     histogram!("tacho_render_duration_seconds", "template" => template,
