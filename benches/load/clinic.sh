@@ -10,6 +10,7 @@
 # TACHO_BIN runs another build of the server (e.g. an older one, to compare).
 # CLINIC_DIR keeps the SQLite clinic in that folder: built there on first use, served again
 # without a build on the next run (to compare builds of the server on the same data).
+# CLINIC_BUILT=1 with DATABASE_URL serves the clinic already built in that PostgreSQL database.
 # Usage: benches/load/clinic.sh [PATIENTS] [MEASUREMENTS] [DURATION]   (defaults 500 10 10;
 #   needs wrk and curl: apt-get install wrk curl)
 set -euo pipefail
@@ -28,8 +29,8 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 export TACHO_DATA_DIR="$data" TACHO_LOG=warn TACHO_LOGIN_RATE=100000
 if [ -n "${DATABASE_URL:-}" ]; then export TACHO_DATABASE_URL="$DATABASE_URL"; fi
 
-if [ -n "${CLINIC_DIR:-}" ] && [ -f "$data/tacho.db" ]; then
-  echo "== the clinic already built in $data"
+if [ -n "${CLINIC_DIR:-}" ] && [ -f "$data/tacho.db" ] || [ -n "${CLINIC_BUILT:-}" ]; then
+  if [ -n "${DATABASE_URL:-}" ]; then echo "== the clinic already built in the PostgreSQL database"; else echo "== the clinic already built in $data"; fi
 else
   echo "== tacho demo --patients $patients --measurements $measurements --patients-per-group $per_group"
   start=$(date +%s.%N)
