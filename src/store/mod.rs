@@ -597,7 +597,8 @@ impl Reader {
             return Ok((None, total));
         }
         let mut ordered = select;
-        for (expr, order) in &spec.order {
+        let keys = spec.order.len().saturating_sub(1);
+        for (expr, order) in &spec.order[..keys] {
             // Missing values sort as the smallest on every database (PostgreSQL's default is
             // the opposite of SQLite's).
             let nulls = match order {
@@ -605,6 +606,11 @@ impl Reader {
                 _ => sea_orm::sea_query::NullOrdering::First,
             };
             ordered = ordered.order_by_with_nulls(expr.clone(), order.clone(), nulls);
+        }
+        // The id, last, is never null: without a NULLS clause PostgreSQL reads a page of a list
+        // sorted by id along the primary key's index (with one it sorts every row first).
+        for (expr, order) in &spec.order[keys..] {
+            ordered = ordered.order_by(expr.clone(), order.clone());
         }
         Ok((Some(ordered.limit(spec.limit).offset(spec.offset)), total))
     }

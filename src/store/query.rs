@@ -80,6 +80,7 @@ pub struct QueryError(pub String);
 #[derive(Debug, Clone)]
 pub struct ListSpec {
     pub condition: Condition,
+    /// The sort keys asked for, then the id, which breaks ties and is never null.
     pub order: Vec<(SimpleExpr, Order)>,
     pub limit: u64,
     pub offset: u64,
