@@ -556,19 +556,27 @@ impl Reader {
     where
         E: sea_orm::EntityTrait,
     {
-        use sea_orm::sea_query::{Alias, Expr, Query};
+        use sea_orm::sea_query::Expr;
         use sea_orm::{QuerySelect, QueryTrait};
         let rows = select
             .select_only()
             .expr(Expr::val(1))
             .limit(most + 1)
             .into_query();
+        self.count_rows(rows).await
+    }
+
+    /// How many rows the statement `rows` selects, counted by the database.
+    pub(crate) async fn count_rows(
+        &self,
+        rows: sea_orm::sea_query::SelectStatement,
+    ) -> StoreResult<u64> {
+        use sea_orm::sea_query::{Alias, Expr, Query};
         let count = Query::select()
             .expr_as(Expr::cust("COUNT(*)"), Alias::new("counted"))
-            .from_subquery(rows, Alias::new("capped"))
+            .from_subquery(rows, Alias::new("counted_rows"))
             .to_owned();
-        let row = self.db.query_one(&count).await?;
-        let counted = match row {
+        let counted = match self.db.query_one(&count).await? {
             Some(row) => row.try_get::<i64>("", "counted")?,
             None => 0,
         };
