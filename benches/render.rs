@@ -1,7 +1,8 @@
 //! Rendering a 60-second measurement's report: warm renders with changing data, cold renders
 //! (a fresh process each: font parsing, library set-up and the first layout), and fetching the
 //! cached PDF over HTTP from the real server. Then reports of RR-only uploads of 71, 2,200
-//! (30 minutes) and 400,000 intervals, whose cost should not grow with the series.
+//! (30 minutes) and 400,000 intervals, whose cost should not grow with the series. Last, a
+//! periodic report of 3,000 measurements in a month, summed up per day.
 //!
 //! `cargo bench --bench render` (all), `cargo bench --bench render -- "RR intervals"` (the
 //! series lengths only)
@@ -21,7 +22,8 @@ use tacho::domain::measurement::Status;
 use tacho::pdf::{Engine, RenderMeta, Template};
 use tacho::reports::cache_key;
 use tacho::reports::measurement::{MeasurementReportData, MeasurementReportInput, build};
-use tacho::store::entities::{measurement, profile, user};
+use tacho::reports::periodic::{self, PeriodicReportInput};
+use tacho::store::entities::{measurement, profile, report, user};
 
 const COLD: &str = "TACHO_BENCH_COLD_RENDER";
 
@@ -68,13 +70,9 @@ fn data(payload: &Value, n: i64, language: Language) -> (MeasurementReportData, 
     report_data(&measurement, n, language)
 }
 
-/// The render data of `measurement` for the `n`-th patient variant, as the server builds it.
-fn report_data(
-    measurement: &measurement::Model,
-    n: i64,
-    language: Language,
-) -> (MeasurementReportData, RenderMeta) {
-    let patient = user::Model {
+/// The `n`-th variant of the patient.
+fn patient(n: i64) -> user::Model {
+    user::Model {
         id: Id::parse("6740a0000000000000000002").expect("an id"),
         email: "anna@tacho.test".into(),
         password_hash: String::new(),
@@ -90,7 +88,16 @@ fn report_data(
         last_failed_timestamp: None,
         creation_timestamp: 0,
         update_timestamp: 0,
-    };
+    }
+}
+
+/// The render data of `measurement` for the `n`-th patient variant, as the server builds it.
+fn report_data(
+    measurement: &measurement::Model,
+    n: i64,
+    language: Language,
+) -> (MeasurementReportData, RenderMeta) {
+    let patient = patient(n);
     let profile = profile::Model {
         id: patient.id,
         data: json!({"birthday": "1958-03-14", "gender": 2, "comorbidities": ["HYPERTENSION"], "smoker": false,
@@ -328,6 +335,99 @@ fn cached_fetch(c: &mut Criterion) {
     });
 }
 
+/// A month of a patient measuring a hundred times a day: 3,000 measurements, one in twenty a
+/// possible atrial fibrillation (150, of which the report lists the 60 most recent), one in
+/// twenty possibly irregular, one in twenty unreadable. `variant` moves every heart rate, so
+/// no layout is reused.
+fn busy_month(variant: i64) -> report::Model {
+    let start = 1_795_217_400_000_i64;
+    let items: Vec<Value> = (0..3_000_i64)
+        .map(|i| {
+            let (result, indicator) = match i % 20 {
+                7 => ("possible_atrial_fibrillation", "urgent"),
+                13 => ("possibly_irregular", "warning"),
+                17 => ("quality_too_low", "quality"),
+                _ => ("regular", "normal"),
+            };
+            json!({
+                "id": format!("m{i}"),
+                "measurement_timestamp": start + i * 864_000,
+                "heart_rate": 58.0 + ((i + variant) % 61) as f64,
+                "result": result,
+                "indicator": indicator,
+                "labels": [],
+                "status": if i % 9 == 0 { "reviewed" } else { "analyzed" },
+                "label": null,
+                "symptoms": if i % 50 == 0 { json!(["dizziness"]) } else { json!([]) },
+                "quality": "good",
+            })
+        })
+        .collect();
+    report::Model {
+        id: Id::parse("6740a0000000000000000009").expect("an id"),
+        user_id: Id::parse("6740a0000000000000000002").expect("an id"),
+        creator_id: None,
+        group_id: None,
+        trigger: tacho::domain::periods::Trigger::PeriodDaysPassed30,
+        status: report::ReportStatus::Complete,
+        dedupe_key: None,
+        period_start_timestamp: start,
+        period_end_timestamp: start + 30 * 86_400_000,
+        data: json!({ "measurements": items }).to_string(),
+        creation_timestamp: start,
+        update_timestamp: start + variant,
+    }
+}
+
+/// A periodic report of 3,000 measurements in a month, as a first request makes it short of
+/// the database and the file store: the stored items read into render data, hashed, rendered.
+fn periodic_month(c: &mut Criterion) {
+    let engine = Engine::new();
+    let patient = patient(0);
+    let mut group = c.benchmark_group("periodic report, 3000 measurements");
+    group
+        .sample_size(20)
+        .sampling_mode(criterion::SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(10));
+    let mut variant = 0;
+    for language in [Language::En, Language::Ar, Language::Zh] {
+        group.bench_function(
+            format!("build, hash and render, {}", language.code()),
+            |b| {
+                b.iter_batched(
+                    || {
+                        variant += 1;
+                        busy_month(variant)
+                    },
+                    |report| {
+                        let built = periodic::build(&PeriodicReportInput {
+                            report: &report,
+                            patient: &patient,
+                            profile: None,
+                            language,
+                            time_zone: chrono_tz::Europe::Brussels,
+                        })
+                        .unwrap();
+                        let meta = RenderMeta {
+                            title: "Tacho".into(),
+                            ident: cache_key(Template::Periodic, &built.data),
+                            timestamp: built.as_of,
+                            language: language.code().into(),
+                        };
+                        black_box(
+                            engine
+                                .render(Template::Periodic, &built.data, &meta)
+                                .unwrap(),
+                        )
+                    },
+                    criterion::BatchSize::PerIteration,
+                )
+            },
+        );
+    }
+    group.finish();
+}
+
 fn main() {
     if std::env::var_os(COLD).is_some() {
         // The child of the cold benchmark: everything a fresh server does for its first PDF.
@@ -343,5 +443,6 @@ fn main() {
     warm(&mut criterion);
     cached_fetch(&mut criterion);
     series_lengths(&mut criterion);
+    periodic_month(&mut criterion);
     criterion.final_summary();
 }

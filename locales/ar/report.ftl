@@ -156,3 +156,16 @@ trigger-MANUAL = بناءً على الطلب
 trigger-PERIOD_DAYS_PASSED_7 = تقرير أسبوعي
 trigger-PERIOD_DAYS_PASSED_30 = تقرير شهري
 trigger-PRESCRIPTION_ENDED = انتهاء الوصفة الطبية
+
+column-day = اليوم
+column-week = الأسبوع
+column-count = القياسات
+column-results = النتائج
+column-reviewed = تمت مراجعتها
+digest-title-day = القياسات في كل يوم
+digest-title-week = القياسات في كل أسبوع
+digest-note = { $count } قياسًا أكثر من أن تُسرد واحدًا واحدًا هنا: كل سطر يلخصها. جميع القياسات مدرجة في البوابة، ضمن المسار.
+flagged-title = النتائج العاجلة واحتمال الرجفان الأذيني
+flagged-none = لا شيء في هذه الفترة.
+flagged-all = { $count } في هذه الفترة، وكل منها مدرج أدناه.
+flagged-some = { $count } في هذه الفترة؛ أحدث { $shown } منها مدرجة أدناه. جميعها مدرجة في البوابة، ضمن المسار.

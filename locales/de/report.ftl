@@ -156,3 +156,16 @@ trigger-MANUAL = Auf Anforderung
 trigger-PERIOD_DAYS_PASSED_7 = Wochenbericht
 trigger-PERIOD_DAYS_PASSED_30 = Monatsbericht
 trigger-PRESCRIPTION_ENDED = Ende der Verordnung
+
+column-day = Tag
+column-week = Woche
+column-count = Messungen
+column-results = Ergebnisse
+column-reviewed = Befundet
+digest-title-day = Messungen pro Tag
+digest-title-week = Messungen pro Woche
+digest-note = { $count } Messungen sind zu viele, um sie hier einzeln aufzuführen: Jede Zeile fasst sie zusammen. Alle Messungen stehen im Portal unter Verlauf.
+flagged-title = Dringende Ergebnisse und mögliches Vorhofflimmern
+flagged-none = Keine in diesem Zeitraum.
+flagged-all = { $count } in diesem Zeitraum, jede unten aufgeführt.
+flagged-some = { $count } in diesem Zeitraum; die { $shown } neuesten sind unten aufgeführt. Alle stehen im Portal unter Verlauf.

@@ -156,3 +156,16 @@ trigger-MANUAL = On request
 trigger-PERIOD_DAYS_PASSED_7 = Weekly report
 trigger-PERIOD_DAYS_PASSED_30 = Monthly report
 trigger-PRESCRIPTION_ENDED = End of prescription
+
+column-day = Day
+column-week = Week
+column-count = Measurements
+column-results = Results
+column-reviewed = Reviewed
+digest-title-day = Measurements per day
+digest-title-week = Measurements per week
+digest-note = { $count } measurements are too many to list one by one here: each line sums them up. Every measurement is listed in the portal, under Trends.
+flagged-title = Urgent and possible atrial fibrillation results
+flagged-none = None in this period.
+flagged-all = { $count } in this period, each listed below.
+flagged-some = { $count } in this period; the { $shown } most recent are listed below. Every one is listed in the portal, under Trends.

@@ -156,3 +156,16 @@ trigger-MANUAL = A petición
 trigger-PERIOD_DAYS_PASSED_7 = Informe semanal
 trigger-PERIOD_DAYS_PASSED_30 = Informe mensual
 trigger-PRESCRIPTION_ENDED = Fin de la prescripción
+
+column-day = Día
+column-week = Semana
+column-count = Mediciones
+column-results = Resultados
+column-reviewed = Revisadas
+digest-title-day = Mediciones por día
+digest-title-week = Mediciones por semana
+digest-note = { $count } mediciones son demasiadas para listarlas una a una: cada línea las resume. Todas las mediciones están en el portal, en Evolución.
+flagged-title = Resultados urgentes y posible fibrilación auricular
+flagged-none = Ninguno en este periodo.
+flagged-all = { $count } en este periodo, cada uno listado abajo.
+flagged-some = { $count } en este periodo; abajo se listan los { $shown } más recientes. Todos están en el portal, en Evolución.

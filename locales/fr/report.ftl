@@ -156,3 +156,16 @@ trigger-MANUAL = Sur demande
 trigger-PERIOD_DAYS_PASSED_7 = Rapport hebdomadaire
 trigger-PERIOD_DAYS_PASSED_30 = Rapport mensuel
 trigger-PRESCRIPTION_ENDED = Fin de la prescription
+
+column-day = Jour
+column-week = Semaine
+column-count = Mesures
+column-results = Résultats
+column-reviewed = Revues
+digest-title-day = Mesures par jour
+digest-title-week = Mesures par semaine
+digest-note = { $count } mesures sont trop nombreuses pour être listées une à une : chaque ligne les résume. Toutes les mesures figurent dans le portail, sous Évolution.
+flagged-title = Résultats urgents et fibrillation auriculaire possible
+flagged-none = Aucun sur cette période.
+flagged-all = { $count } sur cette période, chacun listé ci-dessous.
+flagged-some = { $count } sur cette période ; les { $shown } plus récents sont listés ci-dessous. Tous figurent dans le portail, sous Évolution.

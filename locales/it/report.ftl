@@ -156,3 +156,16 @@ trigger-MANUAL = Su richiesta
 trigger-PERIOD_DAYS_PASSED_7 = Rapporto settimanale
 trigger-PERIOD_DAYS_PASSED_30 = Rapporto mensile
 trigger-PRESCRIPTION_ENDED = Fine della prescrizione
+
+column-day = Giorno
+column-week = Settimana
+column-count = Misurazioni
+column-results = Risultati
+column-reviewed = Refertate
+digest-title-day = Misurazioni per giorno
+digest-title-week = Misurazioni per settimana
+digest-note = { $count } misurazioni sono troppe per elencarle una per una: ogni riga le riassume. Tutte le misurazioni sono nel portale, in Andamento.
+flagged-title = Risultati urgenti e possibile fibrillazione atriale
+flagged-none = Nessuno in questo periodo.
+flagged-all = { $count } in questo periodo, ciascuno elencato sotto.
+flagged-some = { $count } in questo periodo; sotto sono elencati i { $shown } più recenti. Tutti sono nel portale, in Andamento.

@@ -156,3 +156,16 @@ trigger-MANUAL = Op verzoek
 trigger-PERIOD_DAYS_PASSED_7 = Weekrapport
 trigger-PERIOD_DAYS_PASSED_30 = Maandrapport
 trigger-PRESCRIPTION_ENDED = Einde van het voorschrift
+
+column-day = Dag
+column-week = Week
+column-count = Metingen
+column-results = Resultaten
+column-reviewed = Beoordeeld
+digest-title-day = Metingen per dag
+digest-title-week = Metingen per week
+digest-note = { $count } metingen zijn te veel om hier één voor één te tonen: elke regel vat ze samen. Alle metingen staan in het portaal, onder Verloop.
+flagged-title = Dringende resultaten en mogelijke voorkamerfibrillatie
+flagged-none = Geen in deze periode.
+flagged-all = { $count } in deze periode, elk hieronder vermeld.
+flagged-some = { $count } in deze periode; de { $shown } meest recente staan hieronder. Alle staan in het portaal, onder Verloop.

@@ -156,3 +156,16 @@ trigger-MANUAL = 按需生成
 trigger-PERIOD_DAYS_PASSED_7 = 周报告
 trigger-PERIOD_DAYS_PASSED_30 = 月报告
 trigger-PRESCRIPTION_ENDED = 处方结束
+
+column-day = 日期
+column-week = 周
+column-count = 测量次数
+column-results = 结果
+column-reviewed = 已审阅
+digest-title-day = 每日测量
+digest-title-week = 每周测量
+digest-note = { $count } 次测量过多,无法在此逐一列出:每行为汇总。所有测量均列在门户的"趋势"中。
+flagged-title = 紧急结果和可能的心房颤动
+flagged-none = 此期间没有。
+flagged-all = 此期间共 { $count } 次,均列于下方。
+flagged-some = 此期间共 { $count } 次;下方列出最近的 { $shown } 次。所有测量均列在门户的"趋势"中。

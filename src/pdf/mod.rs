@@ -164,7 +164,7 @@ impl Engine {
     }
 
     /// Compiles without exporting, returning typst's warnings alongside.
-    fn compile(
+    pub(crate) fn compile(
         &self,
         template: Template,
         data: &impl serde::Serialize,

@@ -2,7 +2,7 @@
 //! chosen language and time zone. As for measurement reports, the template only lays it out,
 //! so the hash of this data (with the template revision) identifies the PDF exactly.
 
-use chrono::{DateTime, Days, TimeZone, Timelike};
+use chrono::{DateTime, Days, NaiveDate, TimeZone, Timelike, Weekday};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -22,7 +22,7 @@ use crate::i18n::Translator;
 use crate::store::entities::{profile, report, user};
 
 /// Messages only the periodic template prints as they are.
-const LABELS: [&str; 29] = [
+const LABELS: [&str; 32] = [
     "period",
     "burden",
     "heart-rate-sd",
@@ -52,7 +52,23 @@ const LABELS: [&str; 29] = [
     "column-result",
     "column-review",
     "column-symptoms",
+    "column-count",
+    "column-results",
+    "column-reviewed",
 ];
+
+/// Up to this many measurements, the report lists each one. Above it the table is a digest,
+/// one line per day (or per week, see [`DAILY_AT_MOST`]), and only the flagged measurements
+/// stay listed one by one: 100 lines fill about a page and a half at the table's 7 pt, and a
+/// physician reads a month of a patient measuring three times a day (90) line by line, but
+/// not 3,000.
+pub const LISTED_AT_MOST: usize = 100;
+/// A digest of a period up to this many local days has a line per day; a longer one (a
+/// prescription of several months) a line per week, so that a year stays about a page.
+const DAILY_AT_MOST: i64 = 62;
+/// Under a digest, the flagged measurements (urgent, possible atrial fibrillation) listed one
+/// by one, the most recent first: about a page.
+const FLAGGED_AT_MOST: usize = 60;
 
 /// Time-of-day buckets: label key and first local hour.
 const DAY_PARTS: [(&str, u32); 4] = [
@@ -95,6 +111,13 @@ impl Item {
             .as_deref()
             .and_then(result_key)
             .unwrap_or(ResultKey::NoResult)
+    }
+
+    /// Whether the measurement stays listed one by one under a digest: a possible atrial
+    /// fibrillation, or any result the server marked urgent.
+    fn flagged(&self) -> bool {
+        self.key() == ResultKey::PossibleAtrialFibrillation
+            || self.indicator.as_deref() == Some("urgent")
     }
 
     /// The heart rate when it is a number a chart can place.
@@ -168,8 +191,42 @@ pub struct PeriodicReportData {
     /// The measurements per part of the local day, night first.
     pub time_of_day: Vec<DayPartCount>,
     pub symptoms: Vec<SymptomRow>,
-    /// The table of measurements, as stored with the report.
+    /// The measurements listed one by one: every one, or under a digest the flagged ones.
     pub rows: Vec<TableRow>,
+    /// The measurements summed up per day or week, when there are more than
+    /// [`LISTED_AT_MOST`]; `null` when every one is listed.
+    pub digest: Option<Digest>,
+}
+
+/// The table of a period with too many measurements to list: one line per day or week.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Digest {
+    /// The section's title: measurements per day, or per week.
+    pub title: String,
+    /// The first column's title: the day or the week.
+    pub column: String,
+    /// Says why the measurements are summed up, and where each one is listed.
+    pub note: String,
+    pub lines: Vec<DigestLine>,
+    /// The title of the flagged measurements' list.
+    pub flagged_title: String,
+    /// How many flagged measurements there are and how many are listed, as a sentence.
+    pub flagged_note: String,
+}
+
+/// A day's or a week's measurements at a glance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DigestLine {
+    /// The local date, or the week's first and last dates; `null` for measurements stored
+    /// without a time.
+    pub when: Option<String>,
+    pub count: usize,
+    /// The result classes that occurred, in [`COUNTED`]'s order.
+    pub classes: Vec<ClassCount>,
+    /// The lowest and highest heart rate, rounded bpm; `null` when none was measured.
+    pub heart_rate: Option<[i64; 2]>,
+    /// How many of them a physician reviewed.
+    pub reviewed: usize,
 }
 
 /// The period a report covers, in its time zone.
@@ -387,9 +444,124 @@ pub fn build(
         chart: chart(language, zone, report, &items),
         time_of_day: time_of_day(&tr, zone, &items),
         symptoms: symptoms(&tr, &items),
-        rows: items.iter().map(|item| row(&tr, zone, item)).collect(),
+        rows: Vec::new(),
+        digest: None,
     };
-    Ok(ReportData { data, as_of })
+    let (rows, digest) = table(&tr, zone, report, &items);
+    Ok(ReportData {
+        data: PeriodicReportData {
+            rows,
+            digest,
+            ..data
+        },
+        as_of,
+    })
+}
+
+/// Every measurement of a report as a line of its table, however many there are: the
+/// portal's full list beside a PDF that sums them up.
+pub fn every_row(
+    language: Language,
+    zone: Tz,
+    report: &report::Model,
+) -> Result<Vec<TableRow>, UnreadableReport> {
+    let tr = Translator::new(language);
+    Ok(items(report)?
+        .iter()
+        .map(|item| row(&tr, zone, item))
+        .collect())
+}
+
+/// The table of measurements: each one, up to [`LISTED_AT_MOST`]; above, a [`Digest`] and
+/// the most recent [`FLAGGED_AT_MOST`] flagged measurements one by one.
+fn table(
+    tr: &Translator,
+    zone: Tz,
+    report: &report::Model,
+    items: &[Item],
+) -> (Vec<TableRow>, Option<Digest>) {
+    if items.len() <= LISTED_AT_MOST {
+        return (items.iter().map(|item| row(tr, zone, item)).collect(), None);
+    }
+    let flagged: Vec<&Item> = items.iter().filter(|i| i.flagged()).collect();
+    let listed = &flagged[flagged.len().saturating_sub(FLAGGED_AT_MOST)..];
+    let rows = listed.iter().map(|item| row(tr, zone, item)).collect();
+    let count = |n: usize| ("count", n.to_string());
+    let flagged_note = match flagged.len() {
+        0 => tr.text("flagged-none"),
+        n if n == listed.len() => tr.text_with("flagged-all", &[count(n)]),
+        n => tr.text_with(
+            "flagged-some",
+            &[count(n), ("shown", listed.len().to_string())],
+        ),
+    };
+    let weekly =
+        (report.period_end_timestamp - report.period_start_timestamp) > DAILY_AT_MOST * 86_400_000;
+    let per = if weekly { "week" } else { "day" };
+    let digest = Digest {
+        title: tr.text(&format!("digest-title-{per}")),
+        column: tr.text(&format!("column-{per}")),
+        note: tr.text_with("digest-note", &[count(items.len())]),
+        lines: digest_lines(tr, zone, items, weekly),
+        flagged_title: tr.text("flagged-title"),
+        flagged_note,
+    };
+    (rows, Some(digest))
+}
+
+/// One line per local day (or per week from Monday) that holds measurements, in time order;
+/// measurements stored without a time on a line of their own first.
+fn digest_lines(tr: &Translator, zone: Tz, items: &[Item], weekly: bool) -> Vec<DigestLine> {
+    let language = tr.language();
+    let first_day = |item: &Item| -> Option<NaiveDate> {
+        let day = local(zone, item.measurement_timestamp?).date_naive();
+        Some(if weekly {
+            day.week(Weekday::Mon).first_day()
+        } else {
+            day
+        })
+    };
+    let mut keyed: Vec<(Option<NaiveDate>, &Item)> =
+        items.iter().map(|item| (first_day(item), item)).collect();
+    // Stored oldest first already; sorted again so a day's lines never split.
+    keyed.sort_by_key(|(day, _)| *day);
+    keyed
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| {
+            let day = group[0].0;
+            let members: Vec<&Item> = group.iter().map(|(_, item)| *item).collect();
+            let rates: Vec<i64> = members
+                .iter()
+                .filter_map(|i| i.rate())
+                .map(|r| r.round() as i64)
+                .collect();
+            DigestLine {
+                when: day.map(|day| {
+                    if weekly {
+                        let last = day.checked_add_days(Days::new(6)).unwrap_or(day);
+                        format!(
+                            "{} – {}",
+                            format::short_date(language, day),
+                            format::short_date(language, last)
+                        )
+                    } else {
+                        format::short_date(language, day)
+                    }
+                }),
+                count: members.len(),
+                classes: counts(tr, &members)
+                    .into_iter()
+                    .filter(|c| c.count > 0)
+                    .collect(),
+                heart_rate: rates
+                    .iter()
+                    .min()
+                    .zip(rates.iter().max())
+                    .map(|(lo, hi)| [*lo, *hi]),
+                reviewed: members.iter().filter(|i| i.status == "reviewed").count(),
+            }
+        })
+        .collect()
 }
 
 /// The counts of `keys` among `items`: every rhythm result (a zero says as much as a count),
@@ -861,6 +1033,118 @@ mod tests {
                 "the column's most severe result, at {}",
                 d.x
             );
+        }
+    }
+
+    /// A month of a patient who measured a hundred times a day: 3,000 measurements, one in
+    /// twenty a possible atrial fibrillation, a few urgent for another reason.
+    fn busy_month() -> report::Model {
+        let start = 1_795_217_400_000_i64;
+        let items: Vec<serde_json::Value> = (0..3_000_i64)
+            .map(|i| {
+                let (result, indicator) = match i % 20 {
+                    7 => ("possible_atrial_fibrillation", "urgent"),
+                    11 if i % 300 == 11 => ("regular", "urgent"),
+                    13 => ("possibly_irregular", "warning"),
+                    17 => ("quality_too_low", "quality"),
+                    _ => ("regular", "normal"),
+                };
+                serde_json::json!({
+                    "id": format!("m{i}"),
+                    "measurement_timestamp": start + i * 864_000,
+                    "heart_rate": 58.0 + (i % 61) as f64,
+                    "result": result,
+                    "indicator": indicator,
+                    "labels": [],
+                    "status": if i % 9 == 0 { "reviewed" } else { "analyzed" },
+                    "label": null,
+                    "symptoms": if i % 50 == 0 { serde_json::json!(["DIZZINESS"]) } else { serde_json::json!([]) },
+                    "quality": "good",
+                })
+            })
+            .collect();
+        report::Model {
+            id: Id::parse("6740a0000000000000000009").unwrap(),
+            user_id: Id::parse("6740a0000000000000000002").unwrap(),
+            creator_id: None,
+            group_id: None,
+            trigger: crate::domain::periods::Trigger::PeriodDaysPassed30,
+            status: report::ReportStatus::Complete,
+            dedupe_key: None,
+            period_start_timestamp: start,
+            period_end_timestamp: start + 30 * 86_400_000,
+            data: serde_json::json!({ "measurements": items }).to_string(),
+            creation_timestamp: start,
+            update_timestamp: start,
+        }
+    }
+
+    #[test]
+    fn a_busy_month_is_summed_up_per_day_with_the_flagged_measurements_listed() {
+        let report = busy_month();
+        let patient = super::super::render_data_tests::patient();
+        let built = build(&PeriodicReportInput {
+            report: &report,
+            patient: &patient,
+            profile: None,
+            language: Language::En,
+            time_zone: Tz::Europe__Brussels,
+        })
+        .unwrap()
+        .data;
+        let digest = built.digest.expect("3,000 measurements are summed up");
+        assert_eq!(digest.title, "Measurements per day");
+        // The period starts at 09:30 local time: 31 local days hold measurements.
+        assert_eq!(digest.lines.len(), 31);
+        assert_eq!(digest.lines.iter().map(|l| l.count).sum::<usize>(), 3_000);
+        let af: usize = digest
+            .lines
+            .iter()
+            .flat_map(|l| &l.classes)
+            .filter(|c| c.key == "possible_atrial_fibrillation")
+            .map(|c| c.count)
+            .sum();
+        assert_eq!(af, 150);
+        let reviewed: usize = digest.lines.iter().map(|l| l.reviewed).sum();
+        assert_eq!(reviewed, 334);
+        let first = &digest.lines[0];
+        assert_eq!(first.when.as_deref(), Some("21/11/2026"), "{first:?}");
+        assert_eq!(first.heart_rate, Some([58, 118]));
+        // 150 possible AF and 10 other urgent results: the 60 most recent are listed.
+        assert_eq!(built.rows.len(), FLAGGED_AT_MOST);
+        assert_eq!(
+            digest.flagged_note,
+            "160 in this period; the 60 most recent are listed below. Every one is listed in the portal, under Trends."
+        );
+        let every = every_row(Language::En, Tz::Europe__Brussels, &report).unwrap();
+        assert_eq!(every.len(), 3_000, "the portal lists each one");
+    }
+
+    #[test]
+    fn a_busy_month_fits_six_pages_in_every_language() {
+        use crate::pdf::{Engine, RenderMeta, Template};
+        let engine = Engine::new();
+        let report = busy_month();
+        let patient = super::super::render_data_tests::patient();
+        for language in Language::ALL {
+            let built = build(&PeriodicReportInput {
+                report: &report,
+                patient: &patient,
+                profile: None,
+                language,
+                time_zone: Tz::Europe__Brussels,
+            })
+            .unwrap();
+            let meta = RenderMeta {
+                title: "Tacho".into(),
+                ident: "busy".into(),
+                timestamp: built.as_of,
+                language: language.code().into(),
+            };
+            let warned = engine.compile(Template::Periodic, &built.data, &meta);
+            let document = warned.output.expect("renders");
+            let pages = document.pages().len();
+            assert!(pages <= 6, "{}: {pages} pages", language.code());
         }
     }
 

@@ -17,7 +17,8 @@ const MEASUREMENT_TYP: &str = include_str!("../../templates/pdf/measurement.typ"
 const PERIODIC_TYP: &str = include_str!("../../templates/pdf/periodic.typ");
 const COMMON_TYP: &str = include_str!("../../templates/pdf/common.typ");
 
-fn patient() -> user::Model {
+/// A patient, shared with the other report tests.
+pub(super) fn patient() -> user::Model {
     user::Model {
         id: "6740a0000000000000000002".into(),
         email: "anna@tacho.test".into(),
@@ -137,35 +138,58 @@ fn periodic_reports() -> Vec<Value> {
         "label": null, "symptoms": ["DIZZINESS"]}),
     );
     let one = items[..1].to_vec();
-    let (patient, profile) = (patient(), profile());
-    [(items, Some(&profile)), (one, None), (Vec::new(), None)]
-        .into_iter()
-        .map(|(items, profile)| {
-            let report = report::Model {
-                id: "r1".into(),
-                user_id: patient.id,
-                creator_id: None,
-                group_id: None,
-                trigger: crate::domain::periods::Trigger::Manual,
-                status: report::ReportStatus::Complete,
-                dedupe_key: None,
-                period_start_timestamp: start,
-                period_end_timestamp: start + 7 * 86_400_000,
-                data: json!({ "measurements": items }).to_string(),
-                creation_timestamp: start,
-                update_timestamp: start,
-            };
-            let ReportData { data, .. } = periodic::build(&periodic::PeriodicReportInput {
-                report: &report,
-                patient: &patient,
-                profile,
-                language: Language::En,
-                time_zone: chrono_tz::Europe::Brussels,
+    // More than a table lists: a digest per day, and the flagged ones listed.
+    let mut many: Vec<Value> = (0..150)
+        .map(|i| {
+            json!({
+                "id": format!("n{i}"),
+                "measurement_timestamp": start + i * 4_000_000,
+                "heart_rate": if i % 7 == 0 { Value::Null } else { json!(70.0 + i as f64 * 0.1) },
+                "result": (results[i as usize % 4]),
+                "indicator": if i % 4 == 2 { "urgent" } else { "normal" },
+                "labels": [],
+                "status": if i % 5 == 0 { "reviewed" } else { "analyzed" },
+                "label": null,
+                "symptoms": [],
+                "quality": "good",
             })
-            .expect("a readable report");
-            serde_json::to_value(&data).unwrap()
         })
-        .collect()
+        .collect();
+    many.push(items[12].clone());
+    let (patient, profile) = (patient(), profile());
+    [
+        (items, Some(&profile)),
+        (one, None),
+        (Vec::new(), None),
+        (many, None),
+    ]
+    .into_iter()
+    .map(|(items, profile)| {
+        let report = report::Model {
+            id: "r1".into(),
+            user_id: patient.id,
+            creator_id: None,
+            group_id: None,
+            trigger: crate::domain::periods::Trigger::Manual,
+            status: report::ReportStatus::Complete,
+            dedupe_key: None,
+            period_start_timestamp: start,
+            period_end_timestamp: start + 7 * 86_400_000,
+            data: json!({ "measurements": items }).to_string(),
+            creation_timestamp: start,
+            update_timestamp: start,
+        };
+        let ReportData { data, .. } = periodic::build(&periodic::PeriodicReportInput {
+            report: &report,
+            patient: &patient,
+            profile,
+            language: Language::En,
+            time_zone: chrono_tz::Europe::Brussels,
+        })
+        .expect("a readable report");
+        serde_json::to_value(&data).unwrap()
+    })
+    .collect()
 }
 
 /// The fields a template reads of `object` (`object.field`, where `object` is a whole name).
@@ -513,4 +537,23 @@ rows[].result.color: string
 rows[].review: string
 rows[].label: null|string
 rows[].symptoms: string
+digest: null|object
+digest.title: string
+digest.column: string
+digest.note: string
+digest.lines: array
+digest.lines[]: object
+digest.lines[].when: null|string
+digest.lines[].count: int
+digest.lines[].classes: array
+digest.lines[].classes[]: object
+digest.lines[].classes[].key: string
+digest.lines[].classes[].label: string
+digest.lines[].classes[].color: string
+digest.lines[].classes[].count: int
+digest.lines[].heart_rate: array|null
+digest.lines[].heart_rate[]: int
+digest.lines[].reviewed: int
+digest.flagged_title: string
+digest.flagged_note: string
 ";

@@ -755,7 +755,7 @@ async fn every_language_renders_its_periodic_report() {
 }
 
 #[tokio::test]
-async fn long_tables_continue_on_further_pages() {
+async fn a_long_period_is_summed_up_per_day_with_its_flagged_results_listed() {
     let app = spawn_app().await;
     let world = World::new(&app).await;
     let now = app.clock_millis();
@@ -763,6 +763,16 @@ async fn long_tables_continue_on_further_pages() {
         app.measure_at(&world.patient, now - 1 - n * DAY / 3, 72.0, "normal", &[])
             .await;
     }
+    // Over a hundred measurements: the table becomes a line per day, and the one in
+    // possible atrial fibrillation stays listed.
+    app.measure_at(
+        &world.patient,
+        now - 1 - DAY / 2,
+        131.0,
+        "irregular",
+        &["palpitations"],
+    )
+    .await;
     let made = app
         .post(
             "/reports/v1",
@@ -772,9 +782,26 @@ async fn long_tables_continue_on_further_pages() {
         .await;
     let id = made.assert_ok()["id"].as_str().unwrap().to_owned();
     let pdf = pdf_of(&app, &world.patient, &id, "").await;
-    assert!(pdf_pages(&pdf) >= 3, "150 rows continue past page two");
+    save_artifact("periodic-digest-en.pdf", &pdf);
     let text = pdf_text(&pdf);
-    assert!(text.matches("Regular rhythm").count() >= 150);
+    assert!(text.contains("Measurements per day"), "{text}");
+    assert!(text.contains("151 measurements are too many"), "{text}");
+    assert!(
+        text.contains("1 in this period, each listed below."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Palpitations"),
+        "the flagged one is listed:\n{text}"
+    );
+    assert!(
+        text.matches("Regular rhythm").count() < 150,
+        "not listed one by one"
+    );
+    assert!(pdf_pages(&pdf) <= 3, "{} pages", pdf_pages(&pdf));
+    let arabic = pdf_of(&app, &world.patient, &id, "?language=ar").await;
+    save_artifact("periodic-digest-ar.pdf", &arabic);
+    assert!(pdf_text(&arabic).contains("أسبوع") || pdf_text(&arabic).contains("يوم"));
 }
 
 /// `tacho` run against the test's database.

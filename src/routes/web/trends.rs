@@ -125,6 +125,9 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
     })
     .map_err(|e| WebError::Internal(e.into()))?
     .data;
+    // The PDF sums a long period up per day; the page lists every measurement.
+    let rows = periodic::every_row(member.tr.language(), member.zone, &report)
+        .map_err(|e| WebError::Internal(e.into()))?;
     let own = patient.id == *member.id();
     let name = format!("{} {}", patient.first_name, patient.last_name);
     let chart = (!built.chart.points.is_empty())
@@ -154,7 +157,7 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
         range: built.period.range,
         summary: built.summary,
         chart,
-        rows: built.rows,
+        rows,
         can_make_report: viewer.may_report_on(id).is_ok(),
         group: group.map(|g| g.to_string()).unwrap_or_default(),
         groups,
