@@ -198,6 +198,9 @@ pub fn moving_average(x: &[f64], width: usize) -> Vec<f64> {
 /// The running sums of `x`, after a leading 0, into `prefix`. A running sum is one long chain
 /// of additions, each waiting for the one before; here the sums within each block of four
 /// are formed apart from the chain, which then takes one addition per block, not four.
+// These small kernels are always inlined, so that `camera::combine`'s AVX2 version compiles
+// them with AVX2 too (a function called from it keeps the features it was built with).
+#[inline(always)]
 pub fn prefix_sums(x: &[f64], prefix: &mut Vec<f64>) {
     prefix.clear();
     prefix.resize(x.len() + 1, 0.0);
@@ -221,6 +224,7 @@ pub fn prefix_sums(x: &[f64], prefix: &mut Vec<f64>) {
 /// The centred moving average over `width` samples (as [`moving_average`]) of the series
 /// whose prefix sums are `prefix`, into `out`. Inside the series every window is full, so
 /// the division becomes one multiplication by a constant there.
+#[inline(always)]
 pub fn window_means(prefix: &[f64], width: usize, out: &mut Vec<f64>) {
     let n = prefix.len().saturating_sub(1);
     let half = width.max(1) / 2;
@@ -253,6 +257,7 @@ const LANES: usize = 8;
 
 /// The dot product of two series (over the shorter one's length), in [`LANES`] independent
 /// sums.
+#[inline(always)]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     let ((a8, a_tail), (b8, b_tail)) = (a[..n].as_chunks::<LANES>(), b[..n].as_chunks::<LANES>());
@@ -267,6 +272,7 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// The sum and the sum of squares of a series, read once.
+#[inline(always)]
 pub fn moments(a: &[f64]) -> (f64, f64) {
     let (a8, tail) = a.as_chunks::<LANES>();
     let (mut sums, mut squares) = ([0.0; LANES], [0.0; LANES]);
@@ -284,6 +290,7 @@ pub fn moments(a: &[f64]) -> (f64, f64) {
 }
 
 /// The sum of squared differences of two series (over the shorter one's length).
+#[inline(always)]
 pub fn distance_squared(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     let ((a8, a_tail), (b8, b_tail)) = (a[..n].as_chunks::<LANES>(), b[..n].as_chunks::<LANES>());
