@@ -60,6 +60,15 @@ impl Purpose {
     }
 }
 
+/// A password reset by an administrator.
+pub struct AdminReset {
+    pub user: user::Model,
+    /// The link to set a new password, for the administrator to hand to the user, when the
+    /// server sends no e-mail; `None` when it was mailed. Valid once, for
+    /// [`RESET_LINK_HOURS`] hours.
+    pub handover: Option<String>,
+}
+
 impl Actions {
     /// Whether account links can be sent (the server has an SMTP relay).
     pub fn sends_mail(&self) -> bool {
@@ -133,18 +142,13 @@ impl Actions {
     }
 
     /// Resets the password of the account with `id` (administrators; never their own): the
-    /// current password stops working, every login ends, and the user is e-mailed a link to
-    /// set a new one.
-    pub async fn admin_reset_password(
-        &self,
-        viewer: &Viewer,
-        id: &Id,
-    ) -> ActionResult<user::Model> {
+    /// current password stops working, every login ends, and the user gets a link to set a
+    /// new one: by e-mail, or, on a server that sends none, from the administrator, to whom
+    /// the link is handed once ([`AdminReset::handover`]; only its hash is stored). Without
+    /// that, a patient who forgot the password on such a server could never log in again.
+    pub async fn admin_reset_password(&self, viewer: &Viewer, id: &Id) -> ActionResult<AdminReset> {
         let task = AdminTask::ResetPasswords;
         viewer.may_lock_out(id, task).map_err(StoreError::Denied)?;
-        let Some(mailer) = self.notifier.mailer() else {
-            return Err(mail_off());
-        };
         let user = self.store.user_to_administer(viewer, id, task).await?;
         // The old password is replaced by one nobody knows, so that a leaked password stops
         // working now, not when the user gets to the mail.
@@ -167,6 +171,12 @@ impl Actions {
             })
             .await?;
         self.sessions.end_sessions_of(id).await?;
+        let Some(mailer) = self.notifier.mailer() else {
+            return Ok(AdminReset {
+                user,
+                handover: Some(link),
+            });
+        };
         mailer
             .send_account_link(
                 &user,
@@ -177,7 +187,10 @@ impl Actions {
                 None,
             )
             .await?;
-        Ok(user)
+        Ok(AdminReset {
+            user,
+            handover: None,
+        })
     }
 
     /// Whether `secret` is an open password reset link (the form asks before it is sent).

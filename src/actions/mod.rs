@@ -28,7 +28,7 @@ mod shared_links;
 
 use std::sync::Arc;
 
-pub use account_links::{EMAIL_LINK_HOURS, RESET_LINK_HOURS};
+pub use account_links::{AdminReset, EMAIL_LINK_HOURS, RESET_LINK_HOURS};
 pub use accounts::{AccountChanges, NewAccount, RoleChange};
 pub use measurements::Review;
 pub use notifications::{DELIVERY_LOG_SIZE, WebhookRequest};

@@ -345,7 +345,7 @@ async fn an_administrator_resets_a_password_by_email() {
 }
 
 #[tokio::test]
-async fn without_e_mail_the_pages_say_whom_to_ask() {
+async fn without_e_mail_the_administrator_hands_the_reset_link_over() {
     let app = spawn_app().await;
     let admin = app.admin("keeper").await;
     let user = app.user("forgetful").await;
@@ -360,11 +360,72 @@ async fn without_e_mail_the_pages_say_whom_to_ask() {
             &[],
         )
         .await;
-    assert_eq!(reset.status, StatusCode::BAD_REQUEST);
+    // The administrator gets the link to hand over, once, on the page itself.
+    assert_eq!(reset.status, StatusCode::OK, "{}", reset.body);
     assert!(reset.body.contains("This server does not send e-mail."));
-    // Nothing was reset.
-    let login = Browser::new(&app).login(&user.email, PASSWORD).await;
+    assert!(reset.body.contains("is not shown again"), "{}", reset.body);
+    let shown = reset
+        .body
+        .split("<code id=\"handover\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</code>").next())
+        .expect("the link is on the page");
+    let (path, _) = link_in(shown, RESET);
+    // At once: the old password and every login stop working.
+    assert_eq!(
+        app.get(&format!("/users/v1/{}", user.id), &user.token)
+            .await
+            .status,
+        401
+    );
+    let old = Browser::new(&app).login(&user.email, PASSWORD).await;
+    assert_eq!(old.status, StatusCode::UNAUTHORIZED);
+    // The link sets a new password, once.
+    let form = [("new", "handed over 9"), ("confirm", "handed over 9")];
+    let done = Browser::new(&app).post(&path, &path, &form).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let again = Browser::new(&app).get(&path).await;
+    assert_eq!(again.status, StatusCode::GONE, "a link works once");
+    let login = Browser::new(&app).login(&user.email, "handed over 9").await;
     assert_eq!(login.status, StatusCode::SEE_OTHER);
-    let account = logged_in(&app, &user).await.get("/portal/account").await;
+    // The list shows it no more; the reset is in the audit trail.
+    let users = browser.get("/portal/admin/users").await;
+    assert!(!users.body.contains(shown), "shown once");
+    assert!(!users.body.contains("id=\"handover\""));
+    let by_admin = tacho::store::AuditFilter {
+        actor: Some(tacho::domain::id::Id::parse(&admin.id).unwrap()),
+        ..Default::default()
+    };
+    let trail = crate::audit::records(&app, by_admin).await;
+    assert!(
+        trail
+            .iter()
+            .any(|(action, _)| action == "user.password.reset"),
+        "{trail:?}"
+    );
+    let mut patient = Browser::new(&app);
+    patient.login(&user.email, "handed over 9").await;
+    let account = patient.get("/portal/account").await;
     assert!(!account.body.contains("id=\"change-email\""));
+    // With htmx, the user's row carries the link.
+    browser.headers.push(("HX-Request", "true".into()));
+    let row = browser
+        .post(
+            "/portal/admin/users",
+            &format!("/portal/admin/users/{}/password-reset", user.id),
+            &[],
+        )
+        .await;
+    assert_eq!(row.status, StatusCode::OK);
+    assert!(
+        row.body
+            .starts_with(&format!("<tr id=\"user-{}\"", user.id)),
+        "{}",
+        row.body
+    );
+    assert!(
+        row.body
+            .contains(&format!("<code id=\"handover-{}\">", user.id))
+    );
+    assert!(row.body.contains(RESET));
 }

@@ -37,6 +37,11 @@ pub struct UserRow {
     pub own: bool,
     /// What the action just taken on this row did, said where it was taken.
     pub notice: Option<String>,
+    /// A password reset link to hand to the user, shown once, under the notice (servers that
+    /// send no e-mail).
+    pub handover: Option<String>,
+    /// The question asked before a password reset: the link is e-mailed, or handed over.
+    pub reset_confirm: &'static str,
     /// Administrator, and the care teams the user works in: `Administrator · Staff of Group A`.
     pub roles: String,
 }
@@ -91,6 +96,12 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
         failed_count: u.failed_count,
         own: visitor.user.as_ref().is_some_and(|me| me.user.id == u.id),
         notice: None,
+        handover: None,
+        reset_confirm: if visitor.state.actions.sends_mail() {
+            "admin-confirm-reset-password"
+        } else {
+            "admin-confirm-reset-password-handover"
+        },
         roles: String::new(),
     }
 }
@@ -107,6 +118,8 @@ struct UsersPage {
     languages: Vec<LanguageChoice>,
     notice: Option<String>,
     error: Option<String>,
+    /// A password reset link to hand over, shown once.
+    handover: Option<Handover>,
 }
 
 #[derive(Template)]
@@ -122,7 +135,7 @@ async fn users_page(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    users_page_searched(member, page, "", UserSort::Name, notice, error).await
+    users_page_searched(member, page, "", UserSort::Name, notice, error, None).await
 }
 
 /// The orders of the user list.
@@ -174,6 +187,7 @@ async fn users_page_searched(
     sort: UserSort,
     notice: Option<&str>,
     error: Option<&str>,
+    handover: Option<Handover>,
 ) -> Result<HttpResponse, WebError> {
     let mut query = ListQuery::default();
     // Part of a name or an address, in any case: the API's own `like`, whose `*` is its only
@@ -219,6 +233,7 @@ async fn users_page_searched(
         languages: language_choices(Language::En),
         notice: notice.map(|k| member.tr.text(k)),
         error: error.map(|k| member.tr.text(k)),
+        handover,
     })?;
     if error.is_some() {
         *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
@@ -240,7 +255,7 @@ pub async fn users(member: Member, query: Query<UsersQuery>) -> Result<HttpRespo
     let page = query.page.unwrap_or(0).min(10_000);
     let search = query.q.as_deref().unwrap_or("");
     let sort = UserSort::parse(query.sort.as_deref());
-    users_page_searched(&member, page, search, sort, None, None).await
+    users_page_searched(&member, page, search, sort, None, None, None).await
 }
 
 /// A new account.
@@ -309,6 +324,18 @@ pub async fn create_user(
 
 /// After a change to one user: its row for htmx, saying what was done (message `done`, with
 /// the user's `name`), else back to the list.
+/// The row of one user, as the list shows it.
+async fn user_row_of(member: &Member, user_id: &Id) -> Result<UserRow, WebError> {
+    let store = &member.state.store;
+    let user = store
+        .user_by_id(&member.viewer(), user_id)
+        .await?
+        .ok_or(WebError::NotFound)?;
+    let record = store.user_record(user).await?;
+    let mut rows = user_rows(member, &[record], store.clock().now_millis()).await?;
+    rows.pop().ok_or(WebError::NotFound)
+}
+
 async fn row_or_list(
     member: &Member,
     user_id: &Id,
@@ -317,14 +344,7 @@ async fn row_or_list(
     if !member.htmx {
         return Ok(see_other("/portal/admin/users"));
     }
-    let store = &member.state.store;
-    let user = store
-        .user_by_id(&member.viewer(), user_id)
-        .await?
-        .ok_or(WebError::NotFound)?;
-    let record = store.user_record(user).await?;
-    let mut rows = user_rows(member, &[record], store.clock().now_millis()).await?;
-    let mut row = rows.pop().ok_or(WebError::NotFound)?;
+    let mut row = user_row_of(member, user_id).await?;
     row.notice = Some(member.tr.text_with(done, &[("name", row.name.clone())]));
     html(&UserRowFragment {
         c: Chrome::new(member, "admin", "admin-users-title"),
@@ -370,19 +390,56 @@ pub async fn unblock(
     row_or_list(&member, &id, "admin-done-unblocked").await
 }
 
-/// Resets a user's password: every login ends and a link to set a new one is e-mailed.
+/// Resets a user's password: every login ends and a link to set a new one is e-mailed or,
+/// on a server that sends no e-mail, shown to the administrator once, to hand over.
 pub async fn reset_password(
     member: Member,
     id: Path<String>,
     CsrfForm(_): CsrfForm<Vec<(String, String)>>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    member
+    let reset = member
         .state
         .actions
         .admin_reset_password(&member.viewer(), &id)
         .await?;
-    row_or_list(&member, &id, "admin-done-password-reset").await
+    let Some(link) = reset.handover else {
+        return row_or_list(&member, &id, "admin-done-password-reset").await;
+    };
+    let name = format!("{} {}", reset.user.first_name, reset.user.last_name);
+    let notice = member.tr.text_with(
+        "admin-done-password-handover",
+        &[
+            ("name", name),
+            ("hours", crate::actions::RESET_LINK_HOURS.to_string()),
+        ],
+    );
+    if !member.htmx {
+        // No redirect: the link exists only in this answer.
+        return users_page_searched(
+            &member,
+            0,
+            "",
+            UserSort::Name,
+            None,
+            None,
+            Some(Handover { notice, link }),
+        )
+        .await;
+    }
+    let mut row = user_row_of(&member, &id).await?;
+    row.notice = Some(notice);
+    row.handover = Some(link);
+    html(&UserRowFragment {
+        c: Chrome::new(&member, "admin", "admin-users-title"),
+        row,
+    })
+}
+
+/// A password reset link for the administrator to hand over, with what to do with it.
+pub struct Handover {
+    pub notice: String,
+    pub link: String,
 }
 
 /// Grants or revokes the administrator role.
