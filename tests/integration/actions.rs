@@ -447,6 +447,16 @@ async fn a_prescription_has_one_outcome_and_one_record_through_both_doors() {
     assert_eq!(portal, api);
     assert_eq!(portal[0].action, "enlistment.patient");
     assert_eq!(portal[0].patient.as_deref(), Some(patient_b.as_str()));
+    // Shown as ending on its last day, not on the midnight after it.
+    let groups = admin.get("/portal/admin/groups").await;
+    assert!(groups.body.contains("31/01/2031"), "{}", groups.body);
+    assert!(!groups.body.contains("01/02/2031"), "{}", groups.body);
+    let account = logged_in(&app, &world.patient_b)
+        .await
+        .get("/portal/account")
+        .await;
+    assert!(account.body.contains("31/01/2031"), "{}", account.body);
+    assert!(!account.body.contains("01/02/2031"), "{}", account.body);
 }
 
 #[tokio::test]

@@ -94,7 +94,7 @@ async fn page(
         .map(|e| EnlistmentRow {
             group: name(&e.group_id),
             since: member.date(e.creation_timestamp),
-            until: member.date(e.expiry_timestamp),
+            until: member.last_day(e.expiry_timestamp),
             expired: e.expiry_timestamp <= now,
             roles: String::new(),
         })

@@ -213,6 +213,13 @@ impl Visitor {
             None => String::new(),
         }
     }
+
+    /// The last local day of a period that ends at `end_millis`: the end is the first instant
+    /// after it (a prescription until 31 January ends at midnight, 1 February), so the day
+    /// shown is the one of the instant before.
+    pub fn last_day(&self, end_millis: i64) -> String {
+        self.date(end_millis.saturating_sub(1))
+    }
 }
 
 impl FromRequest for Visitor {

@@ -51,7 +51,7 @@ fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
             &[
                 ("start", visitor.date(report.period_start_timestamp)),
                 // The end is exclusive: the last day shown is the one before it.
-                ("end", visitor.date(report.period_end_timestamp - 1)),
+                ("end", visitor.last_day(report.period_end_timestamp)),
             ],
         ),
         measurements: count,

@@ -102,7 +102,7 @@ async fn groups_page(
             group_id: e.enlistment.group_id,
             group: e.group_name,
             since: member.date(e.enlistment.creation_timestamp),
-            until: member.date(e.enlistment.expiry_timestamp),
+            until: member.last_day(e.enlistment.expiry_timestamp),
             expired: e.enlistment.expiry_timestamp <= now,
         })
         .collect();
