@@ -118,22 +118,33 @@ impl Reader {
         records.pop().ok_or(StoreError::NotFound)
     }
 
-    /// The measurements of the same patient just before and just after `current` (by upload
-    /// time, then id) that `viewer` may see: the previous and next of the measurement page.
+    /// The measurements of the same patient just before and just after `current` (by when
+    /// they were taken, as the lists show them, then id; the upload time for one sent without
+    /// its time) that `viewer` may see: the previous (older) and next (newer) of the
+    /// measurement page. Upload order would not do: a phone sends what it measured offline
+    /// later, so "previous" led to a newer measurement.
     pub async fn neighbouring_measurements(
         &self,
         viewer: &Viewer,
         current: &measurement::Model,
     ) -> StoreResult<(Option<Id>, Option<Id>)> {
-        use measurement::Column::{CreationTimestamp, CreatorId, Id as IdColumn};
+        use measurement::Column::{CreatorId, Id as IdColumn};
+        use sea_orm::sea_query::ExprTrait;
         use sea_orm::{Condition, Order};
-        let at = current.creation_timestamp;
-        // The nearest one on either side in (upload time, id) order.
+        let at = current
+            .measurement_timestamp
+            .unwrap_or(current.creation_timestamp);
+        let taken = || {
+            Expr::cust(
+                r#"COALESCE("measurements"."measurement_timestamp", "measurements"."creation_timestamp")"#,
+            )
+        };
+        // The nearest one on either side in (time taken, id) order.
         let neighbour = |later: bool| {
             let (beyond, order) = if later {
-                (CreationTimestamp.gt(at), Order::Asc)
+                (taken().gt(at), Order::Asc)
             } else {
-                (CreationTimestamp.lt(at), Order::Desc)
+                (taken().lt(at), Order::Desc)
             };
             let tie = if later {
                 IdColumn.gt(current.id)
@@ -148,9 +159,9 @@ impl Reader {
                 .filter(
                     Condition::any()
                         .add(beyond)
-                        .add(Condition::all().add(CreationTimestamp.eq(at)).add(tie)),
+                        .add(Condition::all().add(taken().eq(at)).add(tie)),
                 )
-                .order_by(CreationTimestamp, order.clone())
+                .order_by(taken(), order.clone())
                 .order_by(IdColumn, order)
                 .limit(1)
                 .into_tuple::<Id>()

@@ -2387,3 +2387,38 @@ async fn group_pages_cost_the_same_with_1_and_200_groups_and_reach_every_group()
         .await;
     assert_eq!(saved.status, 200, "{}", saved.body);
 }
+
+/// "Previous" is the measurement taken before, "next" the one taken after, whatever order the
+/// phone sent them in (one measured offline arrives later).
+#[tokio::test]
+async fn previous_and_next_follow_the_time_measured_not_the_upload() {
+    let app = spawn_app().await;
+    let patient = app.user("offline").await;
+    let now = app.clock_millis();
+    let day = 86_400_000;
+    let newest = app
+        .measure_at(&patient, now - day, 70.0, "normal", &[])
+        .await;
+    let oldest = app
+        .measure_at(&patient, now - 3 * day, 72.0, "normal", &[])
+        .await;
+    let middle = app
+        .measure_at(&patient, now - 2 * day, 74.0, "normal", &[])
+        .await;
+    let mut browser = logged_in(&app, &patient).await;
+    let link = |body: &str, id: &str| -> Option<String> {
+        let marker = format!("id=\"{id}\"");
+        let at = body.find(&marker)?;
+        let href = body[at..].split("href=\"/portal/measurements/").nth(1)?;
+        Some(href.split('"').next()?.to_owned())
+    };
+    let page = browser.get(&format!("/portal/measurements/{middle}")).await;
+    assert_eq!(
+        link(&page.body, "previous-measurement"),
+        Some(oldest.clone())
+    );
+    assert_eq!(link(&page.body, "next-measurement"), Some(newest.clone()));
+    let first = browser.get(&format!("/portal/measurements/{oldest}")).await;
+    assert_eq!(link(&first.body, "previous-measurement"), None);
+    assert_eq!(link(&first.body, "next-measurement"), Some(middle));
+}
