@@ -16,6 +16,7 @@ login-blocked = Dieses Konto ist nach zu vielen Fehlversuchen gesperrt. Bitten S
 error-title = Etwas ist schiefgelaufen
 error-home = Zurück zur Startseite
 error-not-found = Diese Seite gibt es nicht, oder Sie dürfen sie nicht sehen.
+error-link-closed = Dieser Link ist nicht mehr offen: Er wurde zurückgezogen, ist abgelaufen oder war nie gültig. Bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen.
 error-forbidden = Das dürfen Sie nicht.
 error-login-required = Bitte melden Sie sich zuerst an.
 error-csrf = Das Formular wurde abgelehnt, weil es nicht von dieser Website kam. Laden Sie die Seite neu und versuchen Sie es erneut.

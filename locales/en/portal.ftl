@@ -16,6 +16,7 @@ login-blocked = This account is blocked after too many failed attempts. Ask an a
 error-title = Something went wrong
 error-home = Back to the start page
 error-not-found = This page does not exist, or you may not see it.
+error-link-closed = This link is no longer open: it was withdrawn, it expired, or it was never valid. Ask whoever sent it to you for a new one.
 error-forbidden = You may not do this.
 error-login-required = Please log in first.
 error-csrf = The form was refused because it did not come from this site. Reload the page and try again.

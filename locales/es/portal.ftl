@@ -16,6 +16,7 @@ login-blocked = Esta cuenta está bloqueada tras demasiados intentos fallidos. P
 error-title = Algo ha fallado
 error-home = Volver a la página de inicio
 error-not-found = Esta página no existe o no puede verla.
+error-link-closed = Este enlace ya no está abierto: fue retirado, caducó o nunca fue válido. Pida uno nuevo a quien se lo envió.
 error-forbidden = No puede hacer esto.
 error-login-required = Inicie sesión primero.
 error-csrf = El formulario se rechazó porque no procedía de este sitio. Recargue la página y vuelva a intentarlo.

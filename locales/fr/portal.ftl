@@ -16,6 +16,7 @@ login-blocked = Ce compte est bloqué après trop de tentatives échouées. Dema
 error-title = Un problème est survenu
 error-home = Retour à la page d’accueil
 error-not-found = Cette page n’existe pas, ou vous ne pouvez pas la voir.
+error-link-closed = Ce lien n'est plus ouvert : il a été retiré, il a expiré ou il n'a jamais été valide. Demandez-en un nouveau à la personne qui vous l'a envoyé.
 error-forbidden = Vous n’êtes pas autorisé à faire cela.
 error-login-required = Veuillez d’abord vous connecter.
 error-csrf = Le formulaire a été refusé car il ne provenait pas de ce site. Rechargez la page et réessayez.

@@ -16,6 +16,7 @@ login-blocked = Questo account è bloccato dopo troppi tentativi falliti. Chiedi
 error-title = Qualcosa è andato storto
 error-home = Torna alla pagina iniziale
 error-not-found = Questa pagina non esiste, oppure non puoi vederla.
+error-link-closed = Questo link non è più aperto: è stato ritirato, è scaduto o non è mai stato valido. Ne chieda uno nuovo a chi gliel'ha inviato.
 error-forbidden = Non puoi farlo.
 error-login-required = Accedi prima.
 error-csrf = Il modulo è stato rifiutato perché non proveniva da questo sito. Ricarica la pagina e riprova.

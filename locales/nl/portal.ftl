@@ -16,6 +16,7 @@ login-blocked = Dit account is geblokkeerd na te veel mislukte pogingen. Vraag e
 error-title = Er ging iets mis
 error-home = Terug naar de startpagina
 error-not-found = Deze pagina bestaat niet, of u mag ze niet zien.
+error-link-closed = Deze link is niet meer open: hij is ingetrokken, verlopen of was nooit geldig. Vraag wie hem u stuurde om een nieuwe.
 error-forbidden = Dit mag u niet doen.
 error-login-required = Meld u eerst aan.
 error-csrf = Het formulier werd geweigerd omdat het niet van deze site kwam. Laad de pagina opnieuw en probeer het nog eens.

@@ -16,6 +16,7 @@ login-blocked = 失败次数过多，此账户已被锁定。请联系管理员�
 error-title = 出现问题
 error-home = 返回首页
 error-not-found = 此页面不存在，或您无权查看。
+error-link-closed = 此链接已不再有效：它已被撤回、已过期，或从未有效。请向发送者索取新的链接。
 error-forbidden = 您无权执行此操作。
 error-login-required = 请先登录。
 error-csrf = 表单被拒绝，因为它并非来自本网站。请重新加载页面后再试。

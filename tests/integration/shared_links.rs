@@ -92,6 +92,32 @@ async fn a_link_opens_the_pdf_until_it_is_revoked_on_every_instance() {
     for instance in [&app, &other] {
         assert_eq!(open(instance, &address).await.0, 404, "revoked at once");
     }
+    // The person the link was sent to, in a browser, reads why in their language; a program
+    // gets the error envelope.
+    let path = &address[address.find("/share/").unwrap()..];
+    let page = app
+        .client
+        .get(app.url(path))
+        .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .header("Accept-Language", "fr-BE,fr;q=0.9")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 404);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert!(page.headers().contains_key("content-security-policy"));
+    let text = page.text().await.unwrap();
+    assert!(text.contains("plus ouvert : il a été retiré"), "{text}");
+    assert!(text.starts_with("<!DOCTYPE html>"), "{text}");
+    let program = app.client.get(app.url(path)).send().await.unwrap();
+    assert_eq!(program.status(), 404);
+    let body: serde_json::Value = program.json().await.unwrap();
+    assert_eq!(body["code"], 16, "{body}");
     // The patient makes links too; a link of another patient's measurement is not the
     // patient's to revoke.
     let mut patient = logged_in(&app, &world.patient).await;

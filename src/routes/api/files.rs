@@ -92,7 +92,8 @@ pub async fn download(
 
 /// A shared link (made in the portal): the PDF it grants while it is open, never kept by a
 /// cache (`no-store`), since a revocation must hold at once. Unknown, revoked and expired links
-/// are all 404.
+/// are all 404: the error envelope for a program, and for a browser (which asks for HTML: the
+/// person the link was sent to, a GP say) a page in its language saying to ask for a new one.
 #[utoipa::path(get, tag = "files",
     params(("secret" = String, Path, description = "the shared link's secret")),
     responses((status = 200, description = "the PDF", content_type = "application/pdf"),
@@ -103,18 +104,37 @@ pub async fn shared(
     req: HttpRequest,
     secret: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    if secret.len() > 64 {
-        return Err(ApiError::LinkClosed);
+    let opened = if secret.len() > 64 {
+        Err(ApiError::LinkClosed)
+    } else {
+        state
+            .actions
+            .open_shared_link(&secret, crate::routes::client_network(&req))
+            .await
+            .map_err(|err| match ApiError::from(err) {
+                ApiError::NotFound => ApiError::LinkClosed,
+                other => other,
+            })
+    };
+    match opened {
+        Ok(file) => serve(&state, &req, &file, NO_STORE).await,
+        Err(ApiError::LinkClosed) if asks_for_html(&req) => {
+            Ok(crate::routes::web::chrome::error_page_outside_portal(
+                &req,
+                actix_web::http::StatusCode::NOT_FOUND,
+                "error-link-closed",
+            ))
+        }
+        Err(other) => Err(other),
     }
-    let file = state
-        .actions
-        .open_shared_link(&secret, crate::routes::client_network(&req))
-        .await
-        .map_err(|err| match ApiError::from(err) {
-            ApiError::NotFound => ApiError::LinkClosed,
-            other => other,
-        })?;
-    serve(&state, &req, &file, NO_STORE).await
+}
+
+/// Whether the client is a browser showing a page: it names HTML among what it accepts.
+fn asks_for_html(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
 }
 
 /// A stored file as the answer: `ETag` (304 when the client has it), `cache_control`, no

@@ -37,6 +37,23 @@ pub struct Chrome {
 }
 
 impl Chrome {
+    /// The chrome of a page for someone not logged in: no menu, no name.
+    pub fn anonymous(tr: Translator, title_key: &'static str) -> Self {
+        Chrome {
+            lang: tr.language().code(),
+            dir: tr.language().direction(),
+            tr,
+            csrf: String::new(),
+            user_name: None,
+            admin: false,
+            staff: false,
+            patient: false,
+            section: "",
+            title_key,
+            subject: None,
+        }
+    }
+
     /// The chrome of a page in `section` titled by message `title_key`.
     pub fn new(visitor: &Visitor, section: &'static str, title_key: &'static str) -> Self {
         let user = visitor.user.as_ref();
@@ -129,6 +146,52 @@ struct ToastTemplate {
     message: String,
 }
 
+/// The portal's security headers, on every page it answers.
+fn secure(headers: &mut actix_web::http::header::HeaderMap) {
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    // Pages show personal data: never keep them in shared or back-button caches.
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+/// A translated error page for a person who reached Tacho outside the portal's routes (the
+/// recipient of a shared link that is no longer open): the page without a menu, in the
+/// language the browser asks for, with the portal's security headers.
+pub fn error_page_outside_portal(
+    req: &actix_web::HttpRequest,
+    status: actix_web::http::StatusCode,
+    message_key: &'static str,
+) -> HttpResponse {
+    let c = Chrome::anonymous(Translator::new(accepted_language(req)), "error-title");
+    let message = c.tr.text(message_key);
+    let body = ErrorTemplate {
+        c,
+        status: status.as_u16(),
+        message,
+    }
+    .render()
+    .unwrap_or_else(|e| {
+        tracing::error!(error = %e, "the error page did not render");
+        message_key.to_owned()
+    });
+    let mut response = HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .body(body);
+    secure(response.headers_mut());
+    response
+}
+
 /// Wraps every portal request: security headers on every answer, and error markers rendered
 /// as a translated page (or a toast for htmx, retargeted to the page's toast area).
 pub async fn portal_middleware(
@@ -172,19 +235,7 @@ pub async fn portal_middleware(
                     .ok();
                 let c = match visitor {
                     Some(visitor) => Chrome::new(&visitor, "", "error-title"),
-                    None => Chrome {
-                        lang: tr.language().code(),
-                        dir: tr.language().direction(),
-                        tr,
-                        csrf: String::new(),
-                        user_name: None,
-                        admin: false,
-                        staff: false,
-                        patient: false,
-                        section: "",
-                        title_key: "error-title",
-                        subject: None,
-                    },
+                    None => Chrome::anonymous(tr, "error-title"),
                 };
                 let message = c.tr.text(page.message_key);
                 ErrorTemplate {
@@ -213,21 +264,7 @@ pub async fn portal_middleware(
         None => res,
     };
     let headers = res.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
-    // Pages show personal data: never keep them in shared or back-button caches.
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    secure(headers);
     if let Some(cookie) = new_csrf_cookie
         && let Ok(value) = HeaderValue::from_str(&cookie)
     {
