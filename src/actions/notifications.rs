@@ -47,6 +47,23 @@ impl Actions {
         Ok(self.store.write(Unaudited::Inbox, mark).await?)
     }
 
+    /// Marks `viewer`'s entries about `measurement` read, when it opens the measurement. Most
+    /// page views find none unread: a read decides whether to write.
+    pub async fn read_notifications_about(
+        &self,
+        viewer: &Viewer,
+        measurement: &Id,
+    ) -> ActionResult<u64> {
+        if !self.store.has_unread_about(viewer, measurement).await? {
+            return Ok(0);
+        }
+        let mark = async |tx: &Tx| {
+            tx.mark_measurement_notifications_read(viewer, measurement)
+                .await
+        };
+        Ok(self.store.write(Unaudited::Inbox, mark).await?)
+    }
+
     /// Marks every entry of `viewer`'s inbox read.
     pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> ActionResult<u64> {
         let mark = async |tx: &Tx| tx.mark_all_notifications_read(viewer).await;

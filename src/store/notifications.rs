@@ -482,6 +482,21 @@ impl Reader {
         self.page(self.inbox_of(viewer), spec).await
     }
 
+    /// Whether `viewer` has an unread entry about `measurement`.
+    pub async fn has_unread_about(&self, viewer: &Viewer, measurement: &Id) -> StoreResult<bool> {
+        let found = notification::Entity::find()
+            .select_only()
+            .column(notification::Column::Id)
+            .filter(self.readable(viewer))
+            .filter(notification::Column::MeasurementId.eq(*measurement))
+            .filter(notification::Column::Read.eq(false))
+            .limit(1)
+            .into_tuple::<Id>()
+            .one(&self.db)
+            .await?;
+        Ok(found.is_some())
+    }
+
     /// How many entries of `viewer`'s inbox are unread, counting no further than
     /// [`UNREAD_COUNTED`]: the bell asks every 20 s, and "99+" is all it shows past that.
     pub async fn unread_count(&self, viewer: &Viewer) -> StoreResult<u64> {
@@ -661,6 +676,24 @@ impl Tx {
             read_at,
             ..current
         })
+    }
+
+    /// Marks `viewer`'s unread entries about measurement `measurement` read: the reader opened
+    /// it, so what the inbox announced about it has been seen. Returns how many.
+    pub async fn mark_measurement_notifications_read(
+        &self,
+        viewer: &Viewer,
+        measurement: &Id,
+    ) -> StoreResult<u64> {
+        let result = notification::Entity::update_many()
+            .col_expr(notification::Column::Read, Expr::value(true))
+            .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
+            .filter(self.readable(viewer))
+            .filter(notification::Column::MeasurementId.eq(*measurement))
+            .filter(notification::Column::Read.eq(false))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected)
     }
 
     /// Marks every unread entry of `viewer`'s inbox that it may still read read; returns how

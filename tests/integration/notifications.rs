@@ -910,6 +910,47 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     assert!(!bell.body.contains("class=\"count\""));
 }
 
+/// Opening a measurement marks what the inbox said about it read, for the reader only, and
+/// nothing about other measurements.
+#[tokio::test]
+async fn opening_a_measurement_marks_its_notifications_read() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let colleague = app.user("colleague").await;
+    app.enlist_staff(&world.admin, &colleague, &world.group_a)
+        .await;
+    let at = app.clock_millis();
+    let opened = app
+        .measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    app.measure_at(&world.patient, at + 1000, 91.0, "irregular", &[])
+        .await;
+    app.work_queue().await;
+    let unread_about = |entries: &[serde_json::Value], id: &str| {
+        entries
+            .iter()
+            .filter(|e| e["measurement_id"] == id && e["read"] == false)
+            .count()
+    };
+    let before = notifications(&app, &world.staff_a).await;
+    assert!(unread_about(&before, &opened) > 0, "{before:?}");
+    let others_before =
+        before.iter().filter(|e| e["read"] == false).count() - unread_about(&before, &opened);
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let page = staff.get(&format!("/portal/measurements/{opened}")).await;
+    assert_eq!(page.status, 200);
+    let after = notifications(&app, &world.staff_a).await;
+    assert_eq!(unread_about(&after, &opened), 0, "{after:?}");
+    let others_after = after.iter().filter(|e| e["read"] == false).count();
+    assert_eq!(
+        others_after, others_before,
+        "the other measurement's stay unread"
+    );
+    // Another reader's entries about it are untouched.
+    let theirs = notifications(&app, &colleague).await;
+    assert!(unread_about(&theirs, &opened) > 0, "{theirs:?}");
+}
+
 #[tokio::test]
 async fn only_administrators_manage_notifications_in_the_portal() {
     let app = spawn_app_with(|s| s.webhook_allow_loopback = true).await;

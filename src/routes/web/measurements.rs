@@ -298,6 +298,12 @@ async fn detail_page(
     let viewer = member.viewer();
     let store = &member.state.store;
     let record = member.state.actions.view_measurement(&viewer, &id).await?;
+    // What the inbox said about it has now been seen.
+    member
+        .state
+        .actions
+        .read_notifications_about(&viewer, &id)
+        .await?;
     let m = &record.measurement;
     let own = m.creator_id == *member.id();
     let patient_user = if own {
