@@ -97,7 +97,7 @@ pub async fn download(
 #[utoipa::path(get, tag = "files",
     params(("secret" = String, Path, description = "the shared link's secret")),
     responses((status = 200, description = "the PDF", content_type = "application/pdf"),
-        (status = 404, body = ErrorBody)))]
+        (status = 404, description = "the link is unknown, revoked or expired: the error envelope, or for a client that accepts text/html a page saying so in its Accept-Language", body = ErrorBody)))]
 #[route("/share/{secret}", method = "GET", method = "HEAD")]
 pub async fn shared(
     state: Data<AppState>,
