@@ -144,7 +144,11 @@ async fn pages_carry_security_headers_and_the_login_redirect() {
     assert_eq!(root.status, StatusCode::SEE_OTHER);
     let page = browser.get("/portal/account").await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
-    assert_eq!(page.location(), "/portal/login");
+    assert!(
+        page.location().starts_with("/portal/login"),
+        "{}",
+        page.location()
+    );
     let login = Browser::new(&app).get("/portal/login").await;
     assert_eq!(login.status, 200);
     let csp = login.headers["content-security-policy"].to_str().unwrap();
@@ -382,7 +386,11 @@ async fn login_renews_the_session_and_logout_ends_it_for_good() {
     replay.cookie = Some(after);
     let page = replay.get("/portal/account").await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
-    assert_eq!(page.location(), "/portal/login");
+    assert!(
+        page.location().starts_with("/portal/login"),
+        "{}",
+        page.location()
+    );
 }
 
 #[tokio::test]
@@ -403,7 +411,11 @@ async fn a_deactivated_user_is_logged_out_at_once() {
     assert_eq!(off.status, StatusCode::SEE_OTHER);
     let page = browser.get("/portal/account").await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
-    assert_eq!(page.location(), "/portal/login");
+    assert!(
+        page.location().starts_with("/portal/login"),
+        "{}",
+        page.location()
+    );
     let mut again = Browser::new(&app);
     let refused = again.login(&user.email, PASSWORD).await;
     assert!(refused.body.contains("deactivated"));
@@ -1471,7 +1483,11 @@ async fn sessions_are_shared_by_instances(app: &TestApp) {
     assert_eq!(logout.status, StatusCode::SEE_OTHER);
     let page = here.get("/portal/account").await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
-    assert_eq!(page.location(), "/portal/login");
+    assert!(
+        page.location().starts_with("/portal/login"),
+        "{}",
+        page.location()
+    );
 }
 
 #[tokio::test]
@@ -1576,7 +1592,11 @@ async fn a_password_is_changed_after_checking_the_current_one() {
         .assert_error(401, 117);
     let other = elsewhere.get("/portal/account").await;
     assert_eq!(other.status, StatusCode::SEE_OTHER);
-    assert_eq!(other.location(), "/portal/login");
+    assert!(
+        other.location().starts_with("/portal/login"),
+        "{}",
+        other.location()
+    );
     assert_eq!(browser.get("/portal/account").await.status, 200);
     let old = app.password_grant(&user.email, PASSWORD).await;
     assert_eq!(old.status, 400);
@@ -1954,10 +1974,18 @@ async fn sign_out_everywhere_ends_every_session_and_token() {
         )
         .await;
     assert_eq!(out.status, StatusCode::SEE_OTHER);
-    assert_eq!(out.location(), "/portal/login");
+    assert!(
+        out.location().starts_with("/portal/login"),
+        "{}",
+        out.location()
+    );
     for b in [&mut browser, &mut elsewhere] {
         let page = b.get("/portal/account").await;
-        assert_eq!(page.location(), "/portal/login");
+        assert!(
+            page.location().starts_with("/portal/login"),
+            "{}",
+            page.location()
+        );
     }
     app.get("/users/v1/me", &user.token)
         .await
@@ -1977,7 +2005,11 @@ async fn portal_sessions_end_when_idle_and_after_their_lifetime() {
     // 31 minutes without a request end it.
     app.clock.advance(chrono::Duration::minutes(31));
     let page = browser.get("/portal/account").await;
-    assert_eq!(page.location(), "/portal/login");
+    assert!(
+        page.location().starts_with("/portal/login"),
+        "{}",
+        page.location()
+    );
 
     // However busy, a session ends 12 hours after its login.
     let mut busy = logged_in(&app, &user).await;
@@ -1989,7 +2021,11 @@ async fn portal_sessions_end_when_idle_and_after_their_lifetime() {
         }
     }
     let page = busy.get("/portal/account").await;
-    assert_eq!(page.location(), "/portal/login");
+    assert!(
+        page.location().starts_with("/portal/login"),
+        "{}",
+        page.location()
+    );
 }
 
 #[tokio::test]
@@ -2421,4 +2457,65 @@ async fn previous_and_next_follow_the_time_measured_not_the_upload() {
     let first = browser.get(&format!("/portal/measurements/{oldest}")).await;
     assert_eq!(link(&first.body, "previous-measurement"), None);
     assert_eq!(link(&first.body, "next-measurement"), Some(middle));
+}
+
+/// Posts the login form of `form` with `next`.
+async fn log_in_then<'a>(browser: &mut Browser<'a>, form: &Page, email: &str, next: &str) -> Page {
+    let csrf = form.csrf();
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("email", email),
+        ("password", crate::helpers::PASSWORD),
+        ("next", next),
+    ];
+    browser.post_raw("/portal/login", &fields).await
+}
+
+/// A link opened while signed out (from a notification e-mail, say) leads back to it after the
+/// login; an htmx request whose session ended is sent to the login page whole, not given the
+/// login page to put inside the page; and no `next` leads off the portal.
+#[tokio::test]
+async fn after_the_login_the_page_asked_for_opens() {
+    let app = spawn_app().await;
+    let patient = app.user("returning").await;
+    let id = app
+        .measure_at(&patient, app.clock_millis() - 1, 72.0, "normal", &[])
+        .await;
+    let page = format!("/portal/measurements/{id}");
+    let mut browser = Browser::new(&app);
+    let asked = browser.get(&format!("{page}?tab=review")).await;
+    assert_eq!(asked.status, StatusCode::SEE_OTHER);
+    let login = asked.location().to_owned();
+    assert!(login.starts_with("/portal/login?next="), "{login}");
+    let form = browser.get(&login).await;
+    assert!(form.body.contains("name=\"next\""), "{}", form.body);
+    let next = format!("{page}?tab=review");
+    let done = log_in_then(&mut browser, &form, &patient.email, &next).await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    assert_eq!(done.location(), next);
+    // Elsewhere is refused: the start page instead.
+    for elsewhere in [
+        "https://evil.example/portal/",
+        "//evil.example/portal/",
+        "/portal/\\evil",
+        "/api/x",
+    ] {
+        let mut other = Browser::new(&app);
+        let form = other.get("/portal/login").await;
+        let done = log_in_then(&mut other, &form, &patient.email, elsewhere).await;
+        assert_eq!(done.location(), "/portal/", "{elsewhere}");
+    }
+    // An htmx request without a session: an empty answer that sends the whole page to the login.
+    let mut stale = Browser::new(&app);
+    stale.headers.push(("HX-Request", "true".into()));
+    stale
+        .headers
+        .push(("HX-Current-URL", format!("{}/portal/profile", app.url(""))));
+    let saved = stale.get("/portal/profile").await;
+    assert_eq!(saved.status, StatusCode::OK);
+    assert!(saved.body.is_empty(), "{}", saved.body);
+    assert_eq!(
+        saved.headers["hx-redirect"],
+        "/portal/login?next=%2Fportal%2Fprofile"
+    );
 }

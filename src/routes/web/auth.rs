@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
-use super::error::WebError;
+use super::error::{WebError, page_to_return_to};
 use super::session::{CSRF_KEY, LOGIN_AT_KEY, USER_KEY};
 use crate::auth::LoginError;
 
@@ -17,17 +17,35 @@ struct LoginPage {
     c: Chrome,
     email: String,
     error: Option<String>,
+    /// The portal page to go to once logged in (see [`page_to_return_to`]), or empty.
+    next: String,
+}
+
+/// Where the login page was asked to lead back to (`?next=`).
+#[derive(Debug, Default, Deserialize)]
+pub struct LoginQuery {
+    pub next: Option<String>,
 }
 
 /// The login form.
-pub async fn login_form(visitor: Visitor) -> Result<HttpResponse, WebError> {
+pub async fn login_form(
+    visitor: Visitor,
+    query: actix_web::web::Query<LoginQuery>,
+) -> Result<HttpResponse, WebError> {
+    let next = query
+        .next
+        .as_deref()
+        .and_then(page_to_return_to)
+        .unwrap_or_default()
+        .to_owned();
     if visitor.user.is_some() {
-        return Ok(see_other("/portal/"));
+        return Ok(see_other(if next.is_empty() { "/portal/" } else { &next }));
     }
     html(&LoginPage {
         c: Chrome::new(&visitor, "login", "login-title"),
         email: String::new(),
         error: None,
+        next,
     })
 }
 
@@ -36,6 +54,9 @@ pub async fn login_form(visitor: Visitor) -> Result<HttpResponse, WebError> {
 pub struct LoginForm {
     pub email: String,
     pub password: String,
+    /// The page to come back to; checked again here, since a form can say anything.
+    #[serde(default)]
+    pub next: String,
 }
 
 /// Checks the credentials; on success the session gets a new key (no fixation), the user and
@@ -51,6 +72,7 @@ pub async fn login(
             c: Chrome::new(&visitor, "login", "login-title"),
             email: form.email.clone(),
             error: Some(visitor.tr.text(key)),
+            next: page_to_return_to(&form.next).unwrap_or_default().to_owned(),
         })?;
         *response.status_mut() = actix_web::http::StatusCode::UNAUTHORIZED;
         Ok(response)
@@ -78,7 +100,9 @@ pub async fn login(
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes);
     session.insert(CSRF_KEY, hex::encode(bytes))?;
-    Ok(see_other("/portal/"))
+    Ok(see_other(
+        page_to_return_to(&form.next).unwrap_or("/portal/"),
+    ))
 }
 
 /// Ends the session: its server-side state is deleted, so the old cookie opens nothing.

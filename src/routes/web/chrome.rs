@@ -9,7 +9,7 @@ use actix_web::{HttpMessage, HttpResponse};
 use askama::Template;
 
 use super::context::{Visitor, accepted_language};
-use super::error::{ErrorPage, WebError};
+use super::error::{ErrorPage, LoginRedirect, WebError, page_to_return_to};
 use crate::i18n::Translator;
 
 /// Scripts only from this origin (no inline script), no framing, no plug-ins.
@@ -146,6 +146,47 @@ struct ToastTemplate {
     message: String,
 }
 
+/// The way to the login page for a request that needed a session, with the page to come back
+/// to: the page asked for, or for htmx (whose request a redirect would answer with the login
+/// page inside the page) the page it was sent from, left whole through `HX-Redirect`.
+fn back_after_login(res: ServiceResponse<BoxBody>, htmx: bool) -> ServiceResponse<BoxBody> {
+    let req = res.request();
+    let asked = if htmx {
+        req.headers()
+            .get("HX-Current-URL")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|url| url.find("/portal/").map(|at| url[at..].to_owned()))
+    } else if req.method() == actix_web::http::Method::GET {
+        Some(
+            req.uri()
+                .path_and_query()
+                .map_or(req.path(), |p| p.as_str())
+                .to_owned(),
+        )
+    } else {
+        None
+    };
+    let login = match asked.as_deref().and_then(page_to_return_to) {
+        Some(next) => format!(
+            "/portal/login?next={}",
+            percent_encoding::utf8_percent_encode(next, percent_encoding::NON_ALPHANUMERIC)
+        ),
+        None => "/portal/login".to_owned(),
+    };
+    let mut response = if htmx {
+        HttpResponse::Ok().finish()
+    } else {
+        see_other(&login)
+    };
+    if let Ok(value) = HeaderValue::from_str(&login) {
+        response
+            .headers_mut()
+            .insert(header::HeaderName::from_static("hx-redirect"), value);
+    }
+    secure(response.headers_mut());
+    res.into_response(response)
+}
+
 /// The portal's security headers, on every page it answers.
 fn secure(headers: &mut actix_web::http::header::HeaderMap) {
     headers.insert(
@@ -211,6 +252,9 @@ pub async fn portal_middleware(
                 .app_data::<actix_web::web::Data<crate::routes::AppState>>(),
         )
         .map(|(cookie, state)| cookie.header(&state.settings));
+    if res.response().extensions().get::<LoginRedirect>().is_some() {
+        return Ok(back_after_login(res, htmx));
+    }
     let marker = res.response().extensions().get::<ErrorPage>().copied();
     let mut res = match marker {
         Some(page) => {

@@ -47,6 +47,24 @@ pub enum WebError {
     Internal(#[source] anyhow::Error),
 }
 
+/// Marks the redirect to the login page of a request that needed a session.
+#[derive(Debug, Clone, Copy)]
+pub struct LoginRedirect;
+
+/// `next` when it is a portal page to come back to after logging in: a path under `/portal/`
+/// on this server (never `//host` or a backslash, which browsers read as another host), not
+/// the login or logout itself.
+pub fn page_to_return_to(next: &str) -> Option<&str> {
+    let safe = next.starts_with("/portal/")
+        && next.len() <= 2_000
+        && !next.contains("//")
+        && !next.contains('\\')
+        && !next.chars().any(char::is_control)
+        && !next.starts_with("/portal/login")
+        && !next.starts_with("/portal/logout");
+    safe.then_some(next)
+}
+
 /// Marks an error response for the portal middleware to render: the status's message key.
 #[derive(Debug, Clone, Copy)]
 pub struct ErrorPage {
@@ -90,10 +108,13 @@ impl ResponseError for WebError {
             tracing::error!(error = format!("{cause:#}"), "portal request failed");
         }
         if let WebError::LoginRequired = self {
-            return HttpResponse::SeeOther()
+            // The portal middleware adds where to come back to (it has the request).
+            let mut response = HttpResponse::SeeOther()
                 .insert_header((header::LOCATION, "/portal/login"))
                 .insert_header(("HX-Redirect", "/portal/login"))
                 .finish();
+            response.extensions_mut().insert(LoginRedirect);
+            return response;
         }
         let mut builder = HttpResponse::build(self.status_code());
         if let WebError::Unavailable = self {
