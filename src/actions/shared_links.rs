@@ -157,19 +157,18 @@ impl Actions {
     }
 
     /// Records a download through an app's `readFileToken` (by no one, with the client's
-    /// network).
+    /// network), if the token checked against `file` still opens it: `NotFound` once the
+    /// token has been revoked, even when `file` is a copy kept in memory.
     pub async fn record_file_download(
         &self,
         file: &file::Model,
         network: Network,
     ) -> ActionResult<()> {
-        let mut record = entry(&anonymous(), AuditAction::FileDownload, "file", &file.id)
+        let record = entry(&anonymous(), AuditAction::FileDownload, "file", &file.id)
             .detail(format!("from {network}"));
-        record.patient_id = self
-            .store
-            .patient_of_file(&Service::Capability, &file.id)
+        self.store
+            .record_download(&Service::Capability, file, record)
             .await?;
-        self.store.record_read(record).await?;
         Ok(())
     }
 }

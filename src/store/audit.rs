@@ -1,14 +1,15 @@
 //! The audit trail: appended to by the portal (and the API) whenever someone views or
 //! downloads a patient's data or changes something; read by administrators.
 
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, ExprTrait, Query, SelectStatement, SimpleExpr, UnionType};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 
-use super::entities::audit_event;
+use super::entities::{audit_event, file, measurement_report};
 use super::query::{escape_like, lower_like};
+use super::visibility::Scope;
 use super::{AdminTask, Reader, Store, StoreResult, Tx, Viewer};
 pub use crate::domain::audit::AuditAction;
 use crate::domain::id::Id;
@@ -118,7 +119,7 @@ impl Store {
         let (done, committed) = tokio::sync::oneshot::channel();
         self.group_commit
             .sender(&self.db)
-            .send((rows, done))
+            .send(Waiting::Records(rows, done))
             .map_err(|_| closed())?;
         committed.await.map_err(|_| closed())?
     }
@@ -127,18 +128,93 @@ impl Store {
     pub async fn record_read(&self, entry: AuditEntry) -> StoreResult<()> {
         self.record_reads(vec![entry]).await
     }
+
+    /// Records a download of `file` through a token checked against `file` as the caller
+    /// holds it (a row read now, or one kept in memory): the record is written only if, as
+    /// it is written, the stored row still has the token's version and legacy secret, and
+    /// `scope` reads it. So the revocation check and the record are one statement, shared
+    /// with the other downloads of the same group commit, and a revoked token opens nothing
+    /// the moment its revocation commits, whichever instance holds the file in memory. The
+    /// record names the patient of the file's measurement report. `NotFound` when the row
+    /// no longer matches.
+    pub async fn record_download(
+        &self,
+        scope: &dyn Scope,
+        file: &file::Model,
+        entry: AuditEntry,
+    ) -> StoreResult<()> {
+        let id = Id::generate();
+        let patient = Query::select()
+            .column(measurement_report::Column::PatientId)
+            .from(measurement_report::Entity)
+            .and_where(
+                Expr::col((
+                    measurement_report::Entity,
+                    measurement_report::Column::FileId,
+                ))
+                .equals((file::Entity, file::Column::Id)),
+            )
+            .limit(1)
+            .to_owned();
+        let column = |name: file::Column| Expr::col((file::Entity, name));
+        // The columns in the order of `record_downloads`' insert.
+        let select = Query::select()
+            .expr(Expr::val(id))
+            .expr(Expr::val(entry.actor_id))
+            .expr(Expr::val(entry.action.as_str()))
+            .expr(SimpleExpr::SubQuery(None, Box::new(patient.into())))
+            .expr(Expr::val(entry.object_kind))
+            .expr(column(file::Column::Id))
+            .expr(Expr::val(detail_text(&entry.detail)))
+            .expr(Expr::val(self.now()))
+            .from(file::Entity)
+            .and_where(column(file::Column::Id).eq(file.id))
+            .and_where(column(file::Column::TokenVersion).eq(file.token_version))
+            .and_where(column(file::Column::LegacySecretHash).eq(file.legacy_secret_hash.as_str()))
+            .cond_where(scope.files())
+            .to_owned();
+        let (done, committed) = tokio::sync::oneshot::channel();
+        self.group_commit
+            .sender(&self.db)
+            .send(Waiting::Download(id, Box::new(select), done))
+            .map_err(|_| closed())?;
+        match committed.await.map_err(|_| closed())?? {
+            true => Ok(()),
+            false => Err(super::StoreError::NotFound),
+        }
+    }
 }
 
-/// The records of reads waiting for their commit, and where to say it is done.
-type Waiting = (
-    Vec<audit_event::ActiveModel>,
-    tokio::sync::oneshot::Sender<StoreResult<()>>,
-);
+/// What waits for a group commit, and where to say it is done.
+enum Waiting {
+    /// Records written as they are.
+    Records(
+        Vec<audit_event::ActiveModel>,
+        tokio::sync::oneshot::Sender<StoreResult<()>>,
+    ),
+    /// A download's record (its id, and the select that yields its row while the file's
+    /// token holds), answered with whether it was written.
+    Download(
+        Id,
+        Box<SelectStatement>,
+        tokio::sync::oneshot::Sender<StoreResult<bool>>,
+    ),
+}
+
+impl Waiting {
+    fn records(&self) -> usize {
+        match self {
+            Waiting::Records(rows, _) => rows.len(),
+            Waiting::Download(..) => 1,
+        }
+    }
+}
 
 /// Group commit of the records of reads. On SQLite every commit waits for the one writer, so a
 /// record per download in a transaction of its own held downloads to the writer's pace. Here
-/// one task writes whatever records have arrived since its last commit in one statement, and
-/// each waiting read is answered once its records are committed: a read still never goes out
+/// one task writes whatever records have arrived since its last commit, in one statement for
+/// the plain records and one for the downloads' (per [`MOST_DOWNLOADS_PER_STATEMENT`]), and
+/// each waiting read is answered once its record is committed: a read still never goes out
 /// unrecorded, and under load many reads share one write.
 #[derive(Default)]
 pub(crate) struct GroupCommit(
@@ -148,6 +224,10 @@ pub(crate) struct GroupCommit(
 /// The most records one commit takes: a statement stays well below SQLite's 32,766 bound
 /// parameters (8 per record).
 const MOST_PER_COMMIT: usize = 1_000;
+
+/// The most downloads one statement records: each is a term of a compound SELECT, and SQLite
+/// takes at most 500 (`SQLITE_MAX_COMPOUND_SELECT`).
+const MOST_DOWNLOADS_PER_STATEMENT: usize = 400;
 
 impl GroupCommit {
     /// The queue of the writing task on `db` (the store's pool), started on first use, and
@@ -176,44 +256,109 @@ async fn commit_in_groups(
 ) {
     let mut group: Vec<Waiting> = Vec::new();
     while let Some(first) = queue.recv().await {
-        let mut count = first.0.len();
+        let mut count = first.records();
         group.push(first);
         while count < MOST_PER_COMMIT {
             match queue.try_recv() {
                 Ok(next) => {
-                    count += next.0.len();
+                    count += next.records();
                     group.push(next);
                 }
                 Err(_) => break,
             }
         }
-        let rows: Vec<audit_event::ActiveModel> = group
-            .iter_mut()
-            .flat_map(|(rows, _)| rows.drain(..))
-            .collect();
-        let records = rows.len();
-        let written = audit_event::Entity::insert_many(rows)
-            .exec_without_returning(&db)
-            .await;
-        if written.is_ok() {
-            crate::telemetry::metrics::audit_group_commit(records);
-        }
-        for (_, done) in group.drain(..) {
-            let answer = match &written {
-                Ok(_) => Ok(()),
-                // Each reader gets the failure in its kind (the original error is not Clone).
-                Err(err) => {
-                    let copy = sea_orm::DbErr::Custom(err.to_string());
-                    Err(if super::availability::transient(err) {
-                        super::StoreError::Unavailable(copy)
-                    } else {
-                        super::StoreError::Db(copy)
-                    })
+        let mut rows = Vec::new();
+        let mut downloads = Vec::new();
+        let mut told_plain = Vec::new();
+        let mut told_download = Vec::new();
+        for waiting in group.drain(..) {
+            match waiting {
+                Waiting::Records(mut records, done) => {
+                    rows.append(&mut records);
+                    told_plain.push(done);
                 }
-            };
-            // A reader that gave up waiting has nothing to be told.
-            let _ = done.send(answer);
+                Waiting::Download(id, select, done) => {
+                    downloads.push(*select);
+                    told_download.push((id, done));
+                }
+            }
         }
+        let plain = rows.len();
+        let written = if rows.is_empty() {
+            Ok(())
+        } else {
+            audit_event::Entity::insert_many(rows)
+                .exec_without_returning(&db)
+                .await
+                .map(|_| ())
+        };
+        if written.is_ok() && plain > 0 {
+            crate::telemetry::metrics::audit_group_commit(plain);
+        }
+        for done in told_plain {
+            // A reader that gave up waiting has nothing to be told.
+            let _ = done.send(written.as_ref().map(|_| ()).map_err(copy));
+        }
+        let mut remaining = told_download.into_iter();
+        let mut selects = downloads.into_iter();
+        loop {
+            let chunk: Vec<SelectStatement> = selects
+                .by_ref()
+                .take(MOST_DOWNLOADS_PER_STATEMENT)
+                .collect();
+            if chunk.is_empty() {
+                break;
+            }
+            let told: Vec<_> = remaining.by_ref().take(chunk.len()).collect();
+            let written = record_downloads(&db, chunk).await;
+            if let Ok(ids) = &written {
+                crate::telemetry::metrics::audit_group_commit(ids.len());
+            }
+            for (id, done) in told {
+                let _ = done.send(written.as_ref().map(|ids| ids.contains(&id)).map_err(copy));
+            }
+        }
+    }
+}
+
+/// Writes the rows the downloads' selects yield in one statement, and gives the ids written.
+async fn record_downloads(
+    db: &super::conn::Db,
+    selects: Vec<SelectStatement>,
+) -> Result<std::collections::HashSet<Id>, sea_orm::DbErr> {
+    let mut selects = selects.into_iter();
+    let mut union = selects.next().expect("a chunk is never empty");
+    for select in selects {
+        union.union(UnionType::All, select);
+    }
+    let insert = Query::insert()
+        .into_table(audit_event::Entity)
+        .columns([
+            audit_event::Column::Id,
+            audit_event::Column::ActorId,
+            audit_event::Column::Action,
+            audit_event::Column::PatientId,
+            audit_event::Column::ObjectKind,
+            audit_event::Column::ObjectId,
+            audit_event::Column::Detail,
+            audit_event::Column::CreationTimestamp,
+        ])
+        .select_from(union)
+        .map_err(|err| sea_orm::DbErr::Custom(err.to_string()))?
+        .returning_col(audit_event::Column::Id)
+        .to_owned();
+    let backend = db.get_database_backend();
+    let rows = db.query_all_raw(backend.build(&insert)).await?;
+    rows.iter().map(|row| row.try_get::<Id>("", "id")).collect()
+}
+
+/// Each reader gets a failure in its kind (the original error is not Clone).
+fn copy(err: &sea_orm::DbErr) -> super::StoreError {
+    let copy = sea_orm::DbErr::Custom(err.to_string());
+    if super::availability::transient(err) {
+        super::StoreError::Unavailable(copy)
+    } else {
+        super::StoreError::Db(copy)
     }
 }
 
@@ -234,10 +379,15 @@ fn rows(now: i64, entries: Vec<AuditEntry>) -> Vec<audit_event::ActiveModel> {
             patient_id: Set(entry.patient_id),
             object_kind: Set(entry.object_kind.to_owned()),
             object_id: Set(entry.object_id),
-            detail: Set(entry.detail.chars().take(500).collect()),
+            detail: Set(detail_text(&entry.detail)),
             creation_timestamp: Set(now),
         })
         .collect()
+}
+
+/// An entry's detail as stored: at most 500 characters.
+fn detail_text(detail: &str) -> String {
+    detail.chars().take(500).collect()
 }
 
 /// Appends `entries` to the trail on `reader`'s connection (its pool, or its transaction).

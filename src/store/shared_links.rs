@@ -76,22 +76,6 @@ impl Reader {
         files.dedup();
         Ok(files)
     }
-
-    /// The patient a stored file is a report about, for the audit record of a download
-    /// through a capability (`scope` reads files).
-    pub async fn patient_of_file(&self, scope: &dyn Scope, file: &Id) -> StoreResult<Option<Id>> {
-        let files = Query::select()
-            .column((file::Entity, file::Column::Id))
-            .from(file::Entity)
-            .cond_where(scope.files())
-            .to_owned();
-        Ok(measurement_report::Entity::find()
-            .filter(measurement_report::Column::FileId.eq(*file))
-            .filter(measurement_report::Column::FileId.in_subquery(files))
-            .one(&self.db)
-            .await?
-            .map(|report| report.patient_id))
-    }
 }
 
 /// The measurements (ids) shared with `group`.

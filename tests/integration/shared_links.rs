@@ -262,6 +262,61 @@ async fn the_apps_tokens_are_revoked_on_every_instance_and_replaced() {
 }
 
 #[tokio::test]
+async fn a_burst_of_downloads_is_recorded_one_by_one_and_a_stale_copy_opens_nothing() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let id = app.measurement_id(&world.patient, "sinus_72").await;
+    let other = app.second_instance().await;
+    let old = app
+        .report(&world.patient, &id, Some("en"))
+        .await
+        .assert_ok()["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        other.download(&old).await.0,
+        200,
+        "hot on the other instance"
+    );
+    let mut patient = logged_in(&app, &world.patient).await;
+    let page = format!("/portal/measurements/{id}");
+    patient
+        .post(&page, &format!("{page}/app-tokens/revoke"), &[])
+        .await;
+    let new = app
+        .get(
+            &format!("/data/v1/measurement-reports/documents?eq(data.measurementId,{id})"),
+            &world.patient.token,
+        )
+        .await
+        .assert_ok()["data"][0]["data"]["readFileToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let before = audit_actions(&app, &world.patient.id).await;
+    // The other instance still holds the copy from before the revocation: old and new tokens
+    // at once, so that the records of both share group commits.
+    let burst = (0..60).map(|i| {
+        let token = if i % 2 == 0 { old.clone() } else { new.clone() };
+        let other = &other;
+        async move { (i % 2 == 0, other.download(&token).await.0) }
+    });
+    let answers = futures_util::future::join_all(burst).await;
+    for (stale, status) in &answers {
+        assert_eq!(*status, if *stale { 404 } else { 200 }, "{answers:?}");
+    }
+    let after = audit_actions(&app, &world.patient.id).await;
+    let recorded =
+        |actions: &[(String, String)]| actions.iter().filter(|(a, _)| a == "file.download").count();
+    assert_eq!(
+        recorded(&after) - recorded(&before),
+        30,
+        "one record for each download answered, none for a refused one"
+    );
+}
+
+#[tokio::test]
 async fn tokens_handed_out_before_derivation_open_until_revoked() {
     let app = spawn_app().await;
     let world = World::new(&app).await;

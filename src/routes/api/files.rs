@@ -53,6 +53,22 @@ async fn open(state: &AppState, token: &str) -> Result<Opened, ApiError> {
     })
 }
 
+/// The file a token names for its download: from memory without a read when the file is hot
+/// and the token opens the copy there (the download's record then checks, as it is written,
+/// that the stored row still matches: see `Store::record_download`), else as [`open`] finds it.
+async fn open_for_download(state: &AppState, token: &str) -> Result<Opened, ApiError> {
+    let (id, secret) = parse_token(token)?;
+    let secret = secret.to_ascii_lowercase();
+    match state
+        .files
+        .get(&id)
+        .filter(|hot| state.file_tokens.opens(&hot.file, &secret))
+    {
+        Some(hot) => Ok(Opened::Hot(hot)),
+        None => open(state, token).await,
+    }
+}
+
 /// A file found by its token: in memory with its contents, or a row just read.
 enum Opened {
     Hot(Arc<CachedFile>),
@@ -79,11 +95,16 @@ pub async fn download(
     req: HttpRequest,
     token: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let opened = open(&state, &token).await?;
-    state
+    let opened = open_for_download(&state, &token).await?;
+    if let Err(refused) = state
         .actions
         .record_file_download(opened.file(), crate::routes::client_network(&req))
-        .await?;
+        .await
+    {
+        // The copy in memory is older than a revocation: the next request reads the row.
+        state.files.forget(&opened.file().id);
+        return Err(refused.into());
+    }
     match opened {
         Opened::Hot(hot) => respond(&state, &req, &hot.file, Some(&hot.contents), NO_STORE).await,
         Opened::Cold(file) => respond(&state, &req, &file, None, NO_STORE).await,
