@@ -23,6 +23,7 @@ mod m20261126_000060_event_fan_out;
 mod m20261126_000070_account_links;
 mod m20261126_000080_report_groups;
 mod m20261127_000090_clinic_scale;
+mod m20261127_000100_by_measurement;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000070_account_links::Migration),
             Box::new(m20261126_000080_report_groups::Migration),
             Box::new(m20261127_000090_clinic_scale::Migration),
+            Box::new(m20261127_000100_by_measurement::Migration),
         ]
     }
 }

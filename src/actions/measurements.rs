@@ -122,6 +122,9 @@ pub(super) async fn update_measurement_in(
                 detail: String::new(),
             })
             .await?;
+        store
+            .settle_staff_notifications(id, &current.creator_id)
+            .await?;
     }
     let record = entry(viewer, action, "measurement", id)
         .patient(&current.creator_id)

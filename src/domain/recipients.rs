@@ -18,6 +18,9 @@ pub struct Event {
     /// The groups whose staff see what it is about: the groups of its measurement, or the group
     /// its periodic report was made for.
     pub groups: BTreeSet<Id>,
+    /// For `measurement.analysed`: the result is urgent, and a `result.urgent` event about the
+    /// same measurement tells the staff of it.
+    pub urgent: bool,
 }
 
 /// A webhook endpoint as the rules see it.
@@ -61,7 +64,8 @@ pub struct Told {
 
 impl Audience {
     /// Whom and what `event` reaches. Readers: the patient (unless the kind is for staff
-    /// only); the staff of the event's groups whose settings let the kind through; every
+    /// only); the staff of the event's groups whose settings let the kind through (an urgent
+    /// analysis only as `result.urgent`, where the group takes that kind); every
     /// administrator for the kinds that are theirs. Never the actor, never an account that is
     /// not active. Endpoints: the enabled ones of the event's groups subscribed to its kind.
     pub fn told(&self, event: &Event) -> Told {
@@ -70,7 +74,12 @@ impl Audience {
             readers.insert(event.patient);
         }
         for group in &event.groups {
-            if self.lets_staff_know(group, event.kind) {
+            // An urgent result reaches the staff once, as urgent, where the group takes urgent
+            // results; the analysis' own event is then the patient's.
+            let told_as_urgent = event.kind == EventKind::MeasurementAnalysed
+                && event.urgent
+                && self.lets_staff_know(group, EventKind::ResultUrgent);
+            if !told_as_urgent && self.lets_staff_know(group, event.kind) {
                 readers.extend(self.staff.get(group).into_iter().flatten().copied());
             }
         }
@@ -117,6 +126,7 @@ mod tests {
             patient,
             actor: None,
             groups: groups.iter().copied().collect(),
+            urgent: false,
         }
     }
 
@@ -171,6 +181,28 @@ mod tests {
         assert_eq!(told.readers, vec![physician]);
         let told = audience.told(&event(EventKind::WebhookDisabled, patient, &[]));
         assert!(told.readers.is_empty());
+    }
+
+    #[test]
+    fn an_urgent_result_reaches_the_staff_once_as_urgent() {
+        let [patient, physician, group] = ids();
+        let mut audience = audience(&[patient, physician], &[(group, &[physician])]);
+        let analysed = Event {
+            urgent: true,
+            ..event(EventKind::MeasurementAnalysed, patient, &[group])
+        };
+        let urgent = event(EventKind::ResultUrgent, patient, &[group]);
+        assert_eq!(audience.told(&analysed).readers, vec![patient]);
+        assert_eq!(audience.told(&urgent).readers, vec![physician]);
+        // A group that takes analyses but not urgent results still hears of the analysis.
+        audience
+            .staff_events
+            .insert(group, kinds(&[EventKind::MeasurementAnalysed]));
+        assert_eq!(
+            audience.told(&analysed).readers,
+            sorted(vec![patient, physician])
+        );
+        assert!(audience.told(&urgent).readers.is_empty());
     }
 
     #[test]

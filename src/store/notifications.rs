@@ -206,6 +206,33 @@ impl Reader {
             .collect())
     }
 
+    /// The measurements among those `events` analysed that a `result.urgent` event is about,
+    /// in one query (none when no event is an analysis).
+    async fn urgent_measurements(
+        &self,
+        scope: &Service,
+        events: &[event::Model],
+    ) -> StoreResult<std::collections::HashSet<Id>> {
+        let analysed: Vec<Id> = events
+            .iter()
+            .filter(|e| e.kind == EventKind::MeasurementAnalysed)
+            .filter_map(|e| e.measurement_id)
+            .collect();
+        if analysed.is_empty() {
+            return Ok(Default::default());
+        }
+        let urgent: Vec<Option<Id>> = event::Entity::find()
+            .select_only()
+            .column(event::Column::MeasurementId)
+            .filter(event::Column::Kind.eq(EventKind::ResultUrgent))
+            .filter(event::Column::MeasurementId.is_in(analysed))
+            .filter(scope.notifications("events", "patient_id", self.now()))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(urgent.into_iter().flatten().collect())
+    }
+
     /// What the fan-out of the events `ids` is decided from: the events, their groups, the
     /// staff, settings and endpoints of those groups, the administrators when an event is
     /// theirs, and the accounts and preferences of everyone they name. Every set is read in
@@ -237,6 +264,7 @@ impl Reader {
         audience.active = users.values().map(|u| (u.id, u.activation)).collect();
         let found: Vec<Id> = users.keys().copied().collect();
         let preferences = self.preferences_of(&found).await?;
+        let urgent = self.urgent_measurements(scope, &events).await?;
         let events = events
             .into_iter()
             .map(|e| {
@@ -245,6 +273,8 @@ impl Reader {
                     patient: e.patient_id,
                     actor: e.actor_id,
                     groups: groups.remove(&e.id).unwrap_or_default(),
+                    urgent: e.kind == EventKind::MeasurementAnalysed
+                        && e.measurement_id.is_some_and(|m| urgent.contains(&m)),
                 };
                 (e, seen)
             })
@@ -545,6 +575,25 @@ impl Reader {
 }
 
 impl Tx {
+    /// Marks read the staff's unread entries about `measurement` (every reader but its
+    /// patient, `patient`): a review concludes it, so what asked them to look at it has been
+    /// acted on. The patient's own entries stay as they are. Returns how many.
+    pub async fn settle_staff_notifications(
+        &self,
+        measurement: &Id,
+        patient: &Id,
+    ) -> StoreResult<u64> {
+        let result = notification::Entity::update_many()
+            .col_expr(notification::Column::Read, Expr::value(true))
+            .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
+            .filter(notification::Column::MeasurementId.eq(*measurement))
+            .filter(notification::Column::UserId.ne(*patient))
+            .filter(notification::Column::Read.eq(false))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected)
+    }
+
     /// Records an event in this store's transaction (see the module's notes) and wakes the
     /// notifier once it commits.
     pub async fn record_event(&self, new: NewEvent) -> StoreResult<Id> {

@@ -233,14 +233,16 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
     assert_eq!(own[0]["measurement_id"], measurement.as_str());
     assert_eq!(own[0]["patient_id"], world.patient.id.as_str());
     assert_eq!(own[0]["read"], false);
-    // The physician of the patient's group: both; the other group's and other patients: none.
+    // The physician of the patient's group: once, as urgent; the other group's and other
+    // patients: none.
     let staff = notifications(&app, &world.staff_a).await;
-    assert_eq!(kinds(&staff), ["measurement.analysed", "result.urgent"]);
+    assert_eq!(kinds(&staff), ["result.urgent"]);
+    assert_eq!(staff[0]["measurement_id"], measurement.as_str());
     assert!(notifications(&app, &world.staff_b).await.is_empty());
     assert!(notifications(&app, &world.other_patient).await.is_empty());
     assert!(notifications(&app, &world.patient_b).await.is_empty());
 
-    // E-mail: one to the patient in Dutch, two to the physician in English.
+    // E-mail: one to the patient in Dutch, one to the physician in English.
     let to_patient = mail.to(&world.patient);
     assert_eq!(to_patient.len(), 1, "{to_patient:?}");
     let message = &to_patient[0];
@@ -291,18 +293,12 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
         .map(|m| m.parsed().subject().unwrap().to_owned())
         .collect();
     subjects.sort();
-    assert_eq!(
-        subjects,
-        [
-            "Tacho: a measurement needs your review",
-            "Tacho: a new measurement result is ready"
-        ]
-    );
+    assert_eq!(subjects, ["Tacho: a measurement needs your review"]);
     assert!(mail.to(&world.staff_b).is_empty());
 
     // Delivering again sends nothing twice.
     assert_eq!(app.work_queue().await, RunSummary::default());
-    assert_eq!(mail.received.lock().unwrap().len(), 3);
+    assert_eq!(mail.received.lock().unwrap().len(), 2);
 
     // Read marks: one's own only.
     let id = own[0]["id"].as_str().unwrap();
@@ -331,7 +327,7 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
     let unread = app
         .get("/notifications/v1?read=false", &world.staff_a.token)
         .await;
-    assert_eq!(unread.assert_ok()["data"].as_array().unwrap().len(), 2);
+    assert_eq!(unread.assert_ok()["data"].as_array().unwrap().len(), 1);
     let all = app
         .post(
             "/notifications/v1/mark_all_read",
@@ -339,7 +335,7 @@ async fn a_patient_and_the_physicians_are_told_of_a_result_by_inbox_and_email() 
             json!({}),
         )
         .await;
-    assert_eq!(all.assert_ok()["affected_records"], 2);
+    assert_eq!(all.assert_ok()["affected_records"], 1);
 }
 
 #[tokio::test]
@@ -841,8 +837,8 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     assert_eq!(bell.status, 200);
     assert!(
         bell.body
-            .contains("<span class=\"count\" aria-hidden=\"true\">2</span>"),
-        "{}",
+            .contains("<span class=\"count\" aria-hidden=\"true\">1</span>"),
+        "one entry for the urgent result: {}",
         bell.body
     );
     assert!(bell.body.contains("hx-trigger=\"every 20s"));
@@ -870,7 +866,7 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     assert!(!fragment.body.contains("<html"), "a fragment");
     assert_eq!(
         fragment.body.matches("class=\"notification unread").count(),
-        4
+        2
     );
     // Mark one read (htmx: the row comes back, and the bell is told).
     let entry = notifications(&app, &world.staff_a).await[0]["id"]
@@ -1033,10 +1029,10 @@ async fn a_physician_who_leaves_the_group_no_longer_reads_of_its_patients() {
     app.measure_at(&world.patient, at, 90.0, "irregular", &[])
         .await;
     app.work_queue().await;
-    assert_eq!(notifications(&app, &world.staff_a).await.len(), 2);
+    assert_eq!(notifications(&app, &world.staff_a).await.len(), 1);
     let mut staff = logged_in(&app, &world.staff_a).await;
     let bell = staff.get("/portal/notifications/bell").await;
-    assert!(bell.body.contains(">2</span>"), "{}", bell.body);
+    assert!(bell.body.contains(">1</span>"), "{}", bell.body);
 
     app.request(
         reqwest::Method::DELETE,
@@ -1056,6 +1052,42 @@ async fn a_physician_who_leaves_the_group_no_longer_reads_of_its_patients() {
     assert!(!inbox.body.contains("notification-"), "{}", inbox.body);
     // The patient still reads its own.
     assert_eq!(notifications(&app, &world.patient).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_review_settles_the_staffs_notifications_about_its_measurement() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let at = app.clock_millis();
+    let urgent = app
+        .measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    let other = app
+        .measure_at(&world.patient, at + 1_000, 90.0, "irregular", &[])
+        .await;
+    app.work_queue().await;
+    let unread = |entries: Vec<Value>| -> Vec<String> {
+        entries
+            .into_iter()
+            .filter(|e| e["read"] == false)
+            .map(|e| e["measurement_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        unread(notifications(&app, &world.staff_a).await).len(),
+        2,
+        "one urgent entry for each"
+    );
+    app.review(&world.staff_a, &urgent).await;
+    app.work_queue().await;
+    assert_eq!(
+        unread(notifications(&app, &world.staff_a).await),
+        std::slice::from_ref(&other),
+        "the reviewed one is settled, the other still waits"
+    );
+    // The patient's own entries stay unread: it has not seen them yet.
+    let own = unread(notifications(&app, &world.patient).await);
+    assert!(own.contains(&urgent) && own.contains(&other), "{own:?}");
 }
 
 #[tokio::test]
