@@ -360,3 +360,8 @@ interval-mean-title = متوسط الفاصل
 interval-range = الأقصر – الأطول
 interval-mean = { $ms } ms ({ $bpm } bpm)
 interval-window = { $span }: { $count } فواصل، المتوسط { $mean }، { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = الفحص الآلي
+reviewed-by-on = قيّمه { $name } في { $date }
+reviewed-on = قُيّم في { $date }

@@ -360,3 +360,8 @@ interval-mean-title = Mittleres Intervall
 interval-range = Kürzestes – längstes
 interval-mean = { $ms } ms ({ $bpm } bpm)
 interval-window = { $span }: { $count } Intervalle, im Mittel { $mean }, { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = Automatisches Screening
+reviewed-by-on = Beurteilt von { $name } am { $date }
+reviewed-on = Beurteilt am { $date }

@@ -360,3 +360,8 @@ interval-mean-title = Average interval
 interval-range = Shortest – longest
 interval-mean = { $ms } ms ({ $bpm } bpm)
 interval-window = { $span }: { $count } intervals, average { $mean }, { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = Automatic screening
+reviewed-by-on = Reviewed by { $name } on { $date }
+reviewed-on = Reviewed on { $date }

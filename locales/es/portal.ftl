@@ -360,3 +360,8 @@ interval-mean-title = Intervalo medio
 interval-range = Más corto – más largo
 interval-mean = { $ms } ms ({ $bpm } lpm)
 interval-window = { $span }: { $count } intervalos, media { $mean }, { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = Cribado automático
+reviewed-by-on = Revisada por { $name } el { $date }
+reviewed-on = Revisada el { $date }

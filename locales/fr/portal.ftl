@@ -360,3 +360,8 @@ interval-mean-title = Intervalle moyen
 interval-range = Plus court – plus long
 interval-mean = { $ms } ms ({ $bpm } bpm)
 interval-window = { $span } : { $count } intervalles, moyenne { $mean }, { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = Dépistage automatique
+reviewed-by-on = Évaluée par { $name } le { $date }
+reviewed-on = Évaluée le { $date }

@@ -360,3 +360,8 @@ interval-mean-title = Intervallo medio
 interval-range = Più breve – più lungo
 interval-mean = { $ms } ms ({ $bpm } bpm)
 interval-window = { $span }: { $count } intervalli, media { $mean }, { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = Screening automatico
+reviewed-by-on = Valutata da { $name } il { $date }
+reviewed-on = Valutata il { $date }

@@ -360,3 +360,8 @@ interval-mean-title = Gemiddeld interval
 interval-range = Kortste – langste
 interval-mean = { $ms } ms ({ $bpm } bpm)
 interval-window = { $span }: { $count } intervallen, gemiddeld { $mean }, { $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = Automatische screening
+reviewed-by-on = Beoordeeld door { $name } op { $date }
+reviewed-on = Beoordeeld op { $date }

@@ -357,3 +357,8 @@ interval-mean-title = 平均间期
 interval-range = 最短 – 最长
 interval-mean = { $ms } 毫秒（{ $bpm } 次/分）
 interval-window = { $span }：{ $count } 个间期，平均 { $mean }，{ $range }
+
+# A physician's conclusion, which lists and pages lead with.
+automatic-screening = 自动筛查
+reviewed-by-on = 由 { $name } 于 { $date } 评估
+reviewed-on = 于 { $date } 评估

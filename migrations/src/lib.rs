@@ -24,6 +24,7 @@ mod m20261126_000070_account_links;
 mod m20261126_000080_report_groups;
 mod m20261127_000090_clinic_scale;
 mod m20261127_000100_by_measurement;
+mod m20261127_000110_measurement_conclusions;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000080_report_groups::Migration),
             Box::new(m20261127_000090_clinic_scale::Migration),
             Box::new(m20261127_000100_by_measurement::Migration),
+            Box::new(m20261127_000110_measurement_conclusions::Migration),
         ]
     }
 }

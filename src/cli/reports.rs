@@ -138,10 +138,9 @@ pub async fn create(
         crate::actions::operator::create_report(&store, &patient.id, group, start, end).await?;
     let count = crate::reports::periodic::items(&report)?.len();
     println!(
-        "created report {} for {} {}: {count} measurements from {} to {}",
+        "created report {} for {}: {count} measurements from {} to {}",
         report.id,
-        patient.first_name,
-        patient.last_name,
+        patient.full_name(),
         local(zone, start),
         local(zone, end),
     );

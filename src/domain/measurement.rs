@@ -557,6 +557,36 @@ fn poor() -> String {
     "poor".to_owned()
 }
 
+/// A physician's conclusion as a measurement's row keeps it (`data.review`): the label, and
+/// who gave it when. A review that gives no label (a note only) concludes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conclusion {
+    /// A rhythm label's wire name, or free text.
+    pub label: String,
+    pub reviewer: Option<Id>,
+    /// Epoch ms.
+    pub at: Option<i64>,
+}
+
+impl Conclusion {
+    /// The conclusion in a measurement's `data`, if it has one.
+    pub fn of(data: &Map<String, Value>) -> Option<Self> {
+        let review = data.get("review")?.as_object()?;
+        let label = review
+            .get("label")
+            .and_then(Value::as_str)
+            .filter(|label| !label.is_empty())?;
+        Some(Conclusion {
+            label: label.to_owned(),
+            reviewer: review
+                .get("reviewer_id")
+                .and_then(Value::as_str)
+                .and_then(|id| Id::parse(id).ok()),
+            at: review.get("review_timestamp").and_then(Value::as_i64),
+        })
+    }
+}
+
 impl Summary {
     /// Reads the summary of a measurement's `data` (the payload with the server's fields).
     pub fn of(data: &Map<String, Value>) -> Self {

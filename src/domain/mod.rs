@@ -11,6 +11,7 @@ pub mod measurement;
 pub mod network;
 pub mod notification;
 pub mod periods;
+pub mod person_name;
 pub mod profile;
 pub mod reanalysis;
 pub mod recipients;

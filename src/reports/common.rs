@@ -2,6 +2,7 @@
 //! `templates/pdf/common.typ` shares the layout). Results and their colours are in
 //! `findings.rs`.
 
+use crate::domain::person_name::full_name;
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde::{Serialize, Serializer};
@@ -185,7 +186,7 @@ pub fn patient_block(
         tr.text_with("age-years", &[("years", years.max(0).to_string())])
     });
     PatientHeader {
-        name: format!("{} {}", patient.first_name, patient.last_name),
+        name: full_name(&patient.first_name, &patient.last_name),
         birthday: birthday.map(|b| format::short_date(language, b)),
         age,
         gender: profile

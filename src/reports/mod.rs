@@ -155,7 +155,10 @@ impl Reports {
         let key = cache_key(Template::Measurement, &built.data);
         let name = format!("tacho-measurement-{}-{}.pdf", &m.id, language.code());
         let meta = RenderMeta {
-            title: format!("Tacho — {} {}", patient.first_name, patient.last_name),
+            title: format!(
+                "Tacho — {}",
+                crate::domain::person_name::full_name(&patient.first_name, &patient.last_name)
+            ),
             ident: key.clone(),
             timestamp: built.as_of,
             language: language.code().to_owned(),
@@ -208,7 +211,10 @@ impl Reports {
         let key = cache_key(Template::Periodic, &built.data);
         let name = format!("tacho-report-{}-{}.pdf", report.id, language.code());
         let meta = RenderMeta {
-            title: format!("Tacho — {} {}", patient.first_name, patient.last_name),
+            title: format!(
+                "Tacho — {}",
+                crate::domain::person_name::full_name(&patient.first_name, &patient.last_name)
+            ),
             ident: key.clone(),
             timestamp: built.as_of,
             language: language.code().to_owned(),

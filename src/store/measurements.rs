@@ -18,7 +18,7 @@ use super::query::ListSpec;
 use super::{Reader, Scope, StoreError, StoreResult, Tx, Viewer};
 use crate::analysis::Indicator;
 use crate::domain::id::Id;
-use crate::domain::measurement::{NewMeasurement, Status, Summary};
+use crate::domain::measurement::{Conclusion, NewMeasurement, Status, Summary};
 use crate::domain::notification::EventKind;
 use crate::domain::reanalysis::Rewrite;
 
@@ -489,11 +489,15 @@ impl Tx {
             .map(|e| e.group_id)
             .collect();
         let summary = Summary::of(&new.data);
+        let conclusion = Conclusion::of(&new.data);
         let model = measurement::ActiveModel {
             id: Set(id),
             creator_id: Set(*creator_id),
             status: Set(new.status),
             summary: Set(Some(summary_text(&summary))),
+            review_label: Set(conclusion.as_ref().map(|c| c.label.clone())),
+            reviewer_id: Set(conclusion.as_ref().and_then(|c| c.reviewer)),
+            review_timestamp: Set(conclusion.as_ref().and_then(|c| c.at)),
             data: Set(Value::Object(new.data).to_string()),
             measurement_timestamp: Set(Some(new.measurement_timestamp)),
             heartrate: Set(new.heartrate),
@@ -568,8 +572,21 @@ impl Tx {
         let txn = self.db.begin().await?;
         let status_changed = change.status != current.status;
         let summary = summary_text(&Summary::of(&change.data));
+        let conclusion = Conclusion::of(&change.data);
         let mut update = measurement::Entity::update_many()
             .col_expr(measurement::Column::Summary, Expr::value(summary))
+            .col_expr(
+                measurement::Column::ReviewLabel,
+                Expr::value(conclusion.as_ref().map(|c| c.label.clone())),
+            )
+            .col_expr(
+                measurement::Column::ReviewerId,
+                Expr::value(conclusion.as_ref().and_then(|c| c.reviewer)),
+            )
+            .col_expr(
+                measurement::Column::ReviewTimestamp,
+                Expr::value(conclusion.as_ref().and_then(|c| c.at)),
+            )
             .col_expr(
                 measurement::Column::Data,
                 Expr::value(Value::Object(change.data).to_string()),

@@ -2,6 +2,7 @@
 //! latest measurement, a physician's work list, and the job queue as administrators see it. Visibility comes from the
 //! same rules as every other query (`visibility.rs`).
 
+use crate::domain::person_name::full_name;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement};
 use sea_orm::{
     ColumnTrait, Condition, EntityTrait, Order, PaginatorTrait, QueryFilter, QueryOrder,
@@ -474,7 +475,7 @@ impl Reader {
             .all(&self.db)
             .await?
             .into_iter()
-            .map(|u| (u.id, format!("{} {}", u.first_name, u.last_name)))
+            .map(|u| (u.id, full_name(&u.first_name, &u.last_name)))
             .collect())
     }
 }

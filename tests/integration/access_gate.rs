@@ -964,7 +964,7 @@ async fn existing_reports_move_to_the_group_that_made_them() {
     // The accounts, groups and measurements the rows refer to, through the entities of tables
     // the migration leaves as they are.
     {
-        use sea_orm::{EntityTrait, IntoActiveModel};
+        use sea_orm::{ActiveValue::Set, EntityTrait, IntoActiveModel};
         use tacho::store::entities::{group, measurement, user};
         for person in [&patient, &doctor, &admin] {
             user::Entity::insert(
@@ -1007,24 +1007,23 @@ async fn existing_reports_move_to_the_group_that_made_them() {
             .unwrap();
         }
         for m in [&m_ghent, &m_lyon, &m_both] {
-            measurement::Entity::insert(
-                measurement::Model {
-                    id: Id::parse(m).unwrap(),
-                    creator_id: Id::parse(&patient).unwrap(),
-                    status: tacho::domain::measurement::Status::Analyzed,
-                    data: "{}".into(),
-                    measurement_timestamp: Some(150),
-                    heartrate: None,
-                    indicator: None,
-                    heart_rate: None,
-                    result: None,
-                    summary: None,
-                    creation_timestamp: 150,
-                    update_timestamp: 150,
-                    status_changed_timestamp: 150,
-                }
-                .into_active_model(),
-            )
+            // Only the columns of the schema at this migration: later ones are not there yet.
+            measurement::Entity::insert(measurement::ActiveModel {
+                id: Set(Id::parse(m).unwrap()),
+                creator_id: Set(Id::parse(&patient).unwrap()),
+                status: Set(tacho::domain::measurement::Status::Analyzed),
+                data: Set("{}".into()),
+                measurement_timestamp: Set(Some(150)),
+                heartrate: Set(None),
+                indicator: Set(None),
+                heart_rate: Set(None),
+                result: Set(None),
+                summary: Set(None),
+                creation_timestamp: Set(150),
+                update_timestamp: Set(150),
+                status_changed_timestamp: Set(150),
+                ..Default::default()
+            })
             .exec_without_returning(&db)
             .await
             .unwrap();

@@ -2459,6 +2459,93 @@ async fn previous_and_next_follow_the_time_measured_not_the_upload() {
     assert_eq!(link(&first.body, "next-measurement"), Some(middle));
 }
 
+/// A reviewed measurement leads with the physician's conclusion, in its colour and with who
+/// gave it when, in the patient's list, on its page and in the physician's patient list; the
+/// analysis' own result stays beneath as the automatic screening.
+#[tokio::test]
+async fn a_reviewed_measurement_leads_with_the_physicians_conclusion() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let at = app.clock_millis();
+    let flagged = app
+        .measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    // Reviewed as sinus rhythm (the helper's conclusion) by staff_a.
+    app.review(&world.staff_a, &flagged).await;
+    let conclusion = r#"class="result result-green conclusion" data-conclusion="sinus_rhythm">Sinus rhythm</span>"#;
+    let by = "Reviewed by staff_a Tester on ";
+    let screening = r#"Automatic screening: <span data-result="possible_atrial_fibrillation">"#;
+    let leads = |body: &str, place: &str| {
+        let first = body.find(conclusion);
+        assert!(first.is_some(), "{place}: the conclusion in {body}");
+        let first = first.unwrap();
+        assert!(body[first..].contains(by), "{place}: who and when");
+        let beneath = body.find(screening);
+        assert!(
+            beneath.is_some_and(|b| b > first),
+            "{place}: the screening beneath the conclusion"
+        );
+    };
+    let mut patient = logged_in(&app, &world.patient).await;
+    leads(&patient.get("/portal/measurements").await.body, "own list");
+    let page = patient
+        .get(&format!("/portal/measurements/{flagged}"))
+        .await;
+    let conclusion_at = page.body.find(r#"id="conclusion""#).expect("a headline");
+    let result_at = page.body.find(r#"id="result""#).expect("the screening");
+    assert!(conclusion_at < result_at, "the conclusion leads the page");
+    assert!(page.body.contains(r#"data-conclusion="sinus_rhythm""#));
+    assert!(page.body.contains("Automatic screening"));
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    leads(&staff.get("/portal/patients").await.body, "patient list");
+    leads(
+        &staff
+            .get(&format!("/portal/patients/{}", world.patient.id))
+            .await
+            .body,
+        "patient's page",
+    );
+    // An unreviewed measurement still leads with its result, and names no conclusion.
+    let other = app
+        .measure_at(&world.other_patient, at, 70.0, "normal", &[])
+        .await;
+    let mut other_patient = logged_in(&app, &world.other_patient).await;
+    let unreviewed = other_patient
+        .get(&format!("/portal/measurements/{other}"))
+        .await;
+    assert!(!unreviewed.body.contains("id=\"conclusion\""));
+    assert!(!unreviewed.body.contains("Automatic screening"));
+}
+
+/// A Chinese name is written family name first, without a space, wherever the portal names
+/// the person; a Latin one keeps the given name first.
+#[tokio::test]
+async fn chinese_names_are_written_family_name_first() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.patient.token,
+        json!({"first_name": "伟", "last_name": "陈"}),
+    )
+    .await
+    .assert_ok();
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let list = staff.get("/portal/patients").await;
+    assert!(list.body.contains("陈伟"), "{}", list.body);
+    assert!(!list.body.contains("伟 陈"));
+    let page = staff
+        .get(&format!("/portal/patients/{}", world.patient.id))
+        .await;
+    assert!(page.body.contains("陈伟"));
+    let mut patient = logged_in(&app, &world.patient).await;
+    assert!(patient.get("/portal/account").await.body.contains("陈伟"));
+    assert!(
+        list.body.contains("staff_a Tester"),
+        "a Latin name keeps the given name first"
+    );
+}
+
 /// Posts the login form of `form` with `next`.
 async fn log_in_then<'a>(browser: &mut Browser<'a>, form: &Page, email: &str, next: &str) -> Page {
     let csrf = form.csrf();

@@ -1,6 +1,7 @@
 //! What every portal page shares: the layout data (`Chrome`), rendering a template into a
 //! response, security headers, and turning `WebError`s into translated pages or toasts.
 
+use crate::domain::person_name::full_name;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
@@ -62,7 +63,7 @@ impl Chrome {
             lang: visitor.tr.language().code(),
             dir: visitor.tr.language().direction(),
             csrf: visitor.csrf.clone(),
-            user_name: user.map(|r| format!("{} {}", r.user.first_name, r.user.last_name)),
+            user_name: user.map(|r| full_name(&r.user.first_name, &r.user.last_name)),
             admin: user.is_some_and(|r| r.user.is_admin()),
             staff: user.is_some_and(|r| !r.staff_enlistments.is_empty()),
             patient: user.is_some_and(|r| {

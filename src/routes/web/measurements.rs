@@ -2,6 +2,7 @@
 //! the analysis' findings and charts, the report PDF (created or reused exactly as the SDK's
 //! `getMeasurementReportUrl` would) and a physician's review.
 
+use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -99,11 +100,18 @@ pub async fn measurement_list(
         base.push(format!("to={to}"));
     }
     let results = result_choices(visitor, result);
+    let mut rows: Vec<MeasurementRow> = headers
+        .iter()
+        .map(|m| view::measurement_row(visitor, m, patient_zone))
+        .collect();
+    view::name_reviewers(
+        visitor,
+        viewer,
+        rows.iter_mut().filter_map(|row| row.conclusion.as_mut()),
+    )
+    .await?;
     Ok(MeasurementList {
-        rows: headers
-            .iter()
-            .map(|m| view::measurement_row(visitor, m, patient_zone))
-            .collect(),
+        rows,
         pager: Pager::new(page, total.unwrap_or(0), &base.join("&")),
         results,
         from: if base.iter().any(|b| b.starts_with("from=")) {
@@ -313,7 +321,7 @@ async fn detail_page(
     };
     let patient = (!own).then(|| {
         let u = &patient_user;
-        (u.id, format!("{} {}", u.first_name, u.last_name))
+        (u.id, full_name(&u.first_name, &u.last_name))
     });
     let data = m.data_object();
     let review = review_view(member, &data, own).await?;
@@ -346,7 +354,8 @@ async fn detail_page(
     // again for the page rather than stored.
     let findings = Findings::of(&member.tr, &data);
     // The page names both clocks itself (`zones`), so its heading's row needs no second one.
-    let row = view::measurement_row(member, &m.into(), None);
+    let mut row = view::measurement_row(member, &m.into(), None);
+    view::name_reviewers(member, &viewer, row.conclusion.as_mut()).await?;
     let taken = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
     let zones = (!own)
         .then(|| member.patient_time(taken, &patient_user.time_zone))

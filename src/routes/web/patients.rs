@@ -3,6 +3,7 @@
 //! patient's profile and measurements. What a physician may see is decided by the store's
 //! visibility rules: another group's patient is simply not found.
 
+use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -71,10 +72,10 @@ pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpRes
     if by_result {
         base.push("sort=result".to_owned());
     }
-    let rows: Vec<PatientRow> = patients
+    let mut rows: Vec<PatientRow> = patients
         .into_iter()
         .map(|p| PatientRow {
-            name: format!("{} {}", p.user.first_name, p.user.last_name),
+            name: full_name(&p.user.first_name, &p.user.last_name),
             email: p.user.email.clone(),
             id: p.user.id,
             last: p
@@ -83,6 +84,14 @@ pub async fn list(member: Member, query: Query<PatientsQuery>) -> Result<HttpRes
                 .map(|m| view::measurement_row(&member, m, Some(&p.user.time_zone))),
         })
         .collect();
+    view::name_reviewers(
+        &member,
+        &member.viewer(),
+        rows.iter_mut()
+            .filter_map(|row| row.last.as_mut())
+            .filter_map(|last| last.conclusion.as_mut()),
+    )
+    .await?;
     html(&PatientsPage {
         results: result_choices(&member, result.map(|r| r.as_str())),
         c: Chrome::new(&member, "patients", "patients-title"),
@@ -226,7 +235,7 @@ pub async fn detail(
         (id != *member.id()).then_some(patient.time_zone.as_str()),
     )
     .await?;
-    let name = format!("{} {}", patient.first_name, patient.last_name);
+    let name = full_name(&patient.first_name, &patient.last_name);
     let c = Chrome::new(&member, "patients", "patient-title").about(name.clone());
     if member.htmx {
         return html(&ListFragment { c, list });

@@ -4,6 +4,7 @@
 //! measurements the reader may see (`Store::trend`), so the page and the PDF cannot disagree.
 //! The chart's dots say what they are when tapped; the same measurements are in a table.
 
+use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -129,7 +130,7 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
     let rows = periodic::every_row(member.tr.language(), member.zone, &report)
         .map_err(|e| WebError::Internal(e.into()))?;
     let own = patient.id == *member.id();
-    let name = format!("{} {}", patient.first_name, patient.last_name);
+    let name = full_name(&patient.first_name, &patient.last_name);
     let chart = (!built.chart.points.is_empty())
         .then(|| chart_svg(member, &built.chart, &built.summary, start, end));
     let c = Chrome::new(

@@ -4,16 +4,17 @@
 
 use super::context::Visitor;
 use super::error::WebError;
-use crate::analysis::ResultKey;
+use crate::analysis::{Colour, Label, ResultKey};
 use crate::domain::id::Id;
 use crate::domain::rql::Query;
 use crate::i18n::Translator;
 use crate::reports::chart::{IntervalWindow, Strip, Tachogram};
+use crate::reports::common::translated_or_raw;
 use crate::reports::findings::{Findings, Headline, RESULT_KEYS, result_key};
-use crate::store::LIST_COUNTED;
 use crate::store::entities::measurement;
 use crate::store::query::ListSpec;
 use crate::store::query::Resource;
+use crate::store::{LIST_COUNTED, Viewer};
 
 /// Rows per page of every portal list.
 pub const PAGE_SIZE: u64 = 20;
@@ -115,6 +116,68 @@ pub struct MeasurementRow {
     pub result_colour: String,
     pub result: String,
     pub status: String,
+    /// The physician's conclusion, which the row leads with when there is one (the result
+    /// above is then the automatic screening beneath it).
+    pub conclusion: Option<ConclusionTag>,
+}
+
+/// A physician's conclusion as a list or page shows it: in its words and colour, with who
+/// gave it and when.
+pub struct ConclusionTag {
+    /// The rhythm label's wire name (for tests and styles), or `other` for free text.
+    pub key: String,
+    pub label: String,
+    /// The colour of the label's indicator; grey for free text, whose words carry it.
+    pub colour: &'static str,
+    reviewer: Option<Id>,
+    at: Option<i64>,
+    /// "Reviewed by … on …", once [`name_reviewers`] has named the reviewer.
+    pub by: String,
+}
+
+/// The conclusion `label` given by `reviewer` at `at`, if any.
+pub fn conclusion_tag(
+    visitor: &Visitor,
+    label: Option<&str>,
+    reviewer: Option<Id>,
+    at: Option<i64>,
+) -> Option<ConclusionTag> {
+    let label = label.filter(|label| !label.is_empty())?;
+    let known = Label::from_wire(label);
+    Some(ConclusionTag {
+        key: known.map_or("other", Label::as_str).to_owned(),
+        label: translated_or_raw(&visitor.tr, "label", label),
+        colour: known
+            .map_or(Colour::Grey, |l| l.indicator().colour())
+            .as_str(),
+        reviewer,
+        at,
+        by: String::new(),
+    })
+}
+
+/// Writes who concluded each of `tags` and when, with the reviewers' names read in one query.
+pub async fn name_reviewers<'a>(
+    visitor: &Visitor,
+    viewer: &Viewer,
+    tags: impl IntoIterator<Item = &'a mut ConclusionTag>,
+) -> Result<(), WebError> {
+    let mut tags: Vec<&mut ConclusionTag> = tags.into_iter().collect();
+    let mut reviewers: Vec<Id> = tags.iter().filter_map(|tag| tag.reviewer).collect();
+    reviewers.sort();
+    reviewers.dedup();
+    // Asked even for no reviewer, so that a page costs the same statements whatever it lists.
+    let names = visitor.state.store.user_names(viewer, &reviewers).await?;
+    for tag in &mut tags {
+        let date = tag.at.map(|at| visitor.date(at)).unwrap_or_default();
+        tag.by = match tag.reviewer.and_then(|id| names.get(&id)) {
+            Some(name) => visitor
+                .tr
+                .text_with("reviewed-by-on", &[("name", name.clone()), ("date", date)]),
+            None => visitor.tr.text_with("reviewed-on", &[("date", date)]),
+        };
+    }
+    Ok(())
 }
 
 /// The translated status of a measurement.
@@ -158,6 +221,12 @@ pub fn measurement_row(
         result_colour: result.colour.to_owned(),
         result: result.label,
         status: status_of(visitor, m),
+        conclusion: conclusion_tag(
+            visitor,
+            m.review_label.as_deref(),
+            m.reviewer_id,
+            m.review_timestamp,
+        ),
     }
 }
 

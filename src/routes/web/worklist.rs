@@ -3,6 +3,7 @@
 //! patient's name or address. What appears is decided by the store's visibility rules, as on
 //! every other page.
 
+use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::Query;
 use askama::Template;
@@ -72,11 +73,11 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         base.push(("q", search.as_str()));
     }
     let base = view::query_string(&base);
-    let rows: Vec<WorkRow> = items
+    let mut rows: Vec<WorkRow> = items
         .iter()
         .map(|item| WorkRow {
             patient_id: item.patient.id,
-            patient: format!("{} {}", item.patient.first_name, item.patient.last_name),
+            patient: full_name(&item.patient.first_name, &item.patient.last_name),
             measurement: view::measurement_row(
                 &member,
                 &item.measurement,
@@ -85,6 +86,13 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
             urgent: item.measurement.indicator.as_deref() == Some("urgent"),
         })
         .collect();
+    view::name_reviewers(
+        &member,
+        &member.viewer(),
+        rows.iter_mut()
+            .filter_map(|row| row.measurement.conclusion.as_mut()),
+    )
+    .await?;
     let reasons = WorkReason::ALL
         .into_iter()
         .map(|r| Choice {

@@ -28,6 +28,13 @@ pub struct Model {
     /// JSON text of [`crate::domain::measurement::Summary`]; none for rows stored before it existed.
     #[sea_orm(column_type = "Text", nullable)]
     pub summary: Option<String>,
+    /// The physician's conclusion (`data.review.label`): a rhythm label's wire name or free
+    /// text; none before a review gives one.
+    pub review_label: Option<String>,
+    /// Who gave the conclusion (`data.review.reviewer_id`).
+    pub reviewer_id: Option<Id>,
+    /// When (`data.review.review_timestamp`), epoch ms.
+    pub review_timestamp: Option<i64>,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
     pub status_changed_timestamp: i64,
@@ -50,6 +57,10 @@ pub struct Header {
     pub heart_rate: Option<f64>,
     /// The server's result key.
     pub result: Option<String>,
+    /// The physician's conclusion, its author and its time.
+    pub review_label: Option<String>,
+    pub reviewer_id: Option<Id>,
+    pub review_timestamp: Option<i64>,
     pub creation_timestamp: i64,
 }
 
@@ -64,6 +75,9 @@ impl From<&Model> for Header {
             indicator: m.indicator.clone(),
             heart_rate: m.heart_rate,
             result: m.result.clone(),
+            review_label: m.review_label.clone(),
+            reviewer_id: m.reviewer_id,
+            review_timestamp: m.review_timestamp,
             creation_timestamp: m.creation_timestamp,
         }
     }

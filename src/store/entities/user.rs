@@ -31,6 +31,11 @@ pub enum Relation {}
 impl ActiveModelBehavior for ActiveModel {}
 
 impl Model {
+    /// The full name, in the order its script implies (see `domain::person_name`).
+    pub fn full_name(&self) -> String {
+        crate::domain::person_name::full_name(&self.first_name, &self.last_name)
+    }
+
     /// Global role names held by the user. Stored roles that are not a list of names are a
     /// fault of the database, never an empty list: that would quietly take an
     /// administrator's role away at its next change.

@@ -2,6 +2,7 @@
 //! creation, enlistments (a patient's prescription until a date, a physician joining a team),
 //! ending a prescription and removing a member of a team's staff.
 
+use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::Query;
 use askama::Template;
@@ -85,7 +86,7 @@ async fn groups_page(
                 .remove(&group.id)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|u| (u.id, format!("{} {}", u.first_name, u.last_name)))
+                .map(|u| (u.id, full_name(&u.first_name, &u.last_name)))
                 .collect(),
             group,
         })
@@ -97,7 +98,7 @@ async fn groups_page(
             patient_id: e.enlistment.user_id,
             patient: e
                 .patient
-                .map(|p| format!("{} {} ({})", p.first_name, p.last_name, p.email))
+                .map(|p| format!("{} ({})", full_name(&p.first_name, &p.last_name), p.email))
                 .unwrap_or_default(),
             group_id: e.enlistment.group_id,
             group: e.group_name,

@@ -1,6 +1,7 @@
 //! The administrators' user list: search and order, creation, activation, unblocking after a
 //! lockout, a password reset and the admin role; each change answers with its row for htmx.
 
+use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -86,7 +87,7 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
     };
     UserRow {
         id: u.id,
-        name: format!("{} {}", u.first_name, u.last_name),
+        name: full_name(&u.first_name, &u.last_name),
         email: u.email.clone(),
         language: u.language.clone(),
         active: u.activation,
@@ -406,7 +407,7 @@ pub async fn reset_password(
     let Some(link) = reset.handover else {
         return row_or_list(&member, &id, "admin-done-password-reset").await;
     };
-    let name = format!("{} {}", reset.user.first_name, reset.user.last_name);
+    let name = full_name(&reset.user.first_name, &reset.user.last_name);
     let notice = member.tr.text_with(
         "admin-done-password-handover",
         &[
