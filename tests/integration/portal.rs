@@ -1153,11 +1153,20 @@ async fn the_report_button_reuses_a_current_report_and_a_review_outdates_it() {
         )
         .await;
     assert_eq!(empty_other.status, StatusCode::BAD_REQUEST);
+    // The measurement's page again, the message beside the field, every word kept.
+    let refused = &empty_other.body;
     assert!(
-        empty_other
-            .body
-            .contains("Write the conclusion when you choose Other.")
+        refused.contains("id=\"findings\""),
+        "the page, not an error page"
     );
+    assert!(refused.contains(
+        "<span class=\"field-error\" id=\"label-other-error\" role=\"alert\">Write the conclusion when you choose Other.</span>"
+    ));
+    assert!(refused.contains("aria-invalid=\"true\" aria-describedby=\"label-other-error\""));
+    assert!(refused.contains("<option value=\"other\" selected>"));
+    assert!(refused.contains(">Nothing to worry about</textarea>"));
+    assert!(refused.contains(">Your rhythm is regular.</textarea>"));
+    assert!(!refused.contains("Something went wrong"));
     let written = physician
         .post(
             &page,

@@ -293,14 +293,16 @@ fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, Stri
 /// One measurement with its chart, results, review and report state.
 pub async fn detail(member: Member, id: Path<String>) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    detail_page(&member, &id, None).await
+    detail_page(&member, &id, None, None).await
 }
 
-/// The measurement page, with the address of a link just made, if any.
-async fn detail_page(
+/// The measurement page, with the address of a link just made, if any, and a refused review
+/// form as its author filled it in (then answered 400), if any.
+pub async fn detail_page(
     member: &Member,
     id: &Id,
     new_link: Option<String>,
+    refused: Option<ReviewForm>,
 ) -> Result<HttpResponse, WebError> {
     let id = *id;
     let viewer = member.viewer();
@@ -370,7 +372,11 @@ async fn detail_page(
         Some((_, name)) => format!("{} · {name}", row.when),
         None => row.when.clone(),
     };
-    html(&DetailPage {
+    let status = match refused {
+        Some(_) => actix_web::http::StatusCode::BAD_REQUEST,
+        None => actix_web::http::StatusCode::OK,
+    };
+    let mut page = html(&DetailPage {
         c: Chrome::new(
             member,
             if own { "measurements" } else { "patients" },
@@ -382,7 +388,7 @@ async fn detail_page(
         findings: view::findings_view(member, &findings),
         details: details_of(member, &data),
         review,
-        review_form: review_form(member, &data),
+        review_form: refused.unwrap_or_else(|| review_form(member, &data)),
         zones,
         previous,
         next,
@@ -393,7 +399,9 @@ async fn detail_page(
         new_link,
         default_link_days: DEFAULT_LINK_DAYS,
         max_link_days: MAX_LINK_DAYS,
-    })
+    })?;
+    *page.status_mut() = status;
+    Ok(page)
 }
 
 /// The shared links of a measurement, as its page lists them.
@@ -449,7 +457,7 @@ pub async fn create_link(
         .create_shared_link(&member.viewer(), &id, language, days)
         .await?;
     let address = format!("{}/share/{}", member.state.settings.base_url, made.secret);
-    detail_page(&member, &id, Some(address)).await
+    detail_page(&member, &id, Some(address), None).await
 }
 
 /// Revokes the apps' tokens of the measurement's reports; they answer 404 from now on.

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::chrome::see_other;
 use super::context::{CsrfForm, Member};
 use super::error::WebError;
+use super::measurements::detail_page;
 use crate::actions::ActionError;
 use crate::analysis::Label;
 use crate::domain::id::Id;
@@ -46,6 +47,8 @@ pub struct ReviewForm {
     pub other_text: String,
     pub note: String,
     pub patient_note: String,
+    /// Why the form was refused, shown beside the conclusion it is about.
+    pub error: Option<String>,
 }
 
 fn text_of<'a>(review: &'a Map<String, Value>, key: &str) -> &'a str {
@@ -124,6 +127,7 @@ pub fn review_form(member: &Member, data: &Map<String, Value>) -> ReviewForm {
         patient_note: saved
             .map(|r| text_of(r, "patient_note").to_owned())
             .unwrap_or_default(),
+        error: None,
     }
 }
 
@@ -141,16 +145,37 @@ pub struct ReviewInput {
 }
 
 impl ReviewInput {
-    /// The conclusion to store: the picked label's wire name, or the text written out.
-    fn conclusion(&self) -> Result<&str, WebError> {
+    /// The conclusion to store: the picked label's wire name, or the text written out; else
+    /// the message key of why not.
+    fn conclusion(&self) -> Result<&str, &'static str> {
         let label = self.label.trim();
         if label == OTHER {
             match self.label_other.trim() {
-                "" => Err(WebError::BadRequest("review-other-empty")),
+                "" => Err("review-other-empty"),
                 text => Ok(text),
             }
         } else {
             Ok(label)
+        }
+    }
+
+    /// The form as its author filled it in, with `error`: a refused review keeps every word.
+    fn refused(&self, member: &Member, error: String) -> ReviewForm {
+        let picked = Label::from_wire(self.label.trim());
+        ReviewForm {
+            conclusions: Label::ALL
+                .into_iter()
+                .map(|label| Conclusion {
+                    value: label.as_str(),
+                    text: translated_or_raw(&member.tr, "label", label.as_str()),
+                    selected: picked == Some(label),
+                })
+                .collect(),
+            other: picked.is_none(),
+            other_text: self.label_other.clone(),
+            note: self.note.clone(),
+            patient_note: self.patient_note.clone(),
+            error: Some(error),
         }
     }
 }
@@ -163,16 +188,31 @@ pub async fn review(
     CsrfForm(form): CsrfForm<ReviewInput>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    let review = Review::parse(
-        Some(form.conclusion()?),
-        Some(&form.note),
-        Some(&form.patient_note),
-    )
-    .map_err(ActionError::from)?;
-    member
-        .state
-        .actions
-        .update_measurement(&member.viewer(), &id, MeasurementUpdate::review(review))
-        .await?;
-    Ok(see_other(&format!("/portal/measurements/{id}#review")))
+    let conclusion = match form.conclusion() {
+        Ok(conclusion) => conclusion,
+        Err(key) => {
+            let refused = form.refused(&member, member.tr.text(key));
+            return detail_page(&member, &id, None, Some(refused)).await;
+        }
+    };
+    let review = Review::parse(Some(conclusion), Some(&form.note), Some(&form.patient_note));
+    let saved = match review.map_err(ActionError::from) {
+        Ok(review) => {
+            member
+                .state
+                .actions
+                .update_measurement(&member.viewer(), &id, MeasurementUpdate::review(review))
+                .await
+        }
+        Err(refused) => Err(refused),
+    };
+    match saved {
+        Ok(_) => Ok(see_other(&format!("/portal/measurements/{id}#review"))),
+        // A rule of the review itself: the page again, with the form as it was sent.
+        Err(ActionError::Invalid { key, .. }) => {
+            let refused = form.refused(&member, member.tr.text(key));
+            detail_page(&member, &id, None, Some(refused)).await
+        }
+        Err(other) => Err(other.into()),
+    }
 }
