@@ -25,6 +25,7 @@ mod m20261126_000080_report_groups;
 mod m20261127_000090_clinic_scale;
 mod m20261127_000100_by_measurement;
 mod m20261127_000110_measurement_conclusions;
+mod m20261127_000120_work_rank_rates;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000090_clinic_scale::Migration),
             Box::new(m20261127_000100_by_measurement::Migration),
             Box::new(m20261127_000110_measurement_conclusions::Migration),
+            Box::new(m20261127_000120_work_rank_rates::Migration),
         ]
     }
 }

@@ -36,7 +36,7 @@ pub use result::{
     Abnormality, Analysis, Colour, Features, Hrv, Indicator, Label, Quality, QualityClass,
     QualityReason, ResultKey, Rhythm, Source, Verdict,
 };
-pub use rhythm::{features, features_with_gaps};
+pub use rhythm::{features, features_with_gaps, rate_label};
 
 /// The algorithm's version, stamped on every result; a change of any threshold or step bumps
 /// it, so stored results can be told apart and re-analysed.

@@ -41,6 +41,18 @@ pub const MIN_INTERVALS: usize = 12;
 /// Bradycardia below 50 bpm, tachycardia above 100 bpm at rest.
 const BRADYCARDIA_BPM: f64 = 50.0;
 const TACHYCARDIA_BPM: f64 = 100.0;
+/// The rate label of a rhythm at `heart_rate` bpm measured at rest, by the thresholds above:
+/// what makes a regular rhythm `warning`, for the lists that keep only the rate.
+pub fn rate_label(heart_rate: f64) -> Option<Label> {
+    if heart_rate < BRADYCARDIA_BPM {
+        Some(Label::Bradycardia)
+    } else if heart_rate > TACHYCARDIA_BPM {
+        Some(Label::Tachycardia)
+    } else {
+        None
+    }
+}
+
 /// Premature beats in a minute from which they are "frequent".
 pub const FREQUENT_ECTOPICS: usize = 3;
 /// Intervals in each window when marking irregular stretches.

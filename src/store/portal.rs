@@ -98,9 +98,10 @@ pub struct WorkItem {
 }
 
 /// A measurement's place in the work list: the `work_rank` column the database computes from
-/// the row (migration `m20261127_000090_clinic_scale`): 0 for an urgent one, then by
-/// [`ResultKey::BY_SEVERITY`], an unreadable recording with the too-low quality; NULL once it
-/// no longer waits for a review.
+/// the row (migration `m20261127_000120_work_rank_rates`, which tabulates the ranks): urgent
+/// first, then possible atrial fibrillation, possibly irregular, a regular rhythm at a slow or
+/// fast rate, unreadable, no result, and a regular rhythm at a normal rate; NULL once it no
+/// longer waits for a review.
 fn work_rank() -> Expr {
     Expr::col((measurement::Entity, Alias::new("work_rank")))
 }

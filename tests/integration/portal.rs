@@ -2056,6 +2056,10 @@ async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
     let elsewhere = app
         .measure_at(&world.patient_b, now - hour, 90.0, "irregular", &[])
         .await;
+    // Regular, but slow: older than the calm one, and ranked above it.
+    let slow = app
+        .measure_at(&world.patient, now - 3 * hour, 44.0, "bradycardia", &[])
+        .await;
     let order = |body: &str, ids: &[&String]| -> Vec<String> {
         let mut found: Vec<(usize, String)> = ids
             .iter()
@@ -2064,7 +2068,7 @@ async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
         found.sort();
         found.into_iter().map(|(_, id)| id).collect()
     };
-    let all = [&calm, &urgent, &reviewed, &elsewhere];
+    let all = [&calm, &urgent, &reviewed, &elsewhere, &slow];
 
     // A physician lands on it; the urgent result comes before the newer calm one, the
     // reviewed one and the other team's patient are not on it.
@@ -2074,7 +2078,15 @@ async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
     assert_eq!(home.headers["location"], "/portal/worklist");
     let list = physician.get("/portal/worklist").await;
     assert_eq!(list.status, 200);
-    assert_eq!(order(&list.body, &all), [urgent.as_str(), calm.as_str()]);
+    assert_eq!(
+        order(&list.body, &all),
+        [urgent.as_str(), slow.as_str(), calm.as_str()]
+    );
+    assert!(
+        list.body
+            .contains(">Regular rhythm · Slow heart rate (bradycardia)</span>"),
+        "the orange tag says why in words"
+    );
     assert!(list.body.contains("class=\"urgent\""));
     let only_urgent = physician.get("/portal/worklist?reason=urgent").await;
     assert_eq!(order(&only_urgent.body, &all), [urgent.as_str()]);
@@ -2096,11 +2108,14 @@ async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
         "a page that is not a number is a bad request"
     );
     let ignored = physician.get("/portal/worklist?reason=%27%3B").await;
-    assert_eq!(order(&ignored.body, &all), [urgent.as_str(), calm.as_str()]);
+    assert_eq!(
+        order(&ignored.body, &all),
+        [urgent.as_str(), slow.as_str(), calm.as_str()]
+    );
     // A review takes an entry off.
     app.review(&world.staff_a, &urgent).await;
     let after = physician.get("/portal/worklist").await;
-    assert_eq!(order(&after.body, &all), [calm.as_str()]);
+    assert_eq!(order(&after.body, &all), [slow.as_str(), calm.as_str()]);
 
     // The other team's physician sees its own patient; a patient has no work list.
     let mut other = logged_in(&app, &world.staff_b).await;

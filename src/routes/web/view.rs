@@ -4,7 +4,7 @@
 
 use super::context::Visitor;
 use super::error::WebError;
-use crate::analysis::{Colour, Label, ResultKey};
+use crate::analysis::{Colour, Indicator, Label, ResultKey, rate_label};
 use crate::domain::id::Id;
 use crate::domain::rql::Query;
 use crate::i18n::Translator;
@@ -203,7 +203,15 @@ pub fn measurement_row(
     m: &measurement::Header,
     patient_zone: Option<&str>,
 ) -> MeasurementRow {
-    let result = Headline::stored(&visitor.tr, m.result.as_deref(), m.indicator.as_deref());
+    let mut result = Headline::stored(&visitor.tr, m.result.as_deref(), m.indicator.as_deref());
+    // A regular rhythm in orange is so for its rate: the words say which, not the colour alone.
+    if result.key == ResultKey::Regular.as_str()
+        && m.indicator.as_deref() == Some(Indicator::Warning.as_str())
+        && let Some(rate) = m.heart_rate.and_then(rate_label)
+    {
+        let rate = visitor.tr.text(&format!("label-{}", rate.as_str()));
+        result.label = format!("{} · {rate}", result.label);
+    }
     let taken = m.measurement_timestamp.unwrap_or(m.creation_timestamp);
     MeasurementRow {
         id: m.id,
