@@ -365,3 +365,10 @@ interval-window = { $span }: { $count } فواصل، المتوسط { $mean }، 
 automatic-screening = الفحص الآلي
 reviewed-by-on = قيّمه { $name } في { $date }
 reviewed-on = قُيّم في { $date }
+
+# The trend chart's legend.
+trends-legend = معنى الألوان
+legend-green = نظم منتظم
+legend-orange = غير منتظم، أو معدل قلب بطيء أو سريع
+legend-red = رجفان أذيني محتمل، أو عاجل
+legend-grey = غير مقروء أو بلا نتيجة

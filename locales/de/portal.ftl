@@ -365,3 +365,10 @@ interval-window = { $span }: { $count } Intervalle, im Mittel { $mean }, { $rang
 automatic-screening = Automatisches Screening
 reviewed-by-on = Beurteilt von { $name } am { $date }
 reviewed-on = Beurteilt am { $date }
+
+# The trend chart's legend.
+trends-legend = Was die Farben bedeuten
+legend-green = Regelmäßiger Rhythmus
+legend-orange = Unregelmäßig, oder langsamer oder schneller Puls
+legend-red = Mögliches Vorhofflimmern, oder dringend
+legend-grey = Nicht lesbar oder kein Ergebnis

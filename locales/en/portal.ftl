@@ -365,3 +365,10 @@ interval-window = { $span }: { $count } intervals, average { $mean }, { $range }
 automatic-screening = Automatic screening
 reviewed-by-on = Reviewed by { $name } on { $date }
 reviewed-on = Reviewed on { $date }
+
+# The trend chart's legend.
+trends-legend = What the colours mean
+legend-green = Regular rhythm
+legend-orange = Irregular, or a slow or fast heart rate
+legend-red = Possible atrial fibrillation, or urgent
+legend-grey = Unreadable or no result

@@ -365,3 +365,10 @@ interval-window = { $span }: { $count } intervalos, media { $mean }, { $range }
 automatic-screening = Cribado automático
 reviewed-by-on = Revisada por { $name } el { $date }
 reviewed-on = Revisada el { $date }
+
+# The trend chart's legend.
+trends-legend = Qué significan los colores
+legend-green = Ritmo regular
+legend-orange = Irregular, o frecuencia cardiaca lenta o rápida
+legend-red = Posible fibrilación auricular, o urgente
+legend-grey = Ilegible o sin resultado

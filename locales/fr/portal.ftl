@@ -365,3 +365,10 @@ interval-window = { $span } : { $count } intervalles, moyenne { $mean }, { $rang
 automatic-screening = Dépistage automatique
 reviewed-by-on = Évaluée par { $name } le { $date }
 reviewed-on = Évaluée le { $date }
+
+# The trend chart's legend.
+trends-legend = Signification des couleurs
+legend-green = Rythme régulier
+legend-orange = Irrégulier, ou fréquence cardiaque lente ou rapide
+legend-red = Fibrillation auriculaire possible, ou urgent
+legend-grey = Illisible ou sans résultat

@@ -365,3 +365,10 @@ interval-window = { $span }: { $count } intervalli, media { $mean }, { $range }
 automatic-screening = Screening automatico
 reviewed-by-on = Valutata da { $name } il { $date }
 reviewed-on = Valutata il { $date }
+
+# The trend chart's legend.
+trends-legend = Che cosa significano i colori
+legend-green = Ritmo regolare
+legend-orange = Irregolare, o frequenza cardiaca lenta o rapida
+legend-red = Possibile fibrillazione atriale, o urgente
+legend-grey = Illeggibile o senza risultato

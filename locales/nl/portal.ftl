@@ -365,3 +365,10 @@ interval-window = { $span }: { $count } intervallen, gemiddeld { $mean }, { $ran
 automatic-screening = Automatische screening
 reviewed-by-on = Beoordeeld door { $name } op { $date }
 reviewed-on = Beoordeeld op { $date }
+
+# The trend chart's legend.
+trends-legend = Wat de kleuren betekenen
+legend-green = Regelmatig ritme
+legend-orange = Onregelmatig, of een trage of snelle hartslag
+legend-red = Mogelijk voorkamerfibrillatie, of dringend
+legend-grey = Onleesbaar of geen uitslag

@@ -362,3 +362,10 @@ interval-window = { $span }：{ $count } 个间期，平均 { $mean }，{ $range
 automatic-screening = 自动筛查
 reviewed-by-on = 由 { $name } 于 { $date } 评估
 reviewed-on = 于 { $date } 评估
+
+# The trend chart's legend.
+trends-legend = 颜色的含义
+legend-green = 心律规则
+legend-orange = 不规则，或心率慢或快
+legend-red = 可能心房颤动，或紧急
+legend-grey = 无法读取或无结果

@@ -67,22 +67,32 @@ impl Headline {
     /// key is "no result", the indicator's colour when it is a known one.
     pub fn stored(tr: &Translator, result: Option<&str>, indicator: Option<&str>) -> Self {
         let key = result.and_then(result_key).unwrap_or(ResultKey::NoResult);
-        let colour = indicator
-            .and_then(|i| {
-                [
-                    analysis::Indicator::Normal,
-                    analysis::Indicator::Warning,
-                    analysis::Indicator::Urgent,
-                    analysis::Indicator::Quality,
-                ]
-                .into_iter()
-                .find(|known| known.as_str() == i)
-            })
-            .filter(|_| key != ResultKey::NoResult)
-            .map_or_else(|| key_colour(key), analysis::Indicator::colour);
-        Headline::new(tr, key, colour)
+        Headline::new(tr, key, stored_colour(key, indicator))
     }
 }
+
+/// The colour of a stored result `key` with its `indicator`: the indicator's when it is a
+/// known one (a regular rhythm at a slow rate is orange), else the key's.
+pub fn stored_colour(key: ResultKey, indicator: Option<&str>) -> Colour {
+    indicator
+        .and_then(|i| {
+            [
+                analysis::Indicator::Normal,
+                analysis::Indicator::Warning,
+                analysis::Indicator::Urgent,
+                analysis::Indicator::Quality,
+            ]
+            .into_iter()
+            .find(|known| known.as_str() == i)
+        })
+        .filter(|_| key != ResultKey::NoResult)
+        .map_or_else(|| key_colour(key), analysis::Indicator::colour)
+}
+
+/// Colours from the least to the most severe, the order a chart draws them in (the severe
+/// ones on top).
+pub const COLOURS_BY_SEVERITY: [Colour; 4] =
+    [Colour::Green, Colour::Grey, Colour::Orange, Colour::Red];
 
 /// Signal quality as shown.
 #[derive(Debug, Clone, PartialEq, Serialize)]

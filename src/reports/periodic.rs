@@ -11,10 +11,12 @@ use super::common::{
     Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, labels, patient_block,
     risk_block, translated_or_raw,
 };
-use super::findings::{Headline, RESULT_KEYS, hex, key_colour, result_key};
+use super::findings::{
+    COLOURS_BY_SEVERITY, Headline, RESULT_KEYS, hex, key_colour, result_key, stored_colour,
+};
 use super::format;
 use super::series::{self, Columns};
-use crate::analysis::{QualityClass, ResultKey};
+use crate::analysis::{Colour, QualityClass, ResultKey};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::time::{local_time, start_of_day};
@@ -681,6 +683,8 @@ struct Dot {
     x: f64,
     rate: f64,
     key: ResultKey,
+    /// The result's colour with its indicator, as the table shows it.
+    colour: Colour,
     /// When the measurement was taken, epoch ms.
     at: i64,
 }
@@ -729,9 +733,18 @@ fn dots(mut all: Vec<Dot>, columns: Columns) -> Vec<Dot> {
             .map(|d| d.key)
             .min_by_key(|k| severity(*k))
             .unwrap_or(ResultKey::NoResult);
+        let colour = group
+            .iter()
+            .map(|d| d.colour)
+            .max_by_key(|c| COLOURS_BY_SEVERITY.iter().position(|known| known == c))
+            .unwrap_or(Colour::Grey);
         let mut kept = [low.min(high), low.max(high)].to_vec();
         kept.dedup();
-        out.extend(kept.into_iter().map(|i| Dot { key, ..group[i] }));
+        out.extend(kept.into_iter().map(|i| Dot {
+            key,
+            colour,
+            ..group[i]
+        }));
         start = end;
     }
     out
@@ -753,6 +766,7 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
                 rate: item.rate()?,
                 x: round4((at - start) as f64 / span),
                 key: item.key(),
+                colour: stored_colour(item.key(), item.indicator.as_deref()),
                 at,
             })
         })
@@ -761,27 +775,18 @@ fn chart(language: Language, zone: Tz, report: &report::Model, items: &[Item]) -
     let shown = dots(all, columns);
     let points: Vec<ChartPoint> = shown
         .iter()
-        .map(|d| {
-            ChartPoint(
-                d.x,
-                d.rate.round(),
-                hex(key_colour(d.key)),
-                d.key.as_str(),
-                d.at,
-            )
-        })
+        .map(|d| ChartPoint(d.x, d.rate.round(), hex(d.colour), d.key.as_str(), d.at))
         .collect();
-    let marks: Vec<ChartMark> = RESULT_KEYS
+    let marks: Vec<ChartMark> = COLOURS_BY_SEVERITY
         .iter()
-        .rev()
-        .filter_map(|key| {
+        .filter_map(|colour| {
             let at: Vec<[f64; 2]> = shown
                 .iter()
-                .filter(|d| d.key == *key)
+                .filter(|d| d.colour == *colour)
                 .map(|d| [d.x, d.rate.round()])
                 .collect();
             (!at.is_empty()).then(|| ChartMark {
-                color: hex(key_colour(*key)),
+                color: hex(*colour),
                 at,
             })
         })
@@ -980,6 +985,7 @@ mod tests {
             x,
             rate,
             key,
+            colour: key_colour(key),
             at: 0,
         }
     }

@@ -2259,6 +2259,43 @@ async fn a_time_is_shown_on_the_patients_clock_too_when_the_zones_differ() {
 
 /// The trend view is the periodic report's own summary, chart and table over the period
 /// chosen, of what the reader may see; a report made of that period lists the same.
+/// A slow regular rhythm is orange on the trend chart, as in the table and the lists, and a
+/// legend says in words what each colour means.
+#[tokio::test]
+async fn the_trend_chart_colours_a_slow_rhythm_orange_and_says_what_colours_mean() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let now = app.clock_millis();
+    app.measure_at(&world.patient, now - 3_600_000, 44.0, "bradycardia", &[])
+        .await;
+    app.measure_at(&world.patient, now - 7_200_000, 70.0, "normal", &[])
+        .await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    let page = patient.get("/portal/trends").await;
+    assert_eq!(page.status, 200);
+    let fills: Vec<&str> = page
+        .body
+        .split("<circle class=\"dot\"")
+        .skip(1)
+        .filter_map(|dot| dot.split("fill=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(
+        fills,
+        ["#2e7d32", "#ef6c00"],
+        "the normal one green, the slow one orange"
+    );
+    let legend = &page.body[page.body.find("id=\"trend-legend\"").expect("a legend")..];
+    for words in [
+        "Regular rhythm",
+        "Irregular, or a slow or fast heart rate",
+        "Possible atrial fibrillation, or urgent",
+        "Unreadable or no result",
+    ] {
+        assert!(legend.contains(words), "{words}");
+    }
+    assert!(legend.contains("class=\"swatch swatch-orange\""));
+}
+
 #[tokio::test]
 async fn trends_show_what_a_report_of_the_same_period_shows() {
     let app = spawn_app().await;

@@ -65,6 +65,8 @@ struct TrendPage {
     range: String,
     summary: Summary,
     chart: Option<TrendChart>,
+    /// What each colour of the chart's dots means: the colour's name and its words.
+    legend: Vec<(&'static str, String)>,
     rows: Vec<TableRow>,
     can_make_report: bool,
     /// The groups the reader sees the patient through, where there are several.
@@ -158,6 +160,10 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
         range: built.period.range,
         summary: built.summary,
         chart,
+        legend: ["green", "orange", "red", "grey"]
+            .into_iter()
+            .map(|colour| (colour, member.tr.text(&format!("legend-{colour}"))))
+            .collect(),
         rows,
         can_make_report: viewer.may_report_on(id).is_ok(),
         group: group.map(|g| g.to_string()).unwrap_or_default(),
