@@ -26,6 +26,7 @@ mod m20261127_000090_clinic_scale;
 mod m20261127_000100_by_measurement;
 mod m20261127_000110_measurement_conclusions;
 mod m20261127_000120_work_rank_rates;
+mod m20261127_000130_reports_by_file;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000100_by_measurement::Migration),
             Box::new(m20261127_000110_measurement_conclusions::Migration),
             Box::new(m20261127_000120_work_rank_rates::Migration),
+            Box::new(m20261127_000130_reports_by_file::Migration),
         ]
     }
 }

@@ -209,8 +209,10 @@ async fn an_address_change_is_confirmed_from_the_new_address() {
         )
         .await;
     assert!(
-        taken.body.contains("class=\"error-message\""),
-        "{}",
+        taken
+            .body
+            .contains("<span class=\"field-error\" id=\"new-email-error\" role=\"alert\">"),
+        "beside the address: {}",
         taken.body
     );
     let invalid = browser

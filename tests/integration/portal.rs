@@ -1577,7 +1577,24 @@ async fn a_password_is_changed_after_checking_the_current_one() {
             &fields("not it", "a new secret", "a new secret"),
         )
         .await;
-    assert!(wrong.body.contains("The current password is wrong."));
+    // Each refusal sits beside the field it is about, not at the top of the page.
+    let beside = |body: &str, field: &str, message: &str| {
+        let input = body
+            .find(&format!("<input id=\"{field}\""))
+            .unwrap_or_else(|| panic!("#{field}"));
+        let error = format!(
+            "<span class=\"field-error\" id=\"{field}-error\" role=\"alert\">{message}</span>"
+        );
+        let at = body
+            .find(&error)
+            .unwrap_or_else(|| panic!("{error} in {body}"));
+        assert!(
+            at > input && !body[input + 1..at].contains("<input "),
+            "{field}: the message follows its own field"
+        );
+        assert!(body[input..at].contains(&format!("aria-describedby=\"{field}-error\"")));
+    };
+    beside(&wrong.body, "current", "The current password is wrong.");
     let mismatch = browser
         .post(
             "/portal/account",
@@ -1585,7 +1602,7 @@ async fn a_password_is_changed_after_checking_the_current_one() {
             &fields(PASSWORD, "a new secret", "another one"),
         )
         .await;
-    assert!(mismatch.body.contains("The two new passwords differ."));
+    beside(&mismatch.body, "confirm", "The two new passwords differ.");
     let changed = browser
         .post(
             "/portal/account",

@@ -66,15 +66,29 @@ struct AccountPage {
     updated: String,
     roles: String,
     notice: Option<String>,
-    error: Option<String>,
+    /// Why a form was refused: the field it is about and the message, shown beside it.
+    error: Option<(&'static str, String)>,
     /// Whether the server sends e-mail (an address change is confirmed by mail).
     mail: bool,
 }
 
+impl AccountPage {
+    /// The message about the field `id`, if the refusal is about it.
+    fn error_for(&self, id: &str) -> Option<&str> {
+        self.error
+            .as_ref()
+            .filter(|(field, _)| *field == id)
+            .map(|(_, text)| text.as_str())
+    }
+}
+
+/// A refusal: the id of the field it is about, and the message's key.
+type Refusal = (&'static str, &'static str);
+
 async fn page(
     member: Member,
     notice: Option<String>,
-    error: Option<&str>,
+    error: Option<Refusal>,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
     let record = &member.record;
@@ -128,7 +142,7 @@ async fn page(
             .join(", "),
         notice,
         mail: member.state.actions.sends_mail(),
-        error: error.map(|k| member.tr.text(k)),
+        error: error.map(|(field, key)| (field, member.tr.text(key))),
         m: member,
     })
 }
@@ -156,7 +170,12 @@ pub async fn save_settings(
         Language::parse_field(&form.language),
         TimeZone::parse_field(&form.time_zone),
     ) else {
-        return page(member, None, Some("account-settings-invalid")).await;
+        return page(
+            member,
+            None,
+            Some(("time_zone", "account-settings-invalid")),
+        )
+        .await;
     };
     let changes = AccountChanges {
         language: Some(language),
@@ -187,11 +206,11 @@ pub async fn change_password(
     CsrfForm(form): CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, WebError> {
     if form.new != form.confirm {
-        return page(member, None, Some("password-mismatch")).await;
+        return page(member, None, Some(("confirm", "password-mismatch"))).await;
     }
     let password = match NewPassword::check(&form.new) {
         Ok(password) => password,
-        Err(refusal) => return page(member, None, Some(refusal.key())).await,
+        Err(refusal) => return page(member, None, Some(("new", refusal.key()))).await,
     };
     let changed = member
         .state
@@ -211,7 +230,7 @@ pub async fn change_password(
             let notice = member.tr.text("password-changed");
             page(member, Some(notice), None).await
         }
-        Err(ActionError::Invalid { key, .. }) => page(member, None, Some(key)).await,
+        Err(ActionError::Invalid { key, .. }) => page(member, None, Some(("current", key))).await,
         Err(err) => Err(err.into()),
     }
 }
@@ -244,7 +263,7 @@ pub async fn change_email(
     CsrfForm(form): CsrfForm<EmailForm>,
 ) -> Result<HttpResponse, WebError> {
     let Ok(email) = Email::parse(&form.email) else {
-        return page(member, None, Some("email-invalid")).await;
+        return page(member, None, Some(("new-email", "email-invalid"))).await;
     };
     let requested = member
         .state
@@ -265,10 +284,10 @@ pub async fn change_email(
             page(member, Some(notice), None).await
         }
         Err(ActionError::Invalid { key, .. } | ActionError::State { key, .. }) => {
-            page(member, None, Some(key)).await
+            page(member, None, Some(("email-password", key))).await
         }
         Err(ActionError::Store(StoreError::EmailUsed)) => {
-            page(member, None, Some("error-email-used")).await
+            page(member, None, Some(("new-email", "error-email-used"))).await
         }
         Err(err) => Err(err.into()),
     }
