@@ -372,3 +372,6 @@ legend-green = نظم منتظم
 legend-orange = غير منتظم، أو معدل قلب بطيء أو سريع
 legend-red = رجفان أذيني محتمل، أو عاجل
 legend-grey = غير مقروء أو بلا نتيجة
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = ليس لديك مرضى بعد: عندما يجري مريض من مجموعاتك قياسًا، يظهر هنا ما ينتظر مراجعتك.

@@ -372,3 +372,6 @@ legend-green = Regelmäßiger Rhythmus
 legend-orange = Unregelmäßig, oder langsamer oder schneller Puls
 legend-red = Mögliches Vorhofflimmern, oder dringend
 legend-grey = Nicht lesbar oder kein Ergebnis
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = Sie haben noch keine Patienten: Sobald ein Patient Ihrer Gruppen misst, erscheint hier, was auf Ihre Beurteilung wartet.

@@ -372,3 +372,6 @@ legend-green = Regular rhythm
 legend-orange = Irregular, or a slow or fast heart rate
 legend-red = Possible atrial fibrillation, or urgent
 legend-grey = Unreadable or no result
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = You have no patients yet: when a patient of your groups measures, what waits for your review appears here.

@@ -372,3 +372,6 @@ legend-green = Ritmo regular
 legend-orange = Irregular, o frecuencia cardiaca lenta o rápida
 legend-red = Posible fibrilación auricular, o urgente
 legend-grey = Ilegible o sin resultado
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = Todavía no tiene pacientes: cuando un paciente de sus grupos haga una medición, aquí aparecerá lo que espera su revisión.

@@ -372,3 +372,6 @@ legend-green = Rythme régulier
 legend-orange = Irrégulier, ou fréquence cardiaque lente ou rapide
 legend-red = Fibrillation auriculaire possible, ou urgent
 legend-grey = Illisible ou sans résultat
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = Vous n'avez pas encore de patients : dès qu'un patient de vos groupes fait une mesure, ce qui attend votre évaluation apparaît ici.

@@ -372,3 +372,6 @@ legend-green = Ritmo regolare
 legend-orange = Irregolare, o frequenza cardiaca lenta o rapida
 legend-red = Possibile fibrillazione atriale, o urgente
 legend-grey = Illeggibile o senza risultato
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = Non ha ancora pazienti: quando un paziente dei suoi gruppi esegue una misurazione, qui compare ciò che attende la sua valutazione.

@@ -372,3 +372,6 @@ legend-green = Regelmatig ritme
 legend-orange = Onregelmatig, of een trage of snelle hartslag
 legend-red = Mogelijk voorkamerfibrillatie, of dringend
 legend-grey = Onleesbaar of geen uitslag
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = U hebt nog geen patiënten: zodra een patiënt van uw groepen meet, verschijnt hier wat op uw beoordeling wacht.

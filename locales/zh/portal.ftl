@@ -369,3 +369,6 @@ legend-green = 心律规则
 legend-orange = 不规则，或心率慢或快
 legend-red = 可能心房颤动，或紧急
 legend-grey = 无法读取或无结果
+
+# A physician's work list when the physician cares for no patient.
+worklist-no-patients = 您还没有患者：当您所在小组的患者进行测量后，等待您评估的内容会显示在这里。

@@ -2,7 +2,6 @@
 //! `templates/pdf/common.typ` shares the layout). Results and their colours are in
 //! `findings.rs`.
 
-use crate::domain::person_name::full_name;
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde::{Serialize, Serializer};
@@ -11,6 +10,7 @@ use serde_json::{Map, Value};
 use super::format;
 use crate::domain::account::Language;
 use crate::domain::json::string_list;
+use crate::domain::person_name::full_name;
 use crate::i18n::Translator;
 use crate::store::entities::user;
 

@@ -2,7 +2,6 @@
 //! latest measurement, a physician's work list, and the job queue as administrators see it. Visibility comes from the
 //! same rules as every other query (`visibility.rs`).
 
-use crate::domain::person_name::full_name;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement};
 use sea_orm::{
     ColumnTrait, Condition, EntityTrait, Order, PaginatorTrait, QueryFilter, QueryOrder,
@@ -16,6 +15,7 @@ use super::{AdminTask, Reader, Scope, StoreResult, Viewer, visibility};
 use crate::analysis::ResultKey;
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
+use crate::domain::person_name::full_name;
 
 /// A patient with the latest measurement they made.
 #[derive(Debug, Clone)]

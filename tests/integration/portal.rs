@@ -2142,6 +2142,32 @@ async fn the_physicians_work_list_puts_urgent_unreviewed_results_first() {
     assert_eq!(patient.get("/portal/worklist").await.status, 403);
 }
 
+/// A physician with no patients is told so, not that every measurement has been reviewed.
+#[tokio::test]
+async fn a_physician_without_patients_is_not_told_everything_is_reviewed() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let group = app.group(&world.admin, "Group C").await;
+    let newcomer = app.user("newcomer").await;
+    app.enlist_staff(&world.admin, &newcomer, &group).await;
+    let mut physician = logged_in(&app, &newcomer).await;
+    let empty = physician.get("/portal/worklist").await;
+    assert_eq!(empty.status, 200);
+    assert!(
+        empty.body.contains("You have no patients yet"),
+        "{}",
+        empty.body
+    );
+    assert!(!empty.body.contains("has been reviewed"));
+    // A physician whose patients' measurements are all reviewed reads that instead.
+    let mut reviewed = logged_in(&app, &world.staff_b).await;
+    let done = reviewed.get("/portal/worklist").await;
+    assert!(
+        done.body
+            .contains("Every measurement of your patients has been reviewed.")
+    );
+}
+
 #[tokio::test]
 async fn administrators_search_users_by_name_or_address() {
     let app = spawn_app().await;

@@ -1,7 +1,6 @@
 //! What every portal page shares: the layout data (`Chrome`), rendering a template into a
 //! response, security headers, and turning `WebError`s into translated pages or toasts.
 
-use crate::domain::person_name::full_name;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
@@ -11,6 +10,7 @@ use askama::Template;
 
 use super::context::{Visitor, accepted_language};
 use super::error::{ErrorPage, LoginRedirect, WebError, page_to_return_to};
+use crate::domain::person_name::full_name;
 use crate::i18n::Translator;
 
 /// Scripts only from this origin (no inline script), no framing, no plug-ins.

@@ -2,7 +2,6 @@
 //! the analysis' findings and charts, the report PDF (created or reused exactly as the SDK's
 //! `getMeasurementReportUrl` would) and a physician's review.
 
-use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -18,6 +17,7 @@ use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS}
 use crate::actions::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
+use crate::domain::person_name::full_name;
 use crate::domain::rql::{CompareOp, Expr, Query as ListQuery, Value as RqlValue};
 use crate::domain::time::{parse_day, start_of_day};
 use crate::reports::findings::Findings;

@@ -3,7 +3,6 @@
 //! patient's profile and measurements. What a physician may see is decided by the store's
 //! visibility rules: another group's patient is simply not found.
 
-use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -16,6 +15,7 @@ use super::error::WebError;
 use super::measurements::{Choice, Filters, MeasurementList, measurement_list, result_choices};
 use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
 use crate::domain::id::Id;
+use crate::domain::person_name::full_name;
 use crate::store::PatientListing;
 
 /// A patient in the list.

@@ -4,7 +4,6 @@
 //! measurements the reader may see (`Store::trend`), so the page and the PDF cannot disagree.
 //! The chart's dots say what they are when tapped; the same measurements are in a table.
 
-use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -18,6 +17,7 @@ use super::measurements::Choice;
 use super::view::{PLOT_W, SvgTick};
 use crate::domain::id::Id;
 use crate::domain::periods::ChosenPeriod;
+use crate::domain::person_name::full_name;
 use crate::domain::time::local_time;
 use crate::reports::format;
 use crate::reports::periodic::{self, Chart, PeriodicReportInput, Summary, TableRow};

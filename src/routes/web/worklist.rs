@@ -3,7 +3,6 @@
 //! patient's name or address. What appears is decided by the store's visibility rules, as on
 //! every other page.
 
-use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::Query;
 use askama::Template;
@@ -15,7 +14,8 @@ use super::error::WebError;
 use super::measurements::Choice;
 use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
 use crate::domain::id::Id;
-use crate::store::{WorkListing, WorkReason};
+use crate::domain::person_name::full_name;
+use crate::store::{PatientListing, WorkListing, WorkReason};
 
 /// An entry of the list.
 pub struct WorkRow {
@@ -36,6 +36,9 @@ struct WorkListPage {
     search: String,
     /// Whether a filter or a search left entries out.
     filtered: bool,
+    /// Whether the physician cares for no patient at all (an empty list then says so, not
+    /// that everything is reviewed).
+    no_patients: bool,
 }
 
 /// The work list's query: a page, a reason (`urgent`, `requested`, `quality`) and a search.
@@ -101,6 +104,15 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
             selected: reason == Some(r),
         })
         .collect();
+    // Asked only of an empty list: whether there is anyone to review for at all.
+    let no_patients = rows.is_empty()
+        && member
+            .state
+            .store
+            .patients_page(&member.viewer(), PatientListing::default(), 0, 1)
+            .await?
+            .1
+            == 0;
     html(&WorkListPage {
         c: Chrome::new(&member, "worklist", "worklist-title"),
         pager: Pager::counted_up_to(page, total, &base).ended_at(rows.len()),
@@ -108,5 +120,6 @@ pub async fn show(member: Member, query: Query<WorkListQuery>) -> Result<HttpRes
         reasons,
         search,
         filtered: listing != WorkListing::default(),
+        no_patients,
     })
 }

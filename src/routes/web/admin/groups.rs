@@ -2,7 +2,6 @@
 //! creation, enlistments (a patient's prescription until a date, a physician joining a team),
 //! ending a prescription and removing a member of a team's staff.
 
-use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::Query;
 use askama::Template;
@@ -12,6 +11,7 @@ use crate::actions::ActionError;
 use crate::domain::account::Email;
 use crate::domain::group::{GroupName, parse_description};
 use crate::domain::id::Id;
+use crate::domain::person_name::full_name;
 use crate::domain::rql::Query as ListQuery;
 use crate::domain::time::{end_of_day, parse_day};
 use crate::routes::web::chrome::{Chrome, html};

@@ -1,7 +1,6 @@
 //! The administrators' user list: search and order, creation, activation, unblocking after a
 //! lockout, a password reset and the admin role; each change answers with its row for htmx.
 
-use crate::domain::person_name::full_name;
 use actix_web::HttpResponse;
 use actix_web::web::{Path, Query};
 use askama::Template;
@@ -11,6 +10,7 @@ use crate::actions::{ActionError, NewAccount, RoleChange};
 use crate::auth::lockout::{self, LockState};
 use crate::domain::account::{Email, Language, NewPassword, PersonName, Role, TimeZone};
 use crate::domain::id::Id;
+use crate::domain::person_name::full_name;
 use crate::domain::rql::{Expr as RqlExpr, Query as ListQuery, Value as RqlValue};
 use crate::routes::web::account::{LanguageChoice, language_choices};
 use crate::routes::web::chrome::{Chrome, html, see_other};
