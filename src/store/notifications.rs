@@ -583,15 +583,12 @@ impl Tx {
         measurement: &Id,
         patient: &Id,
     ) -> StoreResult<u64> {
-        let result = notification::Entity::update_many()
-            .col_expr(notification::Column::Read, Expr::value(true))
-            .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
-            .filter(notification::Column::MeasurementId.eq(*measurement))
-            .filter(notification::Column::UserId.ne(*patient))
-            .filter(notification::Column::Read.eq(false))
-            .exec(&self.db)
-            .await?;
-        Ok(result.rows_affected)
+        self.mark_unread_read(
+            Condition::all()
+                .add(notification::Column::MeasurementId.eq(*measurement))
+                .add(notification::Column::UserId.ne(*patient)),
+        )
+        .await
     }
 
     /// Records an event in this store's transaction (see the module's notes) and wakes the
@@ -734,24 +731,26 @@ impl Tx {
         viewer: &Viewer,
         measurement: &Id,
     ) -> StoreResult<u64> {
-        let result = notification::Entity::update_many()
-            .col_expr(notification::Column::Read, Expr::value(true))
-            .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
-            .filter(self.readable(viewer))
-            .filter(notification::Column::MeasurementId.eq(*measurement))
-            .filter(notification::Column::Read.eq(false))
-            .exec(&self.db)
-            .await?;
-        Ok(result.rows_affected)
+        self.mark_unread_read(
+            Condition::all()
+                .add(self.readable(viewer))
+                .add(notification::Column::MeasurementId.eq(*measurement)),
+        )
+        .await
     }
 
     /// Marks every unread entry of `viewer`'s inbox that it may still read read; returns how
     /// many.
     pub async fn mark_all_notifications_read(&self, viewer: &Viewer) -> StoreResult<u64> {
+        self.mark_unread_read(self.readable(viewer)).await
+    }
+
+    /// Marks the unread entries `which` selects read, now; returns how many.
+    async fn mark_unread_read(&self, which: Condition) -> StoreResult<u64> {
         let result = notification::Entity::update_many()
             .col_expr(notification::Column::Read, Expr::value(true))
             .col_expr(notification::Column::ReadAt, Expr::value(self.now()))
-            .filter(self.readable(viewer))
+            .filter(which)
             .filter(notification::Column::Read.eq(false))
             .exec(&self.db)
             .await?;

@@ -91,6 +91,18 @@ pub async fn review_view(
     }))
 }
 
+/// The conclusions the form offers, in the reader's words, with `selected` picked.
+fn conclusions(member: &Member, selected: Option<Label>) -> Vec<Conclusion> {
+    Label::ALL
+        .into_iter()
+        .map(|label| Conclusion {
+            value: label.as_str(),
+            text: translated_or_raw(&member.tr, "label", label.as_str()),
+            selected: selected == Some(label),
+        })
+        .collect()
+}
+
 /// The review form for a measurement's `data`: the saved review, so that a correction is an
 /// edit, or else the analysis' most severe rhythm label as the proposed conclusion.
 pub fn review_form(member: &Member, data: &Map<String, Value>) -> ReviewForm {
@@ -107,14 +119,7 @@ pub fn review_form(member: &Member, data: &Map<String, Value>) -> ReviewForm {
     };
     let other = saved.is_some() && proposed.is_none() && !saved_label.is_empty();
     ReviewForm {
-        conclusions: Label::ALL
-            .into_iter()
-            .map(|label| Conclusion {
-                value: label.as_str(),
-                text: translated_or_raw(&member.tr, "label", label.as_str()),
-                selected: proposed == Some(label),
-            })
-            .collect(),
+        conclusions: conclusions(member, proposed),
         other,
         other_text: if other {
             saved_label.to_owned()
@@ -163,14 +168,7 @@ impl ReviewInput {
     fn refused(&self, member: &Member, error: String) -> ReviewForm {
         let picked = Label::from_wire(self.label.trim());
         ReviewForm {
-            conclusions: Label::ALL
-                .into_iter()
-                .map(|label| Conclusion {
-                    value: label.as_str(),
-                    text: translated_or_raw(&member.tr, "label", label.as_str()),
-                    selected: picked == Some(label),
-                })
-                .collect(),
+            conclusions: conclusions(member, picked),
             other: picked.is_none(),
             other_text: self.label_other.clone(),
             note: self.note.clone(),
