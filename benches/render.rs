@@ -89,6 +89,7 @@ fn patient(n: i64) -> user::Model {
         profile_image: None,
         failed_count: 0,
         last_failed_timestamp: None,
+        password_change_due: false,
         creation_timestamp: 0,
         update_timestamp: 0,
     }
@@ -118,6 +119,7 @@ fn report_data(
         profile: Some(&profile),
         language,
         time_zone: chrono_tz::Europe::Brussels,
+        reviewer: None,
     };
     let built = build(&input);
     let meta = RenderMeta {

@@ -75,3 +75,53 @@ document.addEventListener("click", function (event) {
   found.classList.add("chosen");
   out.textContent = found.getAttribute("data-label");
 });
+// A form sent after its session ended (signed out elsewhere, or idle too long) is answered
+// with the way to the login page, which then leads back here. What was typed is kept in this
+// tab until then (never a password or the form's token), and put back in the same form for the
+// same account, which says so.
+var DRAFT = "tacho-draft";
+function draftFields(form, each) {
+  Array.prototype.forEach.call(form.elements, function (field) {
+    if (!field.name || /^(password|hidden|file|submit|button|reset)$/.test(field.type)) return;
+    each(field, field.type === "checkbox" || field.type === "radio"
+      ? field.name + "=" + field.value : field.name);
+  });
+}
+document.addEventListener("htmx:beforeOnLoad", function (event) {
+  var to = event.detail.xhr && event.detail.xhr.getResponseHeader("HX-Redirect");
+  if (!to || to.indexOf("/portal/login") !== 0) return;
+  var form = event.detail.elt.closest && event.detail.elt.closest("form[id]");
+  if (!form) return;
+  var fields = {};
+  draftFields(form, function (field, key) {
+    fields[key] = key === field.name ? field.value : field.checked;
+  });
+  try {
+    sessionStorage.setItem(DRAFT, JSON.stringify({
+      path: location.pathname, account: document.body.getAttribute("data-account"),
+      form: form.id, fields: fields }));
+  } catch (e) { /* storage refused: the login still goes on */ }
+});
+function restoreDraft() {
+  var draft = null;
+  try { draft = JSON.parse(sessionStorage.getItem(DRAFT)); } catch (e) { return; }
+  if (!draft || draft.path !== location.pathname) return;
+  var account = document.body.getAttribute("data-account");
+  if (!account) return;
+  // Another account signed in on this tab: what the first one typed is not its to see.
+  sessionStorage.removeItem(DRAFT);
+  var form = document.getElementById(draft.form);
+  if (draft.account !== account || !form) return;
+  draftFields(form, function (field, key) {
+    if (!(key in draft.fields)) return;
+    if (key === field.name) field.value = draft.fields[key];
+    else field.checked = draft.fields[key];
+  });
+  var notice = document.createElement("p");
+  notice.className = "notice draft-kept";
+  notice.setAttribute("role", "status");
+  notice.textContent = document.body.getAttribute("data-draft-kept");
+  form.insertBefore(notice, form.firstChild);
+}
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", restoreDraft);
+else restoreDraft();

@@ -88,7 +88,9 @@ impl Actions {
         };
         self.act(async |tx| {
             let roles: Vec<String> = new.roles.iter().map(|r| r.as_str().to_owned()).collect();
-            let created = insert_account(tx, &Service::SignIn, new, password_hash).await?;
+            // An administrator chose this password: the user is asked for its own.
+            let due = viewer.is_some();
+            let created = insert_account(tx, &Service::SignIn, new, password_hash, due).await?;
             let record = match viewer {
                 Some(viewer) => entry(viewer, AuditAction::UserCreate, "user", &created.id),
                 None => {
@@ -456,6 +458,7 @@ pub(super) async fn insert_account(
     scope: &Service,
     new: NewAccount,
     password_hash: String,
+    password_change_due: bool,
 ) -> ActionResult<user::Model> {
     if tx.user_by_email(scope, new.email.as_str()).await?.is_some() {
         return Err(StoreError::EmailUsed.into());
@@ -470,6 +473,7 @@ pub(super) async fn insert_account(
             language: new.language.upper(),
             time_zone: new.time_zone.name().to_owned(),
             roles: new.roles.iter().map(|r| r.as_str().to_owned()).collect(),
+            password_change_due,
         })
         .await?;
     Ok(created)

@@ -1,6 +1,6 @@
 //! Groups: the care teams.
 
-use super::{ActionResult, Actions, EntryExt, done, entry};
+use super::{ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::domain::group::GroupName;
 use crate::store::AuditAction;
 use crate::store::entities::group;
@@ -19,6 +19,12 @@ impl Actions {
             .administer(AdminTask::CreateGroups)
             .map_err(StoreError::Denied)?;
         self.act(async |tx| {
+            if tx.group_name_taken(name.as_str()).await? {
+                return Err(ActionError::invalid(
+                    "name is already the name of another group",
+                    "admin-group-name-used",
+                ));
+            }
             let created = tx
                 .create_group(NewGroup {
                     name: name.as_str().to_owned(),

@@ -3,7 +3,7 @@
 
 use super::{ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::domain::id::Id;
-use crate::domain::notification::{KindSet, Preferences, WebhookUrl, url_for_logs};
+use crate::domain::notification::{AddressRefusal, KindSet, Preferences, WebhookUrl, url_for_logs};
 use crate::store::entities::{notification, webhook_delivery, webhook_endpoint};
 use crate::store::query::ListSpec;
 use crate::store::{AdminTask, AuditAction, NewWebhook, StoreError, Tx, Unaudited, Viewer};
@@ -44,6 +44,24 @@ impl Actions {
         read: bool,
     ) -> ActionResult<notification::Model> {
         let mark = async |tx: &Tx| tx.mark_notification(viewer, id, read).await;
+        Ok(self.store.write(Unaudited::Inbox, mark).await?)
+    }
+
+    /// Marks one of `viewer`'s entries read, with every other unread entry of its inbox about
+    /// the same measurement: the portal shows them as one row, so they are read together.
+    pub async fn mark_entry_read_with_its_measurement(
+        &self,
+        viewer: &Viewer,
+        id: &Id,
+    ) -> ActionResult<notification::Model> {
+        let mark = async |tx: &Tx| {
+            let entry = tx.mark_notification(viewer, id, true).await?;
+            if let Some(measurement) = entry.measurement_id {
+                tx.mark_measurement_notifications_read(viewer, &measurement)
+                    .await?;
+            }
+            Ok(entry)
+        };
         Ok(self.store.write(Unaudited::Inbox, mark).await?)
     }
 
@@ -117,12 +135,10 @@ impl Actions {
             .administer(AdminTask::ManageNotifications)
             .map_err(StoreError::Denied)?;
         let webhooks = self.notifier.webhooks();
-        let url = WebhookUrl::parse(&request.url, webhooks.reach()).map_err(|reason| {
-            ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
-        })?;
-        webhooks.check_resolution(&url).await.map_err(|reason| {
-            ActionError::invalid(format!("url {reason}"), "admin-webhook-invalid")
-        })?;
+        let refused =
+            |reason: AddressRefusal| ActionError::invalid(format!("url {reason}"), reason.key());
+        let url = WebhookUrl::parse(&request.url, webhooks.reach()).map_err(refused)?;
+        webhooks.check_resolution(&url).await.map_err(refused)?;
         if request.events.is_empty() {
             return Err(ActionError::invalid(
                 "events must name at least one event",

@@ -26,7 +26,9 @@ pub async fn add_user(
 ) -> ActionResult<user::Model> {
     let password_hash = hasher.hash(new.password.expose().to_owned()).await?;
     act_on(store, async |tx| {
-        let created = insert_account(tx, &Service::Operator, new, password_hash).await?;
+        // The operator creates accounts for the people who run the service, who chose
+        // their password on the command line.
+        let created = insert_account(tx, &Service::Operator, new, password_hash, false).await?;
         let roles = created.role_names()?.join(",");
         let record = operator_entry(AuditAction::UserCreate, "user", &created.id)
             .detail(format!("by the operator; roles: {roles}"));

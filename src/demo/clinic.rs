@@ -218,6 +218,7 @@ pub async fn build(
                             language: language.into(),
                             time_zone: zone.into(),
                             roles: Vec::new(),
+                            password_change_due: false,
                         })
                         .await?;
                     tx.enlist_staff(&user.id, &group.id, vec![StaffRole::physician()])
@@ -268,6 +269,7 @@ pub async fn build(
                 language: language.into(),
                 time_zone: zone.into(),
                 roles: Vec::new(),
+                password_change_due: false,
             })
             .await?;
         tx.enlist_patient(&user.id, &group.id, prescription_end)

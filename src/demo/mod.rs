@@ -177,6 +177,7 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
                     } else {
                         Vec::new()
                     },
+                    password_change_due: false,
                 })
                 .await?;
             match (person.role, person.group) {

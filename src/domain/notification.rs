@@ -66,6 +66,18 @@ impl EventKind {
         format!("event-{}", self.as_str().replace(['.', '_'], "-"))
     }
 
+    /// The message key for a reader who is the patient the event is about (`patient`), or
+    /// someone in the patient's care team: a review is "by your physician" to the patient,
+    /// "by a colleague" to the team.
+    pub fn message_key_for(self, patient: bool) -> String {
+        match self {
+            EventKind::MeasurementReviewed if !patient => {
+                "event-measurement-reviewed-staff".to_owned()
+            }
+            _ => self.message_key(),
+        }
+    }
+
     /// Whether the patient the event is about receives it. Urgent results go to the staff,
     /// who act on them; the patient hears of the same measurement through
     /// `measurement.analysed`, in the calmer words of its result.
@@ -251,20 +263,85 @@ pub struct WebhookUrl(String);
 /// The longest webhook address accepted.
 pub const MAX_WEBHOOK_URL: usize = 2000;
 
+/// Why a webhook address is refused: in the API's words ([`Display`](std::fmt::Display)), and
+/// as the portal's message key ([`AddressRefusal::key`]), so that an administrator reads a
+/// sentence in its own language rather than a URL parser's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddressRefusal {
+    TooLong,
+    /// Not a URL at all; the parser's reason, for the API.
+    NotAUrl(String),
+    Credentials,
+    Fragment,
+    NoHost,
+    /// Plain `http`, where only a loopback address may take it and that is not one (or not
+    /// allowed).
+    NotHttps,
+    /// Neither `https` nor `http`.
+    WrongScheme,
+    /// A loopback address, where the service does not allow it.
+    ThisMachine(Option<IpAddr>),
+    /// Link-local, cloud metadata, unspecified, broadcast or multicast.
+    Reserved(IpAddr),
+    /// A private network, where the service does not allow it.
+    Private(IpAddr),
+}
+
+impl AddressRefusal {
+    /// The portal's message for the refusal.
+    pub fn key(&self) -> &'static str {
+        match self {
+            AddressRefusal::TooLong => "webhook-url-too-long",
+            AddressRefusal::NotAUrl(_) => "webhook-url-not-url",
+            AddressRefusal::Credentials => "webhook-url-credentials",
+            AddressRefusal::Fragment => "webhook-url-fragment",
+            AddressRefusal::NoHost => "webhook-url-no-host",
+            AddressRefusal::NotHttps | AddressRefusal::WrongScheme => "webhook-url-not-https",
+            AddressRefusal::ThisMachine(_) => "webhook-url-this-machine",
+            AddressRefusal::Reserved(_) => "webhook-url-reserved",
+            AddressRefusal::Private(_) => "webhook-url-private",
+        }
+    }
+}
+
+impl std::fmt::Display for AddressRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AddressRefusal::TooLong => write!(f, "must be at most {MAX_WEBHOOK_URL} characters"),
+            AddressRefusal::NotAUrl(reason) => write!(f, "is not a URL ({reason})"),
+            AddressRefusal::Credentials => f.write_str("must not carry a user name or password"),
+            AddressRefusal::Fragment => f.write_str("must not have a fragment"),
+            AddressRefusal::NoHost => f.write_str("must name a host"),
+            AddressRefusal::NotHttps => f.write_str("must use https://"),
+            AddressRefusal::WrongScheme => f.write_str("must be an https:// address"),
+            AddressRefusal::ThisMachine(None) => f.write_str("must not point at this machine"),
+            AddressRefusal::ThisMachine(Some(ip)) => write!(f, "resolves to {ip}, this machine"),
+            AddressRefusal::Reserved(ip) => write!(
+                f,
+                "resolves to {ip}, a link-local, metadata or non-unicast address"
+            ),
+            AddressRefusal::Private(ip) => write!(
+                f,
+                "resolves to {ip}, a private network (TACHO_WEBHOOK_ALLOW_PRIVATE=1 admits it)"
+            ),
+        }
+    }
+}
+
 impl WebhookUrl {
     /// Parses `text`; the error says why it is refused.
-    pub fn parse(text: &str, reach: Reach) -> Result<WebhookUrl, String> {
+    pub fn parse(text: &str, reach: Reach) -> Result<WebhookUrl, AddressRefusal> {
         if text.len() > MAX_WEBHOOK_URL {
-            return Err(format!("must be at most {MAX_WEBHOOK_URL} characters"));
+            return Err(AddressRefusal::TooLong);
         }
-        let url = url::Url::parse(text).map_err(|e| format!("is not a URL ({e})"))?;
+        let url = url::Url::parse(text).map_err(|e| AddressRefusal::NotAUrl(e.to_string()))?;
         if !url.username().is_empty() || url.password().is_some() {
-            return Err("must not carry a user name or password".into());
+            return Err(AddressRefusal::Credentials);
         }
         if url.fragment().is_some() {
-            return Err("must not have a fragment".into());
+            return Err(AddressRefusal::Fragment);
         }
-        let host = url.host().ok_or("must name a host")?;
+        let host = url.host().ok_or(AddressRefusal::NoHost)?;
         let literal = match host {
             url::Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
             url::Host::Ipv6(v6) => Some(IpAddr::V6(v6)),
@@ -276,11 +353,11 @@ impl WebhookUrl {
         match url.scheme() {
             "https" => {}
             "http" if reach.loopback && loopback => {}
-            "http" => return Err("must use https://".into()),
-            _ => return Err("must be an https:// address".into()),
+            "http" => return Err(AddressRefusal::NotHttps),
+            _ => return Err(AddressRefusal::WrongScheme),
         }
         if loopback && !reach.loopback {
-            return Err("must not point at this machine".into());
+            return Err(AddressRefusal::ThisMachine(None));
         }
         if let Some(ip) = literal {
             address_allowed(ip, reach)?;
@@ -337,7 +414,7 @@ fn is_private(ip: IpAddr) -> bool {
 /// that lie outside them (AWS's fd00:ec2::254, Alibaba's 100.100.100.200), unspecified,
 /// broadcast and multicast addresses; loopback and private networks unless `reach` allows
 /// them.
-pub fn address_allowed(ip: IpAddr, reach: Reach) -> Result<(), String> {
+pub fn address_allowed(ip: IpAddr, reach: Reach) -> Result<(), AddressRefusal> {
     let ip = match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
         v4 => v4,
@@ -358,17 +435,13 @@ pub fn address_allowed(ip: IpAddr, reach: Reach) -> Result<(), String> {
         }
     };
     if refused {
-        return Err(format!(
-            "resolves to {ip}, a link-local, metadata or non-unicast address"
-        ));
+        return Err(AddressRefusal::Reserved(ip));
     }
     if ip.is_loopback() && !reach.loopback {
-        return Err(format!("resolves to {ip}, this machine"));
+        return Err(AddressRefusal::ThisMachine(Some(ip)));
     }
     if is_private(ip) && !reach.private {
-        return Err(format!(
-            "resolves to {ip}, a private network (TACHO_WEBHOOK_ALLOW_PRIVATE=1 admits it)"
-        ));
+        return Err(AddressRefusal::Private(ip));
     }
     Ok(())
 }
@@ -421,7 +494,7 @@ mod tests {
         assert!(WebhookUrl::parse("https://clinic.example/hooks", PUBLIC).is_ok());
         let refused = |url: &str, loopback: bool| {
             let reach = if loopback { LOOPBACK } else { PUBLIC };
-            WebhookUrl::parse(url, reach).unwrap_err()
+            WebhookUrl::parse(url, reach).unwrap_err().to_string()
         };
         assert!(refused("http://clinic.example/hooks", false).contains("https"));
         assert!(refused("http://127.0.0.1:9000/h", false).contains("https"));
@@ -466,7 +539,7 @@ mod tests {
             "https://[fd12:3456::1]/h",
             "https://[::ffff:10.0.0.1]/h",
         ] {
-            let refused = WebhookUrl::parse(url, PUBLIC).unwrap_err();
+            let refused = WebhookUrl::parse(url, PUBLIC).unwrap_err().to_string();
             assert!(refused.contains("private network"), "{url}: {refused}");
             assert!(WebhookUrl::parse(url, private).is_ok(), "{url}");
         }
@@ -479,7 +552,7 @@ mod tests {
         ] {
             let parsed = WebhookUrl::parse(url, PUBLIC);
             assert!(
-                parsed.as_ref().is_ok() || !parsed.unwrap_err().contains("private"),
+                parsed.as_ref().is_ok() || !matches!(parsed, Err(AddressRefusal::Private(_))),
                 "{url}"
             );
         }

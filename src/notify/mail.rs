@@ -386,6 +386,7 @@ mod tests {
             profile_image: None,
             failed_count: 0,
             last_failed_timestamp: None,
+            password_change_due: false,
             creation_timestamp: 0,
             update_timestamp: 0,
         }

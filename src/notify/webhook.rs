@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::domain::id::Id;
-use crate::domain::notification::{Reach, WebhookUrl, address_allowed, url_for_logs};
+use crate::domain::notification::{
+    AddressRefusal, Reach, WebhookUrl, address_allowed, url_for_logs,
+};
 use crate::store::entities::{event, webhook_endpoint};
 
 /// How long a receiver has to answer.
@@ -97,7 +99,7 @@ pub fn body(
 
 /// Refuses a host whose addresses include one no webhook may reach: at registration and at
 /// every delivery alike.
-fn refuse_any(addresses: &[SocketAddr], reach: Reach) -> Result<(), String> {
+fn refuse_any(addresses: &[SocketAddr], reach: Reach) -> Result<(), AddressRefusal> {
     addresses
         .iter()
         .try_for_each(|address| address_allowed(address.ip(), reach))
@@ -161,7 +163,7 @@ impl WebhookSender {
     /// Refuses `url` when its host name resolves to an address no delivery may go to. A
     /// name that does not resolve (yet) is let through: every delivery resolves it again
     /// and checks what it finds.
-    pub async fn check_resolution(&self, url: &WebhookUrl) -> Result<(), String> {
+    pub async fn check_resolution(&self, url: &WebhookUrl) -> Result<(), AddressRefusal> {
         let Ok(parsed) = url::Url::parse(url.as_str()) else {
             return Ok(());
         };

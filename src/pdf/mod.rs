@@ -357,7 +357,7 @@ mod tests {
             "measurement": "Measurement", "measured-at": "Measured on",
             "time-zone": "Time zone", "heart-rate": "Heart rate", "bpm": "bpm",
             "result": "Result", "review": "Review", "reviewer-note": "Physician's note",
-            "diagnosis-label": "Physician's conclusion", "symptoms": "Symptoms",
+            "automatic-screening": "Automatic screening", "symptoms": "Symptoms",
             "no-symptoms": "No symptoms reported", "symptom-severity": "Severity",
             "context-activity": "Activity during the measurement",
             "signal-quality": "Signal quality", "duration": "Duration",
@@ -395,7 +395,9 @@ mod tests {
             "measurement": {
                 "date": "20/11/2026", "time": "23:30", "zone": "Europe/Brussels (UTC+01:00)",
                 "status": { "key": "reviewed", "label": "Reviewed by a physician" },
-                "review_note": "Sinus rhythm, no abnormalities.", "diagnosis_label": "Normal",
+                "review_note": "No abnormalities.",
+                "conclusion": { "label": "Sinus rhythm", "color": "#2e7d32",
+                                "by": "Reviewed by Dr. Jan Peeters on 21 November 2026" },
                 "symptoms": ["Palpitations", "Dizziness"], "severity": "3 of 5",
                 "activity": "Resting", "duration": "60 s"
             },
@@ -538,6 +540,20 @@ mod tests {
             .render(Template::Measurement, &data, &meta("en"))
             .unwrap();
         assert!(first == second, "two renders of the same input differ");
+    }
+
+    #[test]
+    fn a_reviewed_measurement_leads_with_the_physicians_conclusion() {
+        let text = text_of(&compile_cleanly(&sample(), "en"));
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+        assert!(at("Sinus rhythm") < at("Automatic screening"), "{text}");
+        assert!(at("Automatic screening") < at("Regular rhythm"), "{text}");
+        assert!(text.contains("Reviewed by Dr. Jan Peeters on 21 November 2026"));
+        let mut unreviewed = sample();
+        unreviewed["measurement"]["conclusion"] = serde_json::Value::Null;
+        let text = text_of(&compile_cleanly(&unreviewed, "en"));
+        assert!(!text.contains("Automatic screening"), "{text}");
+        assert!(text.contains("Regular rhythm"), "{text}");
     }
 
     #[test]

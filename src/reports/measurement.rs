@@ -11,8 +11,9 @@ use super::common::{
     Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, labels, patient_block,
     risk_block, translated_or_raw,
 };
-use super::findings::Findings;
+use super::findings::{Findings, hex};
 use super::format;
+use crate::analysis::{Colour, Label};
 use crate::domain::account::Language;
 use crate::domain::json::string_list;
 use crate::domain::time::local_time;
@@ -22,9 +23,9 @@ use crate::store::entities::{measurement, profile, user};
 /// Messages only the measurement template prints.
 const LABELS: [&str; 25] = [
     "report-title",
+    "automatic-screening",
     "report-subtitle",
     "reviewer-note",
-    "diagnosis-label",
     "symptom-severity",
     "context-activity",
     "duration",
@@ -55,6 +56,9 @@ pub struct MeasurementReportInput<'a> {
     pub profile: Option<&'a profile::Model>,
     pub language: Language,
     pub time_zone: Tz,
+    /// The name of the physician who reviewed the measurement, when it was reviewed and the
+    /// name is known.
+    pub reviewer: Option<&'a str>,
 }
 
 /// What `templates/pdf/measurement.typ` reads as `/data.json`.
@@ -87,8 +91,9 @@ pub struct MeasurementDetails {
     /// (`diagnosis`) is for the care team and never printed: the PDF goes to the patient and
     /// to anyone holding a shared link.
     pub review_note: Option<String>,
-    /// The reviewer's diagnosis label.
-    pub diagnosis_label: Option<String>,
+    /// The physician's conclusion, which the report leads with when there is one; the
+    /// analysis' result then stands beneath it as the automatic screening.
+    pub conclusion: Option<ConclusionView>,
     /// The symptoms the patient reported, translated.
     pub symptoms: Vec<String>,
     pub severity: Option<String>,
@@ -96,6 +101,18 @@ pub struct MeasurementDetails {
     pub activity: Option<String>,
     /// The recording's length, as a sentence.
     pub duration: Option<String>,
+}
+
+/// A physician's conclusion as the report prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConclusionView {
+    /// In the reader's words when it is a rhythm label; free text as written.
+    pub label: String,
+    /// The label's indicator colour, `#rrggbb`; grey for free text, whose words carry it.
+    pub color: &'static str,
+    /// "Reviewed by … on …", or "Reviewed on …" when the reviewer's name is not known; empty
+    /// without the review's time.
+    pub by: String,
 }
 
 /// The measurement's review status: its wire key, which picks the colour, and its label.
@@ -162,6 +179,26 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
     };
+    let conclusion = review_text("label").map(|label| {
+        let known = Label::from_wire(&label);
+        let date = review
+            .get("review_timestamp")
+            .and_then(Value::as_i64)
+            .and_then(|at| local_time(zone, at))
+            .map(|at| format::long_date(input.language, at));
+        ConclusionView {
+            label: translated_or_raw(&tr, "label", &label),
+            color: hex(known.map_or(Colour::Grey, |l| l.indicator().colour())),
+            by: match (date, input.reviewer) {
+                (Some(date), Some(name)) => tr.text_with(
+                    "reviewed-by-on",
+                    &[("name", name.to_owned()), ("date", date)],
+                ),
+                (Some(date), None) => tr.text_with("reviewed-on", &[("date", date)]),
+                (None, _) => String::new(),
+            },
+        }
+    });
     let measurement = MeasurementDetails {
         date: format::long_date(input.language, measured),
         time: format::time(measured),
@@ -171,7 +208,7 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
             label: translated_or_raw(&tr, "status", m.status.as_str()),
         },
         review_note: review_text("patient_note"),
-        diagnosis_label: review_text("label").map(|label| translated_or_raw(&tr, "label", &label)),
+        conclusion,
         symptoms: string_list(context.get("symptoms"))
             .iter()
             .map(|s| translated_or_raw(&tr, "symptom", s))

@@ -144,12 +144,25 @@ impl Reports {
         let time_zone: Tz = TimeZone::parse(&patient.time_zone)
             .map(|z| z.0)
             .unwrap_or(Tz::UTC);
+        // The reviewer is named beside the conclusion: staff names are for every reader.
+        let reviewers = match m.reviewer_id {
+            Some(reviewer) => {
+                self.store
+                    .user_names(&Service::Reports, &[reviewer])
+                    .await?
+            }
+            None => Default::default(),
+        };
         let input = measurement::MeasurementReportInput {
             measurement: m,
             patient,
             profile: profile.as_ref(),
             language,
             time_zone,
+            reviewer: m
+                .reviewer_id
+                .and_then(|id| reviewers.get(&id))
+                .map(String::as_str),
         };
         let built = measurement::build(&input);
         let key = cache_key(Template::Measurement, &built.data);

@@ -33,6 +33,7 @@ pub(super) fn patient() -> user::Model {
         profile_image: None,
         failed_count: 0,
         last_failed_timestamp: None,
+        password_change_due: false,
         creation_timestamp: 0,
         update_timestamp: 0,
     }
@@ -87,7 +88,7 @@ fn measurement_reports() -> Vec<Value> {
         serde_json::from_str(include_str!("../../tests/fixtures/sinus_72.json")).unwrap();
     sinus["context"] =
         json!({"symptoms": ["PALPITATIONS"], "symptomSeverity": 3, "activity": "resting"});
-    sinus["review"] = json!({"diagnosis": "Sinus rhythm.", "label": "sinus_rhythm", "patient_note": "No abnormalities."});
+    sinus["review"] = json!({"diagnosis": "Sinus rhythm.", "label": "sinus_rhythm", "patient_note": "No abnormalities.", "review_timestamp": 1_795_217_460_000_i64});
     let failed: Value =
         serde_json::from_str(include_str!("../../tests/fixtures/no_heartrate.json")).unwrap();
     let (patient, profile) = (patient(), profile());
@@ -102,6 +103,7 @@ fn measurement_reports() -> Vec<Value> {
                     profile,
                     language: Language::En,
                     time_zone: chrono_tz::Europe::Brussels,
+                    reviewer: Some("Dr Jan Peeters"),
                 });
             serde_json::to_value(&data).unwrap()
         })
@@ -376,7 +378,10 @@ measurement.status: object
 measurement.status.key: string
 measurement.status.label: string
 measurement.review_note: null|string
-measurement.diagnosis_label: null|string
+measurement.conclusion: null|object
+measurement.conclusion.label: string
+measurement.conclusion.color: string
+measurement.conclusion.by: string
 measurement.symptoms: array
 measurement.symptoms[]: string
 measurement.severity: null|string

@@ -33,6 +33,20 @@ impl Reader {
             .await?)
     }
 
+    /// Whether a group is named `name`, in any case: two groups of one name could not be told
+    /// apart in a list, a form or a report.
+    pub async fn group_name_taken(&self, name: &str) -> StoreResult<bool> {
+        use sea_orm::sea_query::{Expr, ExprTrait, Func};
+        use sea_orm::{PaginatorTrait, QuerySelect};
+        let lower = Func::lower(Expr::col(group::Column::Name));
+        Ok(group::Entity::find()
+            .filter(Expr::expr(lower).eq(name.to_lowercase()))
+            .limit(1)
+            .count(&self.db)
+            .await?
+            > 0)
+    }
+
     /// Every group `viewer` may see, as (id, name) by name: the choices of a form (one query,
     /// however many groups).
     pub async fn group_choices(&self, viewer: &Viewer) -> StoreResult<Vec<(Id, String)>> {

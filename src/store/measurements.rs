@@ -358,6 +358,22 @@ impl Reader {
         Ok(rows.into_iter().collect())
     }
 
+    /// The list columns of these measurements that `scope` sees, by id (those that no longer
+    /// exist, or no longer are in view, are missing): one statement, whatever the number.
+    pub async fn measurement_headers(
+        &self,
+        scope: &dyn Scope,
+        ids: &[Id],
+    ) -> StoreResult<HashMap<Id, measurement::Header>> {
+        let rows: Vec<measurement::Header> = measurement::Entity::find()
+            .filter(measurement::Column::Id.is_in(ids.to_vec()))
+            .filter(scope.measurements("measurements", "id", "creator_id"))
+            .into_partial_model()
+            .all(&self.db)
+            .await?;
+        Ok(rows.into_iter().map(|h| (h.id, h)).collect())
+    }
+
     /// A page of the measurements `viewer` may see, without their payloads (see
     /// [`measurement::Header`]).
     pub async fn list_measurement_headers(

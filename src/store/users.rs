@@ -33,6 +33,8 @@ pub struct NewUser {
     pub language: String,
     pub time_zone: String,
     pub roles: Vec<String>,
+    /// Whether the user must choose its own password at its first portal login.
+    pub password_change_due: bool,
 }
 
 /// Changes to an account's own fields; `None` leaves a field as it is.
@@ -249,6 +251,7 @@ impl Tx {
             profile_image: Set(None),
             failed_count: Set(0),
             last_failed_timestamp: Set(None),
+            password_change_due: Set(new.password_change_due),
             creation_timestamp: Set(now),
             update_timestamp: Set(now),
         }
@@ -294,7 +297,10 @@ impl Tx {
             model.time_zone = Set(v);
         }
         if let Some(v) = changes.password_hash {
+            // A new password is the user's own (or, after an administrator's reset, nobody's
+            // until the user sets one through its link).
             model.password_hash = Set(v);
+            model.password_change_due = Set(false);
         }
         if let Some(v) = changes.email {
             model.email = Set(v);

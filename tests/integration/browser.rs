@@ -317,6 +317,36 @@ async fn each_role_walks_its_journey_in_chromium() {
         "the message is where the eye is"
     );
     shot(&client, "03-patient-profile-saved").await;
+    // The session ends while a change is being typed (idle longer than the portal allows):
+    // saving leads to the login page and back to the profile, with what was typed put back.
+    replace_text(&client, "weight", "71.5").await;
+    replace_text(&client, "length", "168").await;
+    app.clock.advance(chrono::Duration::minutes(31));
+    click(&client, "save-profile").await;
+    wait_for_path(&client, "/portal/login").await;
+    type_into(&client, "email", "anna@tacho.test").await;
+    type_into(&client, "password", demo::DEMO_PASSWORD).await;
+    click(&client, "login").await;
+    wait_for_path(&client, "/portal/profile").await;
+    let kept = text_of(&client, "#profile-form .draft-kept").await;
+    assert!(!kept.is_empty(), "the form says what was kept");
+    assert_eq!(
+        (
+            value_of(&client, "weight").await,
+            value_of(&client, "length").await
+        ),
+        ("71.5".to_owned(), "168".to_owned()),
+        "what was typed is back"
+    );
+    shot(&client, "03a-patient-profile-kept-after-login").await;
+    click(&client, "save-profile").await;
+    text_of(&client, "#profile-saved").await;
+    client.goto(&app.url("/portal/profile")).await.unwrap();
+    assert_eq!(value_of(&client, "weight").await, "71.5", "saved this time");
+    assert!(
+        client.find(Locator::Css(".draft-kept")).await.is_err(),
+        "kept once, not on every visit"
+    );
     // The trends: a tapped dot says what it is, below the chart.
     client
         .goto(&app.url("/portal/trends?period=month"))
@@ -924,9 +954,36 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
         click_css(client, "svg.trend circle.dot").await;
         assert_ne!(text_of(client, "#trend-value").await, hint, "{language}");
         fits(&format!("{language} trends")).await;
+        // A share reads "25 %" in every language: in Arabic too, the figures before the sign.
+        let burden = text_of(client, "#trend-burden bdi").await;
+        assert!(burden.ends_with('%'), "{language}: {burden}");
+        let figures_first = client
+            .execute(
+                "const text = document.querySelector('#trend-burden bdi').firstChild;
+                 const at = (i) => { const r = document.createRange();
+                   r.setStart(text, i); r.setEnd(text, i + 1);
+                   return r.getBoundingClientRect().left; };
+                 return at(0) < at(text.length - 1);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(figures_first, json!(true), "{language}: {burden}");
         client.goto(&app.url("/portal/measurements")).await.unwrap();
         click_css(client, "table.measurements tbody tr a").await;
         let hint = text_of(client, "#tachogram-value").await;
+        // Before any tap (a tap scrolls what it taps into view): the charts open at the start
+        // of the recording, their axis on screen. A chart wider than a phone scrolls in its
+        // figure; right to left, it would open at the end.
+        for tick in [
+            "svg.tachogram text.tick[text-anchor='end']",
+            "svg.strip text.tick:first-of-type",
+        ] {
+            assert!(
+                on_screen(client, tick).await,
+                "{language} at {width} px: {tick} is off screen"
+            );
+        }
         click_css(client, "svg.tachogram").await;
         assert_ne!(
             text_of(client, "#tachogram-value").await,
@@ -942,6 +999,14 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
         login(client, app, "dr.peeters@tacho.test").await;
         assert_eq!(path_of(client).await, "/portal/worklist");
         fits(&format!("{language} work list")).await;
+        // Every column of a row (result, urgent flag, status) is on screen without a swipe.
+        assert!(
+            on_screen(client, "table.worklist tbody tr:first-child td").await,
+            "{language} at {width} px: a work list row runs off screen"
+        );
+        if width == 360 {
+            shot(client, &format!("journey-{width}-{language}-worklist")).await;
+        }
         click_css(client, "table.worklist tbody tr td:nth-child(2) a").await;
         wait_for_path(client, "/portal/measurements/").await;
         client
@@ -987,6 +1052,23 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
             .expect("reactivated in place");
         logout(client).await;
     }
+}
+
+/// Whether every element `css` selects (at least one) lies within the screen's width as the
+/// page opens, without scrolling any box sideways.
+async fn on_screen(client: &Client, css: &str) -> bool {
+    let inside = client
+        .execute(
+            "const all = [...document.querySelectorAll(arguments[0])];
+             return all.length > 0 && all.every((e) => {
+               const r = e.getBoundingClientRect();
+               return r.left >= 0 && r.right <= window.innerWidth + 0.5;
+             });",
+            vec![json!(css)],
+        )
+        .await
+        .unwrap();
+    inside == json!(true)
 }
 
 /// Brings the element `css` to the middle of the screen, scrolling whatever box holds it

@@ -455,6 +455,7 @@ impl TestApp {
             } else {
                 Vec::new()
             },
+            password_change_due: false,
         };
         let user = self
             .operator_writes(async |tx| tx.create_user(new).await)

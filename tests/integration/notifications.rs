@@ -882,7 +882,15 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
         .await;
     assert_eq!(marked.status, 200, "{}", marked.body);
     assert_eq!(marked.headers["hx-trigger"], "notifications-changed");
-    assert!(!marked.body.contains("unread"));
+    assert!(
+        marked.body.starts_with("<section id=\"inbox\""),
+        "the inbox comes back"
+    );
+    assert_eq!(
+        marked.body.matches("class=\"notification unread").count(),
+        1,
+        "the other measurement's row is still unread"
+    );
     // Another reader's entry is not found.
     let mut patient = logged_in(&app, &world.patient).await;
     let refused = patient
@@ -904,6 +912,125 @@ async fn the_portal_shows_a_bell_an_inbox_that_polls_and_marks_entries_read() {
     assert_eq!(all.status, 303);
     let bell = staff.get("/portal/notifications/bell").await;
     assert!(!bell.body.contains("class=\"count\""));
+}
+
+/// The inbox says what happened to which measurement: one row per measurement (its result,
+/// then its review), when it was taken in the reader's zone, its rate and its result with the
+/// physician's conclusion first; marking the row read marks all of its entries read.
+#[tokio::test]
+async fn the_inbox_gives_one_row_per_measurement_with_its_time_and_result() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    app.put(
+        &format!("/users/v1/{}", world.patient.id),
+        &world.patient.token,
+        json!({"time_zone": "Asia/Tokyo"}),
+    )
+    .await
+    .assert_ok();
+    let at = app.clock_millis() - 3 * 3_600_000;
+    let reviewed = app
+        .measure_at(&world.patient, at, 90.0, "irregular", &[])
+        .await;
+    let other = app
+        .measure_at(&world.patient, at + 60_000, 64.0, "normal", &[])
+        .await;
+    app.work_queue().await;
+    app.review(&world.staff_a, &reviewed).await;
+    app.work_queue().await;
+    let entries = notifications(&app, &world.patient).await;
+    let about = |id: &str| entries.iter().filter(|e| e["measurement_id"] == id).count();
+    assert_eq!((about(&reviewed), about(&other)), (2, 1), "{entries:?}");
+
+    let mut patient = logged_in(&app, &world.patient).await;
+    let inbox = patient.get("/portal/notifications").await;
+    assert_eq!(inbox.status, 200);
+    let rows: Vec<&str> = inbox.body.split("<li id=\"notification-").skip(1).collect();
+    assert_eq!(rows.len(), 2, "one row per measurement: {}", inbox.body);
+    let row_of = |id: &str| {
+        *rows
+            .iter()
+            .find(|row| row.contains(&format!("/portal/measurements/{id}")))
+            .unwrap_or_else(|| panic!("a row for {id}: {}", inbox.body))
+    };
+    let tokyo = |millis: i64| {
+        chrono::DateTime::from_timestamp_millis(millis)
+            .unwrap()
+            .with_timezone(&chrono_tz::Asia::Tokyo)
+            .format("%H:%M")
+            .to_string()
+    };
+    let row = row_of(&reviewed);
+    assert!(
+        row.contains(">Measurement reviewed by your physician</a>"),
+        "newest first: {row}"
+    );
+    assert!(row.contains("Earlier: New measurement result"), "{row}");
+    assert!(
+        row.contains(&format!("{}</span>", tokyo(at))),
+        "taken at {} in Tokyo: {row}",
+        tokyo(at)
+    );
+    assert!(row.contains(" bpm</span>"), "the server's rate: {row}");
+    assert!(
+        row.contains("data-conclusion=\"sinus_rhythm\"")
+            && row.contains("data-result=\"possible_atrial_fibrillation\""),
+        "the conclusion leads, the screening beneath: {row}"
+    );
+    let row = row_of(&other);
+    assert!(
+        row.contains(&format!("{}</span>", tokyo(at + 60_000))),
+        "{row}"
+    );
+    assert!(
+        row.contains("64 bpm") && !row.contains("data-conclusion"),
+        "{row}"
+    );
+
+    // Marking the reviewed measurement's row read marks both of its entries.
+    let lead = entries
+        .iter()
+        .find(|e| e["measurement_id"] == reviewed.as_str() && e["kind"] == "measurement.reviewed")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    patient.headers.push(("HX-Request", "true".into()));
+    let marked = patient
+        .post(
+            "/portal/notifications",
+            &format!("/portal/notifications/{lead}/read"),
+            &[],
+        )
+        .await;
+    assert_eq!(marked.status, 200, "{}", marked.body);
+    let after = notifications(&app, &world.patient).await;
+    let unread: Vec<&Value> = after.iter().filter(|e| e["read"] == false).collect();
+    assert_eq!(unread.len(), 1, "{after:?}");
+    assert_eq!(unread[0]["measurement_id"], other.as_str());
+
+    // The care team reads a review in its own words, not the patient's.
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let settings = staff.get("/portal/notifications/settings").await;
+    assert!(
+        settings
+            .body
+            .contains("Measurement reviewed by a colleague"),
+        "{}",
+        settings.body
+    );
+    assert!(
+        !settings.body.contains("by your physician"),
+        "{}",
+        settings.body
+    );
+    patient.headers.clear();
+    let own = patient.get("/portal/notifications/settings").await;
+    assert!(
+        own.body.contains("Measurement reviewed by your physician"),
+        "{}",
+        own.body
+    );
 }
 
 /// Opening a measurement marks what the inbox said about it read, for the reader only, and
@@ -993,7 +1120,32 @@ async fn only_administrators_manage_notifications_in_the_portal() {
         )
         .await;
     assert_eq!(refused.status, 400);
-    assert!(refused.body.contains("link-local"), "{}", refused.body);
+    assert!(
+        refused.body.contains("a reserved network address"),
+        "{}",
+        refused.body
+    );
+    // An address without its scheme is told so in words, not in the URL parser's.
+    let refused = admin
+        .post(
+            "/portal/admin/notifications",
+            "/portal/admin/webhooks",
+            &[
+                ("url", "clinic.example/hooks"),
+                ("group_id", world.group_a.as_str()),
+                ("event", "result.urgent"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused
+            .body
+            .contains("This is not a web address. Write it whole, starting with https://"),
+        "{}",
+        refused.body
+    );
+    assert!(!refused.body.contains("relative URL"), "{}", refused.body);
 }
 
 #[tokio::test]

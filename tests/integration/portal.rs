@@ -1362,6 +1362,27 @@ async fn admins_create_users_groups_and_prescriptions() {
         )
         .await;
     assert!(group.body.contains("Rhythm Utrecht"));
+    // A second team of the same name (in any case) could not be told apart: refused, in both
+    // doors.
+    let twin = browser
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/groups",
+            &[("name", "rhythm UTRECHT"), ("description", "")],
+        )
+        .await;
+    assert_eq!(twin.status, StatusCode::BAD_REQUEST, "{}", twin.body);
+    assert!(
+        twin.body
+            .contains("Another care team already has this name")
+    );
+    app.post(
+        "/groups/v1",
+        &admin.token,
+        json!({"name": "Rhythm Utrecht"}),
+    )
+    .await
+    .assert_error(400, 15);
     let start = group.body.find("name=\"group_id\"").unwrap();
     let value = group.body[start..].find("value=\"").unwrap() + start + 7;
     let group_id = group.body[value..value + 24].to_owned();
@@ -1421,6 +1442,77 @@ async fn admins_create_users_groups_and_prescriptions() {
         .await;
     assert_eq!(own.status, 403);
     assert!(own.body.contains("class=\"toast\""));
+}
+
+/// An account an administrator created has a password someone else chose: its first portal
+/// login leads to the password form, every other page (and every htmx request) leads back
+/// to it until the user has chosen its own, and then the portal opens as for anyone.
+#[tokio::test]
+async fn an_account_an_administrator_created_chooses_its_own_password_first() {
+    let app = spawn_app().await;
+    let admin = app.admin("chief").await;
+    let mut chief = logged_in(&app, &admin).await;
+    let created = chief
+        .post(
+            "/portal/admin/users",
+            "/portal/admin/users",
+            &[
+                ("first_name", "Nina"),
+                ("last_name", "Nieuw"),
+                ("email", "nina@tacho.test"),
+                ("password", "a good password"),
+                ("language", "nl"),
+                ("time_zone", "Europe/Amsterdam"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.body);
+
+    let mut nina = Browser::new(&app);
+    let login = nina.login("nina@tacho.test", "a good password").await;
+    assert_eq!(login.status, StatusCode::SEE_OTHER);
+    for page in [
+        "/portal/measurements",
+        "/portal/profile",
+        "/portal/notifications",
+    ] {
+        let sent = nina.get(page).await;
+        assert_eq!(sent.status, StatusCode::SEE_OTHER, "{page}");
+        assert_eq!(sent.location(), "/portal/account#password", "{page}");
+    }
+    let form = nina.get("/portal/account").await;
+    assert_eq!(form.status, 200);
+    assert!(form.body.contains("id=\"password-due\""), "{}", form.body);
+    assert!(!form.body.contains("<nav"), "no menu that leads back here");
+    // htmx (the bell, a saved form) is sent there whole.
+    nina.headers.push(("HX-Request", "true".into()));
+    let bell = nina.get("/portal/notifications/bell").await;
+    assert_eq!(bell.status, 200);
+    assert_eq!(bell.headers["hx-redirect"], "/portal/account#password");
+    nina.headers.clear();
+
+    let changed = nina
+        .post(
+            "/portal/account",
+            "/portal/account/password",
+            &[
+                ("current", "a good password"),
+                ("new", "Nina's own 4 words"),
+                ("confirm", "Nina's own 4 words"),
+            ],
+        )
+        .await;
+    assert_eq!(changed.status, 200, "{}", changed.body);
+    assert!(!changed.body.contains("password-due"), "{}", changed.body);
+    assert!(changed.body.contains("<nav"), "the menu is back");
+    assert_eq!(nina.get("/portal/measurements").await.status, 200);
+    app.password_grant("nina@tacho.test", "Nina's own 4 words")
+        .await
+        .assert_ok();
+    // Accounts people make themselves are never asked.
+    let own = app.user("registered").await;
+    let mut browser = logged_in(&app, &own).await;
+    assert_eq!(browser.get("/portal/measurements").await.status, 200);
 }
 
 #[tokio::test]
@@ -2600,6 +2692,33 @@ async fn a_reviewed_measurement_leads_with_the_physicians_conclusion() {
     assert!(conclusion_at < result_at, "the conclusion leads the page");
     assert!(page.body.contains(r#"data-conclusion="sinus_rhythm""#));
     assert!(page.body.contains("Automatic screening"));
+    // The PDF leads with it too.
+    let url = world
+        .patient
+        .client
+        .get_measurement_report_url(&flagged)
+        .await
+        .unwrap();
+    let pdf = app
+        .client
+        .get(&url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let text = crate::helpers::pdf_text(&pdf);
+    let place = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in {text}"));
+    assert!(
+        place("Sinus rhythm") < place("Automatic screening"),
+        "{text}"
+    );
+    assert!(
+        place("Automatic screening") < place("Possible atrial fibrillation"),
+        "{text}"
+    );
+    assert!(text.contains("Reviewed by staff_a Tester on "), "{text}");
     let mut staff = logged_in(&app, &world.staff_a).await;
     leads(&staff.get("/portal/patients").await.body, "patient list");
     leads(

@@ -202,7 +202,7 @@ pub struct PasswordForm {
 /// Changes the password after checking the current one (under the login lockout rules).
 pub async fn change_password(
     req: actix_web::HttpRequest,
-    member: Member,
+    mut member: Member,
     CsrfForm(form): CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, WebError> {
     if form.new != form.confirm {
@@ -227,6 +227,11 @@ pub async fn change_password(
         Ok(()) => {
             // Every session of the account has ended; this one goes on under a new key.
             member.session.renew();
+            // The change cleared what the record read at the start of the request said.
+            member.record.user.password_change_due = false;
+            if let Some(record) = member.visitor.user.as_mut() {
+                record.user.password_change_due = false;
+            }
             let notice = member.tr.text("password-changed");
             page(member, Some(notice), None).await
         }

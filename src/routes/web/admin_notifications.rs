@@ -29,7 +29,7 @@ fn choices(member: &Member, set: &KindSet) -> Vec<KindChoice> {
         .into_iter()
         .map(|k| KindChoice {
             kind: k.as_str(),
-            label: member.tr.text(&k.message_key()),
+            label: member.tr.text(&k.message_key_for(false)),
             checked: set.contains(k),
         })
         .collect()
@@ -114,7 +114,7 @@ async fn page(
             group: name_of(&e.group_id),
             events: KindSet::from_stored(&e.events)
                 .iter()
-                .map(|k| member.tr.text(&k.message_key()))
+                .map(|k| member.tr.text(&k.message_key_for(false)))
                 .collect::<Vec<_>>()
                 .join(", "),
             enabled: e.enabled,
@@ -205,9 +205,8 @@ pub async fn create_webhook(
             let notice = member.tr.text("admin-webhook-created");
             page(&member, 0, Some(secret), Some(notice), None).await
         }
-        Err(ActionError::Invalid { message, key }) => {
-            let reason = message.trim_start_matches("url ").to_owned();
-            let error = member.tr.text_with(key, &[("reason", reason)]);
+        Err(ActionError::Invalid { key, .. }) => {
+            let error = member.tr.text(key);
             page(&member, 0, None, None, Some(error)).await
         }
         Err(err) => Err(err.into()),
@@ -246,7 +245,7 @@ pub async fn webhook(member: Member, id: Path<String>) -> Result<HttpResponse, W
             group: names.get(&endpoint.group_id).cloned().unwrap_or_default(),
             events: KindSet::from_stored(&endpoint.events)
                 .iter()
-                .map(|k| member.tr.text(&k.message_key()))
+                .map(|k| member.tr.text(&k.message_key_for(false)))
                 .collect::<Vec<_>>()
                 .join(", "),
             enabled: endpoint.enabled,

@@ -24,6 +24,12 @@ pub struct Chrome {
     pub dir: &'static str,
     pub csrf: String,
     pub user_name: Option<String>,
+    /// The signed-in account's id, or empty: a form kept in the tab when its session ended is
+    /// put back only for the same account.
+    pub account: String,
+    /// The user must choose its own password first: the menu is not shown, since every page
+    /// but the account page would lead back to it.
+    pub password_due: bool,
     pub admin: bool,
     pub staff: bool,
     /// Whether the user is a patient: enlisted as one, or neither staff nor administrator.
@@ -46,6 +52,8 @@ impl Chrome {
             tr,
             csrf: String::new(),
             user_name: None,
+            account: String::new(),
+            password_due: false,
             admin: false,
             staff: false,
             patient: false,
@@ -64,12 +72,11 @@ impl Chrome {
             dir: visitor.tr.language().direction(),
             csrf: visitor.csrf.clone(),
             user_name: user.map(|r| full_name(&r.user.first_name, &r.user.last_name)),
+            account: user.map(|r| r.user.id.to_string()).unwrap_or_default(),
+            password_due: user.is_some_and(|r| r.user.password_change_due),
             admin: user.is_some_and(|r| r.user.is_admin()),
             staff: user.is_some_and(|r| !r.staff_enlistments.is_empty()),
-            patient: user.is_some_and(|r| {
-                !r.patient_enlistments.is_empty()
-                    || (r.staff_enlistments.is_empty() && !r.user.is_admin())
-            }),
+            patient: visitor.is_patient(),
             section,
             title_key,
             subject: None,

@@ -214,6 +214,16 @@ impl Visitor {
         }
     }
 
+    /// Whether the visitor is a patient: enlisted as one, or neither staff nor administrator.
+    /// Only patients see their own measurements, profile and reports in the menu, and read
+    /// what happens to them in a patient's words.
+    pub fn is_patient(&self) -> bool {
+        self.user.as_ref().is_some_and(|r| {
+            !r.patient_enlistments.is_empty()
+                || (r.staff_enlistments.is_empty() && !r.user.is_admin())
+        })
+    }
+
     /// The last local day of a period that ends at `end_millis`: the end is the first instant
     /// after it (a prescription until 31 January ends at midnight, 1 February), so the day
     /// shown is the one of the instant before.
@@ -270,8 +280,13 @@ impl FromRequest for Member {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let visitor = Visitor::extract(req).await?;
+            let visitor = Visitor::extract(req.clone()).await?;
             let record = visitor.user.clone().ok_or(WebError::LoginRequired)?;
+            if record.user.password_change_due
+                && !super::error::allowed_before_password_change(req.method(), req.path())
+            {
+                return Err(WebError::PasswordChangeDue { htmx: visitor.htmx });
+            }
             Ok(Member { visitor, record })
         })
     }

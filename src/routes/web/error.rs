@@ -23,6 +23,10 @@ pub enum WebError {
     /// The page needs a logged-in user.
     #[error("login required")]
     LoginRequired,
+    /// The user must first choose its own password (an administrator chose the one it has):
+    /// every page leads to the account page's password form; `htmx` leaves the page whole.
+    #[error("password change due")]
+    PasswordChangeDue { htmx: bool },
     /// A state-changing request without a valid CSRF token or from another origin.
     #[error("cross-site request refused")]
     Csrf,
@@ -45,6 +49,23 @@ pub enum WebError {
     /// A fault of the service; logged with its cause, shown generically.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
+}
+
+/// Where a user whose password change is due is sent: the account page's password form.
+pub const PASSWORD_FORM: &str = "/portal/account#password";
+
+/// The requests a user whose password change is due may still make: the account page, the
+/// change itself, and leaving.
+pub fn allowed_before_password_change(method: &actix_web::http::Method, path: &str) -> bool {
+    use actix_web::http::Method;
+    match *method {
+        Method::GET => path == "/portal/account",
+        Method::POST => matches!(
+            path,
+            "/portal/account/password" | "/portal/logout" | "/portal/account/sign-out-everywhere"
+        ),
+        _ => false,
+    }
 }
 
 /// Marks the redirect to the login page of a request that needed a session.
@@ -79,6 +100,7 @@ impl WebError {
             WebError::Forbidden(Denied::LockOut) => "admin-not-yourself",
             WebError::Forbidden(_) => "error-forbidden",
             WebError::LoginRequired => "error-login-required",
+            WebError::PasswordChangeDue { .. } => "password-change-due",
             WebError::Csrf => "error-csrf",
             WebError::BadRequest(key) | WebError::Conflict(key) => key,
             WebError::TooManyRequests => "error-too-many",
@@ -94,7 +116,7 @@ impl ResponseError for WebError {
         match self {
             WebError::NotFound => StatusCode::NOT_FOUND,
             WebError::Forbidden(_) | WebError::Csrf => StatusCode::FORBIDDEN,
-            WebError::LoginRequired => StatusCode::SEE_OTHER,
+            WebError::LoginRequired | WebError::PasswordChangeDue { .. } => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
@@ -115,6 +137,17 @@ impl ResponseError for WebError {
                 .finish();
             response.extensions_mut().insert(LoginRedirect);
             return response;
+        }
+        if let WebError::PasswordChangeDue { htmx } = *self {
+            return if htmx {
+                HttpResponse::Ok()
+                    .insert_header(("HX-Redirect", PASSWORD_FORM))
+                    .finish()
+            } else {
+                HttpResponse::SeeOther()
+                    .insert_header((header::LOCATION, PASSWORD_FORM))
+                    .finish()
+            };
         }
         let mut builder = HttpResponse::build(self.status_code());
         if let WebError::Unavailable = self {

@@ -2,6 +2,8 @@
 //! without a reload: the list polls while it is on screen), marking read, and the settings
 //! of what reaches the reader where. The same actions as `/notifications/v1`.
 
+use std::collections::HashMap;
+
 use actix_web::HttpResponse;
 use actix_web::web::Path;
 use askama::Template;
@@ -9,6 +11,7 @@ use askama::Template;
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member};
 use super::error::WebError;
+use super::view::{MeasurementRow, measurement_row, name_reviewers};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, Preferences};
 use crate::domain::rql::Query as ListQuery;
@@ -18,15 +21,44 @@ use crate::store::resources::NOTIFICATIONS;
 /// How many entries the inbox shows.
 const INBOX_SIZE: u64 = 50;
 
-/// One entry of the inbox.
+/// One row of the inbox: an entry, with the others of the page about the same measurement
+/// (its result, then its review, …), which are shown, and read, together.
 pub struct EntryRow {
+    /// The newest entry's id: marking it read marks the row's others read too.
     pub id: Id,
+    /// What happened, newest first.
     pub title: String,
+    pub earlier: Vec<String>,
+    /// Whose measurement, unless it is the reader's own.
     pub patient: String,
+    /// When the newest entry was written, in the reader's zone.
     pub when: String,
     pub link: String,
     pub unread: bool,
     pub urgent: bool,
+    /// The measurement the row is about, as lists show it: when it was taken, in the reader's
+    /// zone, and its result (the physician's conclusion first).
+    pub measurement: Option<MeasurementRow>,
+}
+
+/// `entries` (newest first) grouped by the measurement they are about, each group where its
+/// newest entry stands; an entry about no measurement is a group of its own.
+fn by_measurement(entries: &[notification::Model]) -> Vec<Vec<&notification::Model>> {
+    let mut groups: Vec<Vec<&notification::Model>> = Vec::new();
+    let mut index: HashMap<Id, usize> = HashMap::new();
+    for entry in entries {
+        match entry.measurement_id {
+            Some(measurement) => match index.get(&measurement) {
+                Some(&at) => groups[at].push(entry),
+                None => {
+                    index.insert(measurement, groups.len());
+                    groups.push(vec![entry]);
+                }
+            },
+            None => groups.push(vec![entry]),
+        }
+    }
+    groups
 }
 
 /// An unread count as the portal shows it: past [`UNREAD_SHOWN`], `99+` (the store counts no
@@ -70,13 +102,6 @@ struct InboxList {
 }
 
 #[derive(Template)]
-#[template(path = "web/notification_row.html")]
-struct InboxRow {
-    c: Chrome,
-    row: EntryRow,
-}
-
-#[derive(Template)]
 #[template(path = "web/bell.html")]
 struct Bell {
     c: Chrome,
@@ -97,29 +122,52 @@ async fn rows(member: &Member) -> Result<(Vec<EntryRow>, Unread), WebError> {
     let spec = super::view::list_spec(&NOTIFICATIONS, &query)?;
     let viewer = member.viewer();
     let (entries, _) = member.state.actions.inbox(&viewer, &spec).await?;
-    let unread = Unread(member.state.actions.unread_count(&member.viewer()).await?);
+    let unread = Unread(member.state.actions.unread_count(&viewer).await?);
     let patients: Vec<Id> = entries.iter().map(|n| n.patient_id).collect();
-    let names = member
+    let names = member.state.store.user_names(&viewer, &patients).await?;
+    // Every page asks for its measurements and their reviewers, even none, so that the inbox
+    // costs the same statements whatever it holds.
+    let measurements: Vec<Id> = entries.iter().filter_map(|n| n.measurement_id).collect();
+    let headers = member
         .state
         .store
-        .user_names(&member.viewer(), &patients)
+        .measurement_headers(&viewer, &measurements)
         .await?;
-    let rows = entries
-        .iter()
-        .map(|n| EntryRow {
-            id: n.id,
-            title: member.tr.text(&n.kind.message_key()),
-            patient: if n.patient_id == *member.id() || n.kind == EventKind::WebhookDisabled {
-                String::new()
-            } else {
-                names.get(&n.patient_id).cloned().unwrap_or_default()
-            },
-            when: member.datetime(n.creation_timestamp),
-            link: link_of(n),
-            unread: !n.read,
-            urgent: n.kind == EventKind::ResultUrgent,
+    let own = |n: &notification::Model| n.patient_id == *member.id();
+    let mut rows: Vec<EntryRow> = by_measurement(&entries)
+        .into_iter()
+        .map(|group| {
+            let newest = group[0];
+            EntryRow {
+                id: newest.id,
+                title: member.tr.text(&newest.kind.message_key_for(own(newest))),
+                earlier: group[1..]
+                    .iter()
+                    .map(|n| member.tr.text(&n.kind.message_key_for(own(n))))
+                    .collect(),
+                patient: if newest.patient_id == *member.id()
+                    || newest.kind == EventKind::WebhookDisabled
+                {
+                    String::new()
+                } else {
+                    names.get(&newest.patient_id).cloned().unwrap_or_default()
+                },
+                when: member.datetime(newest.creation_timestamp),
+                link: link_of(newest),
+                unread: group.iter().any(|n| !n.read),
+                urgent: group.iter().any(|n| n.kind == EventKind::ResultUrgent),
+                measurement: newest
+                    .measurement_id
+                    .and_then(|id| headers.get(&id))
+                    .map(|m| measurement_row(member, m, None)),
+            }
         })
         .collect();
+    let tags = rows
+        .iter_mut()
+        .filter_map(|row| row.measurement.as_mut())
+        .filter_map(|m| m.conclusion.as_mut());
+    name_reviewers(member, &viewer, tags).await?;
     Ok((rows, unread))
 }
 
@@ -142,44 +190,29 @@ pub async fn bell(member: Member) -> Result<HttpResponse, WebError> {
     })
 }
 
-/// Marks one entry read; htmx gets the row back, a plain form the inbox.
+/// Marks one entry read, with the others of its row (those about the same measurement); htmx
+/// gets the inbox back, a plain form is sent to it.
 pub async fn mark_read(
     member: Member,
     id: Path<String>,
     CsrfForm(_): CsrfForm<Vec<(String, String)>>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    let marked = member
+    member
         .state
         .actions
-        .mark_notification(&member.viewer(), &id, true)
+        .mark_entry_read_with_its_measurement(&member.viewer(), &id)
         .await?;
     if !member.htmx {
         return Ok(see_other("/portal/notifications"));
     }
-    let names = member
-        .state
-        .store
-        .user_names(&member.viewer(), &[marked.patient_id])
-        .await?;
-    let row = EntryRow {
-        id: marked.id,
-        title: member.tr.text(&marked.kind.message_key()),
-        patient: if marked.patient_id == *member.id() {
-            String::new()
-        } else {
-            names.get(&marked.patient_id).cloned().unwrap_or_default()
-        },
-        when: member.datetime(marked.creation_timestamp),
-        link: link_of(&marked),
-        unread: false,
-        urgent: marked.kind == EventKind::ResultUrgent,
-    };
-    let mut response = html(&InboxRow {
+    let (rows, unread) = rows(&member).await?;
+    let mut response = html(&InboxList {
         c: Chrome::new(&member, "notifications", "notifications-title"),
-        row,
+        rows,
+        unread,
     })?;
-    // The bell counts one fewer.
+    // The bell counts fewer.
     response.headers_mut().insert(
         actix_web::http::header::HeaderName::from_static("hx-trigger"),
         actix_web::http::header::HeaderValue::from_static("notifications-changed"),
@@ -240,7 +273,7 @@ async fn settings_page(member: Member, notice: Option<&str>) -> Result<HttpRespo
         .into_iter()
         .map(|kind| PreferenceRow {
             kind: kind.as_str(),
-            label: member.tr.text(&kind.message_key()),
+            label: member.tr.text(&kind.message_key_for(member.is_patient())),
             inbox: preferences.wants(kind, Channel::Inbox),
             email: preferences.wants(kind, Channel::Email),
         })
@@ -286,4 +319,56 @@ pub async fn save_settings(
         .set_notification_preferences(&member.viewer(), &preferences)
         .await?;
     settings_page(member, Some("notifications-saved")).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: EventKind, measurement: Option<Id>) -> notification::Model {
+        notification::Model {
+            id: Id::generate(),
+            user_id: Id::generate(),
+            event_id: Id::generate(),
+            kind,
+            patient_id: Id::generate(),
+            measurement_id: measurement,
+            report_id: None,
+            detail: String::new(),
+            in_inbox: true,
+            digest: false,
+            read: false,
+            read_at: None,
+            creation_timestamp: 0,
+        }
+    }
+
+    #[test]
+    fn entries_about_one_measurement_share_a_row_where_the_newest_stands() {
+        let (first, second) = (Id::generate(), Id::generate());
+        let entries = [
+            entry(EventKind::MeasurementReviewed, Some(first)),
+            entry(EventKind::WebhookDisabled, None),
+            entry(EventKind::ResultUrgent, Some(second)),
+            entry(EventKind::MeasurementReportReady, Some(first)),
+            entry(EventKind::ResultUrgent, Some(first)),
+        ];
+        let groups = by_measurement(&entries);
+        let kinds: Vec<Vec<EventKind>> = groups
+            .iter()
+            .map(|group| group.iter().map(|n| n.kind).collect())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                vec![
+                    EventKind::MeasurementReviewed,
+                    EventKind::MeasurementReportReady,
+                    EventKind::ResultUrgent
+                ],
+                vec![EventKind::WebhookDisabled],
+                vec![EventKind::ResultUrgent],
+            ]
+        );
+    }
 }

@@ -21,6 +21,9 @@ pub struct Model {
     pub profile_image: Option<String>,
     pub failed_count: i32,
     pub last_failed_timestamp: Option<i64>,
+    /// Someone else chose the password (an administrator created the account): the portal
+    /// asks for the user's own before anything else. Cleared when the password changes.
+    pub password_change_due: bool,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
 }

@@ -157,12 +157,16 @@ pub async fn create_group(
     ) else {
         return groups_page(&member, 0, None, Some("admin-group-invalid")).await;
     };
-    member
+    match member
         .state
         .actions
         .create_group(&member.viewer(), name, description)
-        .await?;
-    groups_page(&member, 0, Some("admin-group-created"), None).await
+        .await
+    {
+        Ok(_) => groups_page(&member, 0, Some("admin-group-created"), None).await,
+        Err(ActionError::Invalid { key, .. }) => groups_page(&member, 0, None, Some(key)).await,
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// An enlistment: a patient's prescription until a date, or a physician joining a group.
