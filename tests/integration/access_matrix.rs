@@ -512,11 +512,16 @@ fn form(fields: &[(&str, &str)]) -> Value {
 const MEMBER: Expect = [200, 200, 200, 200, 200, 200, 200, 303];
 /// A form every member may send, answered by a redirect.
 const MEMBER_DONE: Expect = [303, 303, 303, 303, 303, 303, 303, 303];
+/// A form every member may send, refused for what it holds (the page again, its field
+/// saying why).
+const MEMBER_REFUSED: Expect = [400, 400, 400, 400, 400, 400, 400, 303];
 /// The portal's administration pages.
 const PORTAL_ADMIN: Expect = [403, 403, 403, 403, 403, 403, 200, 303];
 const PORTAL_RECORD: Expect = [200, 200, 404, 404, 404, 404, 200, 303];
 /// The administration of an account the others do not see.
 const PORTAL_ADMIN_HIDDEN: Expect = [404, 404, 404, 404, 404, 404, 303, 303];
+/// The administration page of an account the others do not see.
+const PORTAL_ADMIN_HIDDEN_PAGE: Expect = [404, 404, 404, 404, 404, 404, 200, 303];
 
 fn portal_rows(f: &Fixture) -> Vec<Row> {
     let p = f.patient.id.clone();
@@ -591,10 +596,10 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
                 ("confirm", "another phrase"),
             ])
         })
-        .expect(MEMBER),
+        .expect(MEMBER_REFUSED),
         portal("POST", "/account/email", at("/portal/account/email".into()))
             .body(|_| form(&[("email", "elsewhere@tacho.test"), ("password", "not it")]))
-            .expect(MEMBER),
+            .expect(MEMBER_REFUSED),
         portal(
             "GET",
             "/account/email/confirm/{secret}",
@@ -767,6 +772,25 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
                 ])
             })
             .expect(PORTAL_ADMIN),
+        portal(
+            "GET",
+            "/admin/users/{id}",
+            at(format!("/portal/admin/users/{x}")),
+        )
+        .expect(PORTAL_ADMIN_HIDDEN_PAGE),
+        portal(
+            "POST",
+            "/admin/users/{id}",
+            at(format!("/portal/admin/users/{x}")),
+        )
+        .body(|_| {
+            form(&[
+                ("first_name", "Renamed"),
+                ("language", "en"),
+                ("time_zone", "Europe/Brussels"),
+            ])
+        })
+        .expect(PORTAL_ADMIN_HIDDEN),
         portal(
             "POST",
             "/admin/users/{id}/activation",

@@ -1444,6 +1444,184 @@ async fn admins_create_users_groups_and_prescriptions() {
     assert!(own.body.contains("class=\"toast\""));
 }
 
+/// Everyone changes its own name and phone number on the account page, and an administrator
+/// anyone's on the user's edit page; a refused form keeps what was typed and says why beside
+/// the field.
+#[tokio::test]
+async fn people_change_their_own_name_and_phone_and_administrators_anyones() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    let refused = patient
+        .post(
+            "/portal/account",
+            "/portal/account/settings",
+            &[
+                ("first_name", "Anne"),
+                ("last_name", "Tester"),
+                ("phone_number", "call me"),
+                ("language", "en"),
+                ("time_zone", "Europe/Brussels"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused
+            .body
+            .contains(r#"id="first_name" name="first_name" type="text" value="Anne""#),
+        "{}",
+        refused.body
+    );
+    assert!(refused.body.contains(r#"value="call me""#));
+    let at = refused
+        .body
+        .find(r#"id="phone_number-error""#)
+        .expect("beside the phone");
+    assert!(refused.body[at..].contains("Write a phone number"));
+    let saved = patient
+        .post(
+            "/portal/account",
+            "/portal/account/settings",
+            &[
+                ("first_name", "Anne"),
+                ("last_name", "Tester"),
+                ("phone_number", "+32 470 12 34 56"),
+                ("language", "en"),
+                ("time_zone", "Europe/Brussels"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    let me = app.get("/users/v1/me", &world.patient.token).await;
+    assert_eq!(me.body["first_name"], "Anne");
+    assert_eq!(me.body["phone_number"], "+32 470 12 34 56");
+
+    let mut admin = logged_in(&app, &world.admin).await;
+    let path = format!("/portal/admin/users/{}", world.patient.id);
+    let list = admin.get("/portal/admin/users").await;
+    assert!(
+        list.body.contains(&format!(r#"href="{path}""#)),
+        "an edit link per user"
+    );
+    let form = admin.get(&path).await;
+    assert_eq!(form.status, 200);
+    assert!(form.body.contains(r#"value="Anne""#));
+    let edited = admin
+        .post(
+            &path,
+            &path,
+            &[
+                ("first_name", "Anne"),
+                ("last_name", "Peeters"),
+                ("phone_number", ""),
+                ("language", "nl"),
+                ("time_zone", "Europe/Amsterdam"),
+            ],
+        )
+        .await;
+    assert_eq!(edited.status, StatusCode::SEE_OTHER, "{}", edited.body);
+    assert_eq!(edited.location(), format!("{path}?saved=1"));
+    let me = app.get("/users/v1/me", &world.patient.token).await;
+    assert_eq!(me.body["last_name"], "Peeters");
+    assert_eq!(me.body["language"], "NL");
+    assert_eq!(
+        me.body["phone_number"],
+        serde_json::Value::Null,
+        "an empty number clears it"
+    );
+    // Staff do not edit their patients' accounts.
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    assert_eq!(staff.get(&path).await.status, StatusCode::FORBIDDEN);
+}
+
+/// A refused "create user" keeps what was typed (never the password) and says beside each
+/// refused field what is wrong; the time zone is picked from the grouped list.
+#[tokio::test]
+async fn a_refused_new_account_keeps_its_fields_and_says_what_is_wrong_beside_each() {
+    let app = spawn_app().await;
+    let admin = app.admin("chief").await;
+    let mut chief = logged_in(&app, &admin).await;
+    let form = chief.get("/portal/admin/users").await;
+    assert!(
+        form.body
+            .contains(r#"<select id="new-zone" name="time_zone""#),
+        "a list of zones, not free text"
+    );
+    assert!(form.body.contains("<optgroup label=\"Europe\">"));
+    let refused = chief
+        .post(
+            "/portal/admin/users",
+            "/portal/admin/users",
+            &[
+                ("first_name", "Nina"),
+                ("last_name", ""),
+                ("email", "nina-at-tacho.test"),
+                ("password", "password123"),
+                ("language", "nl"),
+                ("time_zone", "Asia/Tokyo"),
+                ("admin", "on"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let body = &refused.body;
+    assert!(body.contains("The account was not created."), "{body}");
+    assert!(
+        body.contains(r#"name="first_name" type="text" value="Nina""#),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#"value="nina-at-tacho.test""#),
+        "the address as typed"
+    );
+    assert!(!body.contains("password123"), "never the password");
+    for (id, message) in [
+        ("last_name", "Write a name of 1 to 200 characters."),
+        ("new-email", "Write a whole e-mail address"),
+        ("new-password", "too easy to guess"),
+    ] {
+        let error = format!(r#"<span class="field-error" id="{id}-error">"#);
+        let at = body.find(&error).unwrap_or_else(|| panic!("{id}: {body}"));
+        assert!(body[at..].contains(message), "{id}");
+        assert!(
+            body.contains(&format!(r#"aria-describedby="{id}-error""#)),
+            "{id}"
+        );
+    }
+    assert!(
+        !body.contains(r#"id="first_name-error""#),
+        "a good field is not marked"
+    );
+    assert!(
+        body.contains(r#"<option value="Asia/Tokyo" selected>"#),
+        "{body}"
+    );
+    assert!(body.contains(r#"<option value="nl" selected>"#), "{body}");
+    assert!(body.contains(r#"name="admin" value="on" checked"#));
+    // An address in use is said beside the address.
+    let taken = chief
+        .post(
+            "/portal/admin/users",
+            "/portal/admin/users",
+            &[
+                ("first_name", "Nina"),
+                ("last_name", "Nieuw"),
+                ("email", &admin.email),
+                ("password", "a good password"),
+                ("language", "nl"),
+                ("time_zone", "Europe/Amsterdam"),
+            ],
+        )
+        .await;
+    assert_eq!(taken.status, StatusCode::BAD_REQUEST);
+    let at = taken
+        .body
+        .find(r#"id="new-email-error""#)
+        .expect("beside the address");
+    assert!(taken.body[at..].contains("already in use"));
+}
+
 /// An account an administrator created has a password someone else chose: its first portal
 /// login leads to the password form, every other page (and every htmx request) leads back
 /// to it until the user has chosen its own, and then the portal opens as for anyone.

@@ -9,9 +9,10 @@ use serde::Deserialize;
 
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
+use super::details::{self, Details, DetailsForm};
 use super::error::WebError;
-use crate::actions::{AccountChanges, ActionError};
-use crate::domain::account::{Email, Language, NewPassword, TimeZone};
+use crate::actions::ActionError;
+use crate::domain::account::{Email, Language, NewPassword};
 use crate::domain::id::Id;
 use crate::store::StoreError;
 use crate::store::entities::user;
@@ -66,8 +67,10 @@ struct AccountPage {
     updated: String,
     roles: String,
     notice: Option<String>,
-    /// Why a form was refused: the field it is about and the message, shown beside it.
-    error: Option<(&'static str, String)>,
+    /// The details form: the stored details, or what was typed when it was refused.
+    details: Details,
+    /// Why a form was refused: each field it is about and the message, shown beside it.
+    errors: Vec<(&'static str, String)>,
     /// Whether the server sends e-mail (an address change is confirmed by mail).
     mail: bool,
 }
@@ -75,9 +78,9 @@ struct AccountPage {
 impl AccountPage {
     /// The message about the field `id`, if the refusal is about it.
     fn error_for(&self, id: &str) -> Option<&str> {
-        self.error
-            .as_ref()
-            .filter(|(field, _)| *field == id)
+        self.errors
+            .iter()
+            .find(|(field, _)| *field == id)
             .map(|(_, text)| text.as_str())
     }
 }
@@ -89,6 +92,17 @@ async fn page(
     member: Member,
     notice: Option<String>,
     error: Option<Refusal>,
+) -> Result<HttpResponse, WebError> {
+    let details = Details::of(member.user());
+    page_with(member, notice, error.into_iter().collect(), details).await
+}
+
+/// The account page with the details form as `details` holds it, refused as `errors` say.
+async fn page_with(
+    member: Member,
+    notice: Option<String>,
+    errors: Vec<Refusal>,
+    details: Details,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
     let record = &member.record;
@@ -126,10 +140,10 @@ async fn page(
             })
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
-    let zones = super::zones::zone_groups(&member.tr, store.clock().now(), &record.user.time_zone);
-    html(&AccountPage {
+    let zones = super::zones::zone_groups(&member.tr, store.clock().now(), &details.time_zone);
+    let mut response = html(&AccountPage {
         c: Chrome::new(&member, "account", "account-title"),
-        languages: language_choices(member.tr.language()),
+        languages: language_choices(details.language.unwrap_or(member.tr.language())),
         zones,
         patient_rows,
         staff_rows,
@@ -142,9 +156,17 @@ async fn page(
             .join(", "),
         notice,
         mail: member.state.actions.sends_mail(),
-        error: error.map(|(field, key)| (field, member.tr.text(key))),
+        errors: errors
+            .iter()
+            .map(|(field, key)| (*field, member.tr.text(key)))
+            .collect(),
+        details,
         m: member,
-    })
+    })?;
+    if !errors.is_empty() {
+        *response.status_mut() = StatusCode::BAD_REQUEST;
+    }
+    Ok(response)
 }
 
 /// The account page (`?saved=1` after a settings change).
@@ -154,33 +176,19 @@ pub async fn show(member: Member, req: actix_web::HttpRequest) -> Result<HttpRes
     page(member, notice, None).await
 }
 
-/// Language and time zone.
-#[derive(Debug, Deserialize)]
-pub struct SettingsForm {
-    pub language: String,
-    pub time_zone: String,
-}
-
-/// Changes language and time zone; the next page is in the new language.
+/// Changes the account's details (names, phone number, language, time zone); the next page is
+/// in the new language. A refusal shows the form as it was typed, each refused field saying
+/// why.
 pub async fn save_settings(
     member: Member,
-    CsrfForm(form): CsrfForm<SettingsForm>,
+    CsrfForm(form): CsrfForm<DetailsForm>,
 ) -> Result<HttpResponse, WebError> {
-    let (Ok(language), Ok(zone)) = (
-        Language::parse_field(&form.language),
-        TimeZone::parse_field(&form.time_zone),
-    ) else {
-        return page(
-            member,
-            None,
-            Some(("time_zone", "account-settings-invalid")),
-        )
-        .await;
-    };
-    let changes = AccountChanges {
-        language: Some(language),
-        time_zone: Some(zone),
-        ..AccountChanges::default()
+    let changes = match details::parse(&form) {
+        Ok(changes) => changes,
+        Err(refused) => {
+            let typed = Details::typed(&form, member.user());
+            return page_with(member, None, refused, typed).await;
+        }
     };
     let me = *member.id();
     member

@@ -11,6 +11,7 @@ pub mod chrome;
 pub mod context;
 #[cfg(test)]
 mod contrast;
+pub mod details;
 pub mod error;
 pub mod measurements;
 pub mod notifications;
@@ -89,6 +90,8 @@ portal_routes! {
     get "/patients/{id}/trends" => trends::of_patient;
     get "/admin/users" => admin::users;
     post "/admin/users" => admin::create_user;
+    get "/admin/users/{id}" => admin::edit_user_form;
+    post "/admin/users/{id}" => admin::edit_user;
     post "/admin/users/{id}/activation" => admin::set_activation;
     post "/admin/users/{id}/unblock" => admin::unblock;
     post "/admin/users/{id}/admin" => admin::set_admin;

@@ -6,6 +6,7 @@
 mod audit;
 mod groups;
 mod jobs;
+mod user_edit;
 mod users;
 
 pub use audit::{AuditQuery, AuditRow, audit_export, audit_trail};
@@ -14,6 +15,7 @@ pub use groups::{
     end_enlistment, enlist, groups, remove_staff,
 };
 pub use jobs::{JobQuery, JobRow, jobs};
+pub use user_edit::{edit_user, edit_user_form};
 pub use users::{
     NewUserForm, Toggle, UserRow, UsersQuery, create_user, reset_password, set_activation,
     set_admin, unblock, users,

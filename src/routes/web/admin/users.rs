@@ -18,6 +18,7 @@ use crate::routes::web::context::{CsrfForm, Member, Visitor};
 use crate::routes::web::error::WebError;
 use crate::routes::web::measurements::Choice;
 use crate::routes::web::view::{self, PAGE_SIZE, Pager};
+use crate::routes::web::zones::{ZoneGroup, zone_groups};
 use crate::store::StoreError;
 use crate::store::entities::user;
 use crate::store::resources::USERS;
@@ -117,10 +118,98 @@ struct UsersPage {
     search: String,
     sorts: Vec<Choice>,
     languages: Vec<LanguageChoice>,
+    zones: Vec<ZoneGroup>,
+    /// The new-account form: empty, or what was typed when it was refused; its text fields.
+    draft: NewUserDraft,
+    fields: Vec<DraftField>,
     notice: Option<String>,
     error: Option<String>,
     /// A password reset link to hand over, shown once.
     handover: Option<Handover>,
+}
+
+/// The new-account form as the page shows it: what was typed (never the password, which is
+/// typed again) and, beside each refused field, why.
+#[derive(Debug, Clone, Default)]
+pub struct NewUserDraft {
+    pub first_name: String,
+    pub last_name: String,
+    pub email: String,
+    pub language: Option<Language>,
+    pub time_zone: String,
+    pub admin: bool,
+    /// Field name and message, in the form's order.
+    pub errors: Vec<(&'static str, String)>,
+}
+
+/// A text field of the new-account form.
+pub struct DraftField {
+    /// The form field's name, and the element's id.
+    pub name: &'static str,
+    pub id: &'static str,
+    /// The label's message key.
+    pub label: &'static str,
+    pub kind: &'static str,
+    pub value: String,
+    pub autocomplete: &'static str,
+    pub error: Option<String>,
+}
+
+impl NewUserDraft {
+    /// The form's text fields, in order, with their values and errors.
+    fn fields(&self) -> Vec<DraftField> {
+        let field = |name, id, label, kind, value: &str, autocomplete| DraftField {
+            name,
+            id,
+            label,
+            kind,
+            value: value.to_owned(),
+            autocomplete,
+            error: self.error(name).map(str::to_owned),
+        };
+        vec![
+            field(
+                "first_name",
+                "first_name",
+                "field-first-name",
+                "text",
+                &self.first_name,
+                "off",
+            ),
+            field(
+                "last_name",
+                "last_name",
+                "field-last-name",
+                "text",
+                &self.last_name,
+                "off",
+            ),
+            field(
+                "email",
+                "new-email",
+                "field-email",
+                "email",
+                &self.email,
+                "off",
+            ),
+            field(
+                "password",
+                "new-password",
+                "field-password",
+                "password",
+                "",
+                "new-password",
+            ),
+        ]
+    }
+
+    /// The message beside `field`, if it was refused.
+    pub fn error(&self, field: &str) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|(name, _)| *name == field)
+            .map(|(_, message)| message.as_str())
+    }
 }
 
 #[derive(Template)]
@@ -136,7 +225,22 @@ async fn users_page(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    users_page_searched(member, page, "", UserSort::Name, notice, error, None).await
+    let shown = Shown {
+        notice,
+        error,
+        ..Shown::default()
+    };
+    users_page_searched(member, page, "", UserSort::Name, shown).await
+}
+
+/// What the user list shows besides the list: a notice or an error (message keys), a reset
+/// link to hand over, and the new-account form as it was refused.
+#[derive(Default)]
+struct Shown<'a> {
+    notice: Option<&'a str>,
+    error: Option<&'a str>,
+    handover: Option<Handover>,
+    draft: Option<NewUserDraft>,
 }
 
 /// The orders of the user list.
@@ -186,10 +290,14 @@ async fn users_page_searched(
     page: u64,
     search: &str,
     sort: UserSort,
-    notice: Option<&str>,
-    error: Option<&str>,
-    handover: Option<Handover>,
+    shown: Shown<'_>,
 ) -> Result<HttpResponse, WebError> {
+    let Shown {
+        notice,
+        error,
+        handover,
+        draft,
+    } = shown;
     let mut query = ListQuery::default();
     // Part of a name or an address, in any case: the API's own `like`, whose `*` is its only
     // wildcard (and so is dropped from what was typed).
@@ -218,6 +326,11 @@ async fn users_page_searched(
         base.push(("sort", sort.as_str()));
     }
     let base = view::query_string(&base);
+    // A fresh form proposes the administrator's own language and zone.
+    let draft = draft.unwrap_or_else(|| NewUserDraft {
+        time_zone: member.user().time_zone.clone(),
+        ..NewUserDraft::default()
+    });
     let mut response = html(&UsersPage {
         sorts: UserSort::ALL
             .into_iter()
@@ -231,7 +344,10 @@ async fn users_page_searched(
         rows: user_rows(member, &records, now).await?,
         pager: Pager::new(page, total.unwrap_or(0), &base),
         search,
-        languages: language_choices(Language::En),
+        languages: language_choices(draft.language.unwrap_or(member.tr.language())),
+        zones: zone_groups(&member.tr, store.clock().now(), &draft.time_zone),
+        fields: draft.fields(),
+        draft,
         notice: notice.map(|k| member.tr.text(k)),
         error: error.map(|k| member.tr.text(k)),
         handover,
@@ -256,7 +372,7 @@ pub async fn users(member: Member, query: Query<UsersQuery>) -> Result<HttpRespo
     let page = query.page.unwrap_or(0).min(10_000);
     let search = query.q.as_deref().unwrap_or("");
     let sort = UserSort::parse(query.sort.as_deref());
-    users_page_searched(&member, page, search, sort, None, None, None).await
+    users_page_searched(&member, page, search, sort, Shown::default()).await
 }
 
 /// A new account.
@@ -272,28 +388,56 @@ pub struct NewUserForm {
     pub admin: Option<String>,
 }
 
-/// Creates an account (with its empty profile).
+/// Creates an account (with its empty profile). A refusal shows the form again with what was
+/// typed, each refused field saying why.
 pub async fn create_user(
     member: Member,
     CsrfForm(form): CsrfForm<NewUserForm>,
 ) -> Result<HttpResponse, WebError> {
-    if let Err(crate::domain::account::PasswordRefusal::Guessable) =
-        NewPassword::check(&form.password)
-    {
-        return users_page(&member, 0, None, Some("password-too-weak")).await;
-    }
-    let parsed = (
-        PersonName::parse("first_name", &form.first_name),
-        PersonName::parse("last_name", &form.last_name),
-        Email::parse(&form.email),
-        NewPassword::parse(&form.password),
-        Language::parse_field(&form.language),
-        TimeZone::parse_field(&form.time_zone),
-    );
+    let first_name = PersonName::parse("first_name", &form.first_name);
+    let last_name = PersonName::parse("last_name", &form.last_name);
+    let email = Email::parse(&form.email);
+    let password = NewPassword::check(&form.password);
+    let language = Language::parse_field(&form.language);
+    let time_zone = TimeZone::parse_field(&form.time_zone);
+    let mut draft = NewUserDraft {
+        first_name: form.first_name.trim().to_owned(),
+        last_name: form.last_name.trim().to_owned(),
+        email: form.email.trim().to_owned(),
+        language: language.as_ref().ok().copied(),
+        time_zone: form.time_zone.clone(),
+        admin: form.admin.is_some(),
+        errors: Vec::new(),
+    };
+    let text = |key: &str| member.tr.text(key);
+    let refusals = [
+        (
+            "first_name",
+            first_name.is_err().then(|| text("field-error-name")),
+        ),
+        (
+            "last_name",
+            last_name.is_err().then(|| text("field-error-name")),
+        ),
+        ("email", email.is_err().then(|| text("field-error-email"))),
+        ("password", password.as_ref().err().map(|r| text(r.key()))),
+        (
+            "language",
+            language.is_err().then(|| text("field-error-choice")),
+        ),
+        (
+            "time_zone",
+            time_zone.is_err().then(|| text("field-error-choice")),
+        ),
+    ];
+    draft.errors = refusals
+        .into_iter()
+        .filter_map(|(field, message)| Some((field, message?)))
+        .collect();
     let (Ok(first_name), Ok(last_name), Ok(email), Ok(password), Ok(language), Ok(time_zone)) =
-        parsed
+        (first_name, last_name, email, password, language, time_zone)
     else {
-        return users_page(&member, 0, None, Some("admin-user-invalid")).await;
+        return refused_draft(&member, draft).await;
     };
     let new = NewAccount {
         email,
@@ -303,7 +447,7 @@ pub async fn create_user(
         phone_number: None,
         language,
         time_zone,
-        roles: if form.admin.is_some() {
+        roles: if draft.admin {
             vec![Role::Admin]
         } else {
             Vec::new()
@@ -317,10 +461,22 @@ pub async fn create_user(
     {
         Ok(_) => users_page(&member, 0, Some("admin-user-created"), None).await,
         Err(ActionError::Store(StoreError::EmailUsed)) => {
-            users_page(&member, 0, None, Some("error-email-used")).await
+            draft.errors.push(("email", text("error-email-used")));
+            refused_draft(&member, draft).await
         }
         Err(err) => Err(err.into()),
     }
+}
+
+/// The user list with the new-account form refused as `draft` says.
+async fn refused_draft(member: &Member, draft: NewUserDraft) -> Result<HttpResponse, WebError> {
+    let error = Some("admin-user-not-created");
+    let shown = Shown {
+        error,
+        draft: Some(draft),
+        ..Shown::default()
+    };
+    users_page_searched(member, 0, "", UserSort::Name, shown).await
 }
 
 /// After a change to one user: its row for htmx, saying what was done (message `done`, with
@@ -417,16 +573,11 @@ pub async fn reset_password(
     );
     if !member.htmx {
         // No redirect: the link exists only in this answer.
-        return users_page_searched(
-            &member,
-            0,
-            "",
-            UserSort::Name,
-            None,
-            None,
-            Some(Handover { notice, link }),
-        )
-        .await;
+        let shown = Shown {
+            handover: Some(Handover { notice, link }),
+            ..Shown::default()
+        };
+        return users_page_searched(&member, 0, "", UserSort::Name, shown).await;
     }
     let mut row = user_row_of(&member, &id).await?;
     row.notice = Some(notice);
