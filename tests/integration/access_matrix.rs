@@ -854,6 +854,23 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
             move |_| form(&[("patient_id", &x), ("group_id", &s)])
         })
         .expect([404, 404, 404, 404, 404, 404, 404, 303]),
+        portal(
+            "POST",
+            "/admin/enlistments/extend",
+            at("/portal/admin/enlistments/extend".into()),
+        )
+        // A day in the past: refused for the administrator, changing nothing.
+        .body({
+            let (x, s) = (x.clone(), spare.clone());
+            move |_| {
+                form(&[
+                    ("patient_id", &x),
+                    ("group_id", &s),
+                    ("until", "2000-01-01"),
+                ])
+            }
+        })
+        .expect([404, 404, 404, 404, 404, 404, 400, 303]),
         portal("GET", "/admin/jobs", at("/portal/admin/jobs".into())).expect(PORTAL_ADMIN),
         portal("GET", "/admin/audit", at("/portal/admin/audit".into())).expect(PORTAL_ADMIN),
         portal(

@@ -1444,6 +1444,97 @@ async fn admins_create_users_groups_and_prescriptions() {
     assert!(own.body.contains("class=\"toast\""));
 }
 
+/// A prescription's end moves in the portal (later extends it), and a physician enlisted as a
+/// patient is asked about first, the form kept.
+#[tokio::test]
+async fn prescriptions_are_extended_and_staff_are_enlisted_as_patients_only_when_confirmed() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let mut admin = logged_in(&app, &world.admin).await;
+    let day = |days: i64| {
+        (chrono::Utc::now() + chrono::Duration::days(days))
+            .format("%Y-%m-%d")
+            .to_string()
+    };
+    let page = admin.get("/portal/admin/groups").await;
+    assert!(
+        page.body
+            .contains(r#"action="/portal/admin/enlistments/extend""#)
+    );
+    let later = day(90);
+    let extended = admin
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/enlistments/extend",
+            &[
+                ("patient_id", world.patient.id.as_str()),
+                ("group_id", world.group_a.as_str()),
+                ("until", &later),
+            ],
+        )
+        .await;
+    assert_eq!(extended.status, 200, "{}", extended.body);
+    assert!(extended.body.contains("last day was changed"));
+    assert!(
+        extended.body.contains(&format!(r#"value="{later}""#)),
+        "the new last day"
+    );
+
+    let staff_email = world.staff_b.email.clone();
+    let until = day(30);
+    let fields = [
+        ("email", staff_email.as_str()),
+        ("group_id", world.group_a.as_str()),
+        ("kind", "patient"),
+        ("until", until.as_str()),
+    ];
+    let asked = admin
+        .post("/portal/admin/groups", "/portal/admin/enlistments", &fields)
+        .await;
+    assert_eq!(asked.status, 400);
+    assert!(
+        asked.body.contains("is a member of a care team&#39;s staff"),
+        "{}",
+        asked.body
+    );
+    assert!(
+        asked.body.contains(&format!(r#"value="{staff_email}""#)),
+        "the form is kept"
+    );
+    assert!(asked.body.contains(r#"id="confirm-staff""#));
+    let before = app
+        .get(
+            &format!("/users/v1/{}", world.staff_b.id),
+            &world.admin.token,
+        )
+        .await;
+    assert_eq!(
+        before.body["patient_enlistments"],
+        json!([]),
+        "not enlisted yet"
+    );
+    let mut confirmed = fields.to_vec();
+    confirmed.push(("confirm_staff", "1"));
+    let done = admin
+        .post(
+            "/portal/admin/groups",
+            "/portal/admin/enlistments",
+            &confirmed,
+        )
+        .await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    let after = app
+        .get(
+            &format!("/users/v1/{}", world.staff_b.id),
+            &world.admin.token,
+        )
+        .await;
+    assert_eq!(
+        after.body["patient_enlistments"].as_array().unwrap().len(),
+        1
+    );
+}
+
 /// Everyone changes its own name and phone number on the account page, and an administrator
 /// anyone's on the user's edit page; a refused form keeps what was typed and says why beside
 /// the field.

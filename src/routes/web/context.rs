@@ -214,6 +214,13 @@ impl Visitor {
         }
     }
 
+    /// [`Visitor::last_day`] as a date field takes it: `YYYY-MM-DD`.
+    pub fn last_day_iso(&self, end_millis: i64) -> String {
+        local_time(self.zone, end_millis.saturating_sub(1))
+            .map(|at| at.date_naive().format("%Y-%m-%d").to_string())
+            .unwrap_or_default()
+    }
+
     /// Whether the visitor is a patient: enlisted as one, or neither staff nor administrator.
     /// Only patients see their own measurements, profile and reports in the menu, and read
     /// what happens to them in a patient's words.

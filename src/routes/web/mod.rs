@@ -99,6 +99,7 @@ portal_routes! {
     post "/admin/groups" => admin::create_group;
     post "/admin/enlistments" => admin::enlist;
     post "/admin/enlistments/end" => admin::end_enlistment;
+    post "/admin/enlistments/extend" => admin::extend_enlistment;
     post "/admin/staff/remove" => admin::remove_staff;
     get "/admin/jobs" => admin::jobs;
     get "/admin/audit" => admin::audit_trail;

@@ -37,6 +37,8 @@ pub struct EnlistmentRow {
     pub group: String,
     pub since: String,
     pub until: String,
+    /// The last day as the date field takes it (`YYYY-MM-DD`, in the administrator's zone).
+    pub until_day: String,
     pub expired: bool,
 }
 
@@ -53,6 +55,20 @@ struct GroupsPage {
     enlistments_shown: Option<String>,
     notice: Option<String>,
     error: Option<String>,
+    /// The enlistment form: empty, or as it was sent when it was refused or needs a
+    /// confirmation.
+    enlist: EnlistDraft,
+}
+
+/// The enlistment form as the page shows it.
+#[derive(Debug, Clone, Default)]
+pub struct EnlistDraft {
+    pub email: String,
+    pub group_id: String,
+    pub kind: String,
+    pub until: String,
+    /// The account is staff (or an administrator): enlisting it as a patient asks first.
+    pub staff_warning: bool,
 }
 
 /// How many prescriptions the groups page lists, newest first.
@@ -63,6 +79,17 @@ async fn groups_page(
     page: u64,
     notice: Option<&str>,
     error: Option<&str>,
+) -> Result<HttpResponse, WebError> {
+    groups_page_with(member, page, notice, error, EnlistDraft::default()).await
+}
+
+/// The groups page with the enlistment form as `enlist` holds it.
+async fn groups_page_with(
+    member: &Member,
+    page: u64,
+    notice: Option<&str>,
+    error: Option<&str>,
+    enlist: EnlistDraft,
 ) -> Result<HttpResponse, WebError> {
     let store = &member.state.store;
     let viewer = member.viewer();
@@ -104,6 +131,7 @@ async fn groups_page(
             group: e.group_name,
             since: member.date(e.enlistment.creation_timestamp),
             until: member.last_day(e.enlistment.expiry_timestamp),
+            until_day: member.last_day_iso(e.enlistment.expiry_timestamp),
             expired: e.enlistment.expiry_timestamp <= now,
         })
         .collect();
@@ -125,6 +153,7 @@ async fn groups_page(
         enlistments_shown,
         notice: notice.map(|k| member.tr.text(k)),
         error: error.map(|k| member.tr.text(k)),
+        enlist,
     })?;
     if error.is_some() {
         *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
@@ -179,6 +208,9 @@ pub struct EnlistForm {
     /// Last day of the prescription (`YYYY-MM-DD`, in the administrator's zone).
     #[serde(default)]
     pub until: String,
+    /// The administrator confirmed enlisting a member of staff as a patient.
+    #[serde(default)]
+    pub confirm_staff: Option<String>,
 }
 
 /// Enlists a user in a group.
@@ -210,6 +242,25 @@ pub async fn enlist(
             .enlist_staff(&viewer, &user_id, &group_id, roles)
             .await?;
     } else {
+        // A physician (or an administrator) as a patient is rarely meant: it would share their
+        // own measurements with the group, and they would read them as a patient. Asked first.
+        let staff = user.is_admin()
+            || !store
+                .user_record(user.clone())
+                .await?
+                .staff_enlistments
+                .is_empty();
+        if staff && form.confirm_staff.is_none() {
+            let draft = EnlistDraft {
+                email: form.email.clone(),
+                group_id: form.group_id.clone(),
+                kind: form.kind.clone(),
+                until: form.until.clone(),
+                staff_warning: true,
+            };
+            let error = Some("admin-enlist-staff-as-patient");
+            return groups_page_with(&member, 0, None, error, draft).await;
+        }
         // The prescription runs to the end of its last day in the administrator's zone.
         let end = parse_day(&form.until).and_then(|day| end_of_day(day, member.zone));
         let Some(end) = end else {
@@ -250,6 +301,41 @@ pub async fn end_enlistment(
         .end_patient_enlistment(&member.viewer(), &patient, &group)
         .await?;
     groups_page(&member, 0, Some("admin-prescription-ended"), None).await
+}
+
+/// A prescription's new last day: the patient, the group and the day.
+#[derive(Debug, Deserialize)]
+pub struct ExtendForm {
+    pub patient_id: String,
+    pub group_id: String,
+    /// `YYYY-MM-DD`, in the administrator's zone.
+    pub until: String,
+}
+
+/// Moves a prescription's last day (later, to extend it; an ended one runs again), then says
+/// so. An earlier day shortens it, ending what the group held on the patient now, as the API
+/// does.
+pub async fn extend_enlistment(
+    member: Member,
+    CsrfForm(form): CsrfForm<ExtendForm>,
+) -> Result<HttpResponse, WebError> {
+    let (Ok(patient), Ok(group)) = (Id::parse(&form.patient_id), Id::parse(&form.group_id)) else {
+        return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
+    };
+    let end = parse_day(&form.until).and_then(|day| end_of_day(day, member.zone));
+    let Some(end) = end else {
+        return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
+    };
+    match member
+        .state
+        .actions
+        .enlist_patient(&member.viewer(), &patient, &group, end)
+        .await
+    {
+        Ok(()) => groups_page(&member, 0, Some("admin-prescription-extended"), None).await,
+        Err(ActionError::Invalid { key, .. }) => groups_page(&member, 0, None, Some(key)).await,
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// A member of a care team's staff to remove: the user and the group.

@@ -11,8 +11,8 @@ mod users;
 
 pub use audit::{AuditQuery, AuditRow, audit_export, audit_trail};
 pub use groups::{
-    EndForm, EnlistForm, EnlistmentRow, GroupRow, NewGroupForm, StaffForm, create_group,
-    end_enlistment, enlist, groups, remove_staff,
+    EndForm, EnlistForm, EnlistmentRow, ExtendForm, GroupRow, NewGroupForm, StaffForm,
+    create_group, end_enlistment, enlist, extend_enlistment, groups, remove_staff,
 };
 pub use jobs::{JobQuery, JobRow, jobs};
 pub use user_edit::{edit_user, edit_user_form};
