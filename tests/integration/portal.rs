@@ -1,6 +1,7 @@
 //! The portal over HTTP: sessions, CSRF, security headers, authorisation, htmx fragments and
 //! translations. The cookie is handled by hand so that tests can replay old ones.
 
+use chrono::Datelike;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::json;
@@ -1493,7 +1494,9 @@ async fn prescriptions_are_extended_and_staff_are_enlisted_as_patients_only_when
         .await;
     assert_eq!(asked.status, 400);
     assert!(
-        asked.body.contains("is a member of a care team&#39;s staff"),
+        asked
+            .body
+            .contains("is a member of a care team&#39;s staff"),
         "{}",
         asked.body
     );
@@ -1838,6 +1841,60 @@ async fn periodic_reports_are_made_on_request_listed_and_opened() {
         .await;
     assert_eq!(api.body["page"]["total"], 1);
     assert_eq!(api.body["data"][0]["trigger"], "MANUAL");
+
+    // Any period, from one day to another in the physician's zone (Brussels): the 1st to the
+    // 10th of last month covers those ten whole days.
+    let brussels = chrono_tz::Europe::Brussels;
+    let today = chrono::Utc::now().with_timezone(&brussels).date_naive();
+    let first = today.with_day(1).unwrap() - chrono::Months::new(1);
+    let tenth = first.with_day(10).unwrap();
+    let made = physician
+        .post(
+            &patient_page,
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[
+                ("from", first.format("%Y-%m-%d").to_string().as_str()),
+                ("to", tenth.format("%Y-%m-%d").to_string().as_str()),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.body);
+    let midnight = |day: chrono::NaiveDate| {
+        day.and_hms_opt(0, 0, 0)
+            .unwrap()
+            .and_local_timezone(brussels)
+            .unwrap()
+            .timestamp_millis()
+    };
+    let api = app
+        .get(
+            &format!(
+                "/reports/v1?user_id={}&sort(-creation_timestamp)",
+                world.patient.id
+            ),
+            &world.patient.token,
+        )
+        .await;
+    let newest = &api.body["data"][0];
+    assert_eq!(
+        newest["period_start_timestamp"],
+        midnight(first),
+        "{newest}"
+    );
+    assert_eq!(
+        newest["period_end_timestamp"],
+        midnight(tenth.succ_opt().unwrap())
+    );
+    // More than a year is refused in words.
+    let long = physician
+        .post(
+            &patient_page,
+            &format!("/portal/patients/{}/reports", world.patient.id),
+            &[("from", "2020-01-01"), ("to", "2021-06-30")],
+        )
+        .await;
+    assert_eq!(long.status, StatusCode::BAD_REQUEST);
+    assert!(long.body.contains("at most a year"), "{}", long.body);
 }
 
 /// Logs in on one instance, reads a page on another, logs out there: the first instance no

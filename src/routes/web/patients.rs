@@ -207,6 +207,8 @@ struct PatientPage {
     can_make_report: bool,
     /// The groups a report may be made for, where there are several.
     groups: Vec<super::measurements::Choice>,
+    /// The periods a report may cover besides a from–to of the reader's choosing.
+    periods: Vec<super::measurements::Choice>,
 }
 
 #[derive(Template)]
@@ -252,6 +254,14 @@ pub async fn detail(
     html(&PatientPage {
         rows,
         groups,
+        periods: crate::domain::periods::ChosenPeriod::ALL
+            .into_iter()
+            .map(|p| super::measurements::Choice {
+                value: p.as_str().to_owned(),
+                label: member.tr.text(&format!("period-{}", p.as_str())),
+                selected: p == crate::domain::periods::ChosenPeriod::Week,
+            })
+            .collect(),
         can_make_report: viewer.may_report_on(&id).is_ok(),
         profile: profile_summary(&member, &document),
         c,

@@ -15,8 +15,9 @@ use super::patients::PageQuery;
 use super::view::{self, PAGE_SIZE, Pager};
 use crate::domain::account::Language;
 use crate::domain::id::Id;
-use crate::domain::periods::ChosenPeriod;
+use crate::domain::periods::{ChosenPeriod, check_manual_period};
 use crate::domain::rql::{Expr, Query as ListQuery};
+use crate::domain::time::{end_of_day, parse_day, start_of_day};
 use crate::store::Viewer;
 use crate::store::entities::report;
 use crate::store::resources::REPORTS;
@@ -125,6 +126,33 @@ pub struct ReportForm {
     pub period: String,
     #[serde(default)]
     pub group: String,
+    /// A period of the reader's choosing: its first and last day (`YYYY-MM-DD`, in the
+    /// reader's zone), which win over `period` when given.
+    #[serde(default)]
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
+}
+
+/// `[start, end)` from the first to the last day, `from` and `to`, in `zone`: at most a year
+/// ([`crate::domain::periods::MAX_MANUAL_DAYS`]), and not past `now` (a report covers what was measured).
+fn days_between(
+    from: &str,
+    to: &str,
+    zone: chrono_tz::Tz,
+    now: i64,
+) -> Result<(i64, i64), WebError> {
+    let start = parse_day(from).and_then(|day| start_of_day(day, zone));
+    let end = parse_day(to).and_then(|day| end_of_day(day, zone));
+    let (Some(start), Some(end)) = (start, end) else {
+        return Err(WebError::BadRequest("error-period-days"));
+    };
+    let end = end.min(now);
+    if end <= start {
+        return Err(WebError::BadRequest("error-period-days"));
+    }
+    check_manual_period(start, end).map_err(|_| WebError::BadRequest("error-period-too-long"))?;
+    Ok((start, end))
 }
 
 /// The groups through which the reader sees `patient` (one of which a report it makes is
@@ -181,10 +209,14 @@ pub async fn create(
         other => ChosenPeriod::parse(other).ok_or(WebError::BadRequest("error-period-invalid"))?,
     };
     let now = store.clock().now_millis();
-    let prescription = super::trends::prescription_period(store, &patient, now).await?;
-    let (start, end) = chosen
-        .bounds(now, prescription)
-        .ok_or(WebError::BadRequest("error-period-invalid"))?;
+    let (start, end) = if form.from.trim().is_empty() && form.to.trim().is_empty() {
+        let prescription = super::trends::prescription_period(store, &patient, now).await?;
+        chosen
+            .bounds(now, prescription)
+            .ok_or(WebError::BadRequest("error-period-invalid"))?
+    } else {
+        days_between(&form.from, &form.to, member.zone, now)?
+    };
     member
         .state
         .actions
