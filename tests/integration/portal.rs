@@ -1330,6 +1330,42 @@ async fn the_audit_trail_records_views_downloads_and_changes() {
         !audit.body.contains("/files/v1/"),
         "no file tokens in the trail"
     );
+    // In words, with links to the people and the measurement that still exist.
+    let row = audit
+        .body
+        .split("<tr>")
+        .find(|row| row.contains(r#"data-action="measurement.view""#))
+        .expect("the view's row");
+    assert!(row.contains("viewed a measurement"), "{row}");
+    assert!(
+        row.contains(&format!(
+            r#"<a href="/portal/admin/users/{}">staff_a Tester</a>"#,
+            world.staff_a.id
+        )),
+        "{row}"
+    );
+    assert!(
+        row.contains(&format!(
+            r#"<a href="/portal/patients/{}">"#,
+            world.patient.id
+        )),
+        "{row}"
+    );
+    assert!(
+        row.contains(&format!(r#"<a href="/portal/measurements/{id}">"#)),
+        "{row}"
+    );
+    // "Whose data" takes a name, in any case; a name several people share asks for more.
+    let by_name = admin.get("/portal/admin/audit?user=PATIENT+tester").await;
+    assert_eq!(by_name.status, 200, "{}", by_name.body);
+    assert!(by_name.body.contains(r#"data-action="measurement.view""#));
+    let shared = admin.get("/portal/admin/audit?user=Tester").await;
+    assert_eq!(shared.status, 400);
+    assert!(
+        shared.body.contains("Several people have this name"),
+        "{}",
+        shared.body
+    );
     let mut patient = logged_in(&app, &world.patient).await;
     assert_eq!(patient.get("/portal/admin/audit").await.status, 403);
 }

@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use crate::domain::account::Email;
 use crate::domain::id::Id;
+use crate::domain::rql::{Expr as RqlExpr, Query as ListQuery, Value as RqlValue};
 use crate::domain::time::{end_of_day, parse_day, start_of_day};
 use crate::routes::web::chrome::{Chrome, html};
 use crate::routes::web::context::Member;
@@ -15,16 +16,34 @@ use crate::routes::web::error::WebError;
 use crate::routes::web::view::{self, PAGE_SIZE, Pager};
 use crate::store::AuditFilter;
 use crate::store::entities::audit_event;
+use crate::store::resources::USERS;
 
-/// An entry of the audit trail as shown.
+/// An entry of the audit trail as shown: who did what (in words, the stored code beside),
+/// whose data and which object, each a link where the page it leads to exists.
 pub struct AuditRow {
     pub when: String,
     pub actor: String,
+    pub actor_link: Option<String>,
     pub action: String,
+    /// The stored action (`measurement.view`), which the text filter finds.
+    pub code: String,
     pub patient: String,
+    pub patient_link: Option<String>,
     pub object: String,
+    pub object_link: Option<String>,
     pub detail: String,
 }
+
+/// How many people a name may match before the filter asks for an address instead.
+const NAME_CANDIDATES: u64 = 20;
+
+/// Actions someone may take without logging in: recorded by no account.
+const WITHOUT_LOGIN: [&str; 4] = [
+    "session.login.failed",
+    "account.password.reset.request",
+    "link.download",
+    "file.download",
+];
 
 #[derive(Template)]
 #[template(path = "web/admin_audit.html")]
@@ -71,13 +90,54 @@ impl AuditQuery {
             if let Ok(id) = Id::parse(text) {
                 return Ok(Some(id));
             }
-            let email = Email::parse(text).map_err(|_| "admin-audit-unknown-user")?;
-            match store
-                .user_to_administer_by_email(&viewer, email.as_str())
-                .await
-            {
-                Ok(Some(user)) => Ok(Some(user.id)),
-                _ => Err("admin-audit-unknown-user"),
+            if let Ok(email) = Email::parse(text) {
+                return match store
+                    .user_to_administer_by_email(&viewer, email.as_str())
+                    .await
+                {
+                    Ok(Some(user)) => Ok(Some(user.id)),
+                    _ => Err("admin-audit-unknown-user"),
+                };
+            }
+            // A name: each word in the first or the last name, in any case.
+            let words = view::search_text(Some(&text.replace('*', "")));
+            let word = |w: &str| {
+                let like = |field: &str| RqlExpr::Like {
+                    field: field.to_owned(),
+                    pattern: RqlValue::String(format!("*{w}*")),
+                };
+                RqlExpr::Or(vec![like("first_name"), like("last_name")])
+            };
+            let query = words
+                .split_whitespace()
+                .fold(ListQuery::default(), |q, w| q.and(word(w)))
+                .page(NAME_CANDIDATES, 0)
+                .without_count();
+            let spec = view::list_spec(&USERS, &query).map_err(|_| "admin-audit-unknown-user")?;
+            let Ok((found, _)) = store.users_to_administer(&viewer, &spec).await else {
+                return Err("admin-audit-unknown-user");
+            };
+            // The one whose whole name it is, else the one whose name holds the words.
+            let lowered = words.to_lowercase();
+            let typed: Vec<&str> = lowered.split_whitespace().collect();
+            let whole = |u: &crate::store::entities::user::Model| {
+                let name = format!("{} {}", u.first_name, u.last_name).to_lowercase();
+                let mut mine: Vec<&str> = name.split_whitespace().collect();
+                let mut theirs = typed.clone();
+                mine.sort_unstable();
+                theirs.sort_unstable();
+                mine == theirs
+            };
+            let exact: Vec<Id> = found
+                .iter()
+                .filter(|r| whole(&r.user))
+                .map(|r| r.user.id)
+                .collect();
+            match (exact.as_slice(), found.as_slice()) {
+                ([id], _) => Ok(Some(*id)),
+                (_, [one]) => Ok(Some(one.user.id)),
+                (_, []) => Err("admin-audit-unknown-user"),
+                _ => Err("admin-audit-several-users"),
             }
         };
         let day = |text: &str, next: bool| -> Result<Option<i64>, &'static str> {
@@ -115,13 +175,20 @@ impl AuditQuery {
     }
 }
 
-/// The names of the actors and patients of these entries, by id.
+/// The names of the actors, patients and accounts of these entries, by id: those that still
+/// exist.
 async fn audit_names(
     member: &Member,
     events: &[audit_event::Model],
 ) -> Result<std::collections::HashMap<Id, String>, WebError> {
     let mut ids: Vec<Id> = events.iter().map(|e| e.actor_id).collect();
     ids.extend(events.iter().filter_map(|e| e.patient_id));
+    ids.extend(
+        events
+            .iter()
+            .filter(|e| e.object_kind == "user")
+            .filter_map(|e| e.object_id),
+    );
     ids.sort();
     ids.dedup();
     Ok(member
@@ -158,21 +225,21 @@ pub async fn audit_trail(
         }
     };
     let names = audit_names(&member, &events).await?;
-    let name = |id: &Id| names.get(id).cloned().unwrap_or_else(|| id.to_string());
+    // Every page asks which of its measurements still exist, even none, so that it costs
+    // the same statements whatever it lists.
+    let measurements: Vec<Id> = events
+        .iter()
+        .filter(|e| e.object_kind == "measurement")
+        .filter_map(|e| e.object_id)
+        .collect();
+    let existing = member
+        .state
+        .store
+        .measurement_headers(&member.viewer(), &measurements)
+        .await?;
     let rows = events
         .iter()
-        .map(|e| AuditRow {
-            when: member.datetime(e.creation_timestamp),
-            actor: name(&e.actor_id),
-            action: e.action.clone(),
-            patient: e.patient_id.as_ref().map(name).unwrap_or_default(),
-            object: format!(
-                "{} {}",
-                e.object_kind,
-                e.object_id.map(|id| id.to_string()).unwrap_or_default()
-            ),
-            detail: e.detail.clone(),
-        })
+        .map(|e| audit_row(&member, e, &names, &existing))
         .collect();
     let filter = query.base();
     let mut response = html(&AuditPage {
@@ -187,6 +254,66 @@ pub async fn audit_trail(
         *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
     }
     Ok(response)
+}
+
+/// An entry in the reader's words, with links to what still exists.
+fn audit_row(
+    member: &Member,
+    e: &audit_event::Model,
+    names: &std::collections::HashMap<Id, String>,
+    measurements: &std::collections::HashMap<Id, crate::store::entities::measurement::Header>,
+) -> AuditRow {
+    let (actor, actor_link) = match names.get(&e.actor_id) {
+        Some(name) => (
+            name.clone(),
+            Some(format!("/portal/admin/users/{}", e.actor_id)),
+        ),
+        None if e.actor_id == crate::actions::ANONYMOUS => {
+            let key = if WITHOUT_LOGIN.contains(&e.action.as_str()) {
+                "audit-nobody"
+            } else {
+                "audit-operator"
+            };
+            (member.tr.text(key), None)
+        }
+        None => (e.actor_id.to_string(), None),
+    };
+    let (patient, patient_link) = match e.patient_id {
+        Some(id) => match names.get(&id) {
+            Some(name) => (name.clone(), Some(format!("/portal/patients/{id}"))),
+            None => (id.to_string(), None),
+        },
+        None => (String::new(), None),
+    };
+    let object_link = e.object_id.and_then(|id| match e.object_kind.as_str() {
+        "measurement" => measurements
+            .contains_key(&id)
+            .then(|| format!("/portal/measurements/{id}")),
+        "user" => names
+            .contains_key(&id)
+            .then(|| format!("/portal/admin/users/{id}")),
+        "group" => Some("/portal/admin/groups".to_owned()),
+        _ => None,
+    });
+    AuditRow {
+        when: member.datetime(e.creation_timestamp),
+        actor,
+        actor_link,
+        action: member
+            .tr
+            .try_text(&format!("audit-{}", e.action.replace('.', "-")))
+            .unwrap_or_else(|| e.action.clone()),
+        code: e.action.clone(),
+        patient,
+        patient_link,
+        object: format!(
+            "{} {}",
+            e.object_kind,
+            e.object_id.map(|id| id.to_string()).unwrap_or_default()
+        ),
+        object_link,
+        detail: e.detail.clone(),
+    }
 }
 
 /// The entries matching the audit trail's filter as CSV (UTF-8, RFC 4180), newest first, for
