@@ -287,12 +287,17 @@ pub struct EndForm {
     pub group_id: String,
 }
 
+/// The patient's and the group's ids of a prescription's form, if both are ids.
+fn prescription_ids(patient_id: &str, group_id: &str) -> Option<(Id, Id)> {
+    Some((Id::parse(patient_id).ok()?, Id::parse(group_id).ok()?))
+}
+
 /// Ends a running prescription now (after the page's confirmation), then says so.
 pub async fn end_enlistment(
     member: Member,
     CsrfForm(form): CsrfForm<EndForm>,
 ) -> Result<HttpResponse, WebError> {
-    let (Ok(patient), Ok(group)) = (Id::parse(&form.patient_id), Id::parse(&form.group_id)) else {
+    let Some((patient, group)) = prescription_ids(&form.patient_id, &form.group_id) else {
         return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
     };
     member
@@ -319,7 +324,7 @@ pub async fn extend_enlistment(
     member: Member,
     CsrfForm(form): CsrfForm<ExtendForm>,
 ) -> Result<HttpResponse, WebError> {
-    let (Ok(patient), Ok(group)) = (Id::parse(&form.patient_id), Id::parse(&form.group_id)) else {
+    let Some((patient, group)) = prescription_ids(&form.patient_id, &form.group_id) else {
         return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
     };
     let end = parse_day(&form.until).and_then(|day| end_of_day(day, member.zone));
