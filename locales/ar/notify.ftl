@@ -77,6 +77,7 @@ mail-body-measurement-analysed = نتيجة قياس جديدة جاهزة لك 
 mail-body-measurement-report-ready = تقرير جديد جاهز لك في Tacho.
 mail-body-periodic-report-created = تقرير جديد جاهز لك في Tacho.
 mail-body-measurement-reviewed = راجع طبيبك قياسًا. المراجعة جاهزة لك في Tacho.
+mail-body-measurement-reviewed-staff = راجع زميل قياسًا لمريض من فريق الرعاية الخاص بك. المراجعة متاحة في Tacho.
 mail-body-result-urgent = قياس لأحد مرضاك يحتاج إلى مراجعتك قريبًا.
 mail-body-webhook-disabled = توقفت نقطة نهاية لخطاف الويب عن تلقي الأحداث لأن عمليات التسليم إليها ظلت تفشل، فتم تعطيلها.
 mail-digest-subject = Tacho: { $count } تحديثات جاهزة

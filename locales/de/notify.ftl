@@ -77,6 +77,7 @@ mail-body-measurement-analysed = Ein neues Messergebnis liegt für Sie in Tacho 
 mail-body-measurement-report-ready = Ein neuer Bericht liegt für Sie in Tacho bereit.
 mail-body-periodic-report-created = Ein neuer Bericht liegt für Sie in Tacho bereit.
 mail-body-measurement-reviewed = Ihr Arzt hat eine Messung geprüft. Die Prüfung liegt für Sie in Tacho bereit.
+mail-body-measurement-reviewed-staff = Eine Kollegin oder ein Kollege hat eine Messung eines Patienten Ihres Behandlungsteams geprüft. Die Beurteilung steht in Tacho.
 mail-body-result-urgent = Eine Messung eines Ihrer Patienten erfordert bald Ihre Prüfung.
 mail-body-webhook-disabled = Ein Webhook-Endpunkt hat keine Ereignisse mehr empfangen, weil seine Zustellungen wiederholt fehlschlugen, und wurde deaktiviert.
 mail-digest-subject = Tacho: { $count } Neuigkeiten liegen vor

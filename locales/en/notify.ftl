@@ -77,6 +77,7 @@ mail-body-measurement-analysed = A new measurement result is ready for you in Ta
 mail-body-measurement-report-ready = A new report is ready for you in Tacho.
 mail-body-periodic-report-created = A new report is ready for you in Tacho.
 mail-body-measurement-reviewed = Your physician has reviewed a measurement. The review is ready for you in Tacho.
+mail-body-measurement-reviewed-staff = A colleague has reviewed a measurement of a patient of your care team. The review is in Tacho.
 mail-body-result-urgent = A measurement of one of your patients needs your review soon.
 mail-body-webhook-disabled = A webhook endpoint stopped receiving events after its deliveries kept failing, and was disabled.
 mail-digest-subject = Tacho: { $count } updates are ready

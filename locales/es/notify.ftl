@@ -77,6 +77,7 @@ mail-body-measurement-analysed = Tiene un nuevo resultado de medición en Tacho.
 mail-body-measurement-report-ready = Tiene un nuevo informe en Tacho.
 mail-body-periodic-report-created = Tiene un nuevo informe en Tacho.
 mail-body-measurement-reviewed = Su médico ha revisado una medición. La revisión le espera en Tacho.
+mail-body-measurement-reviewed-staff = Un colega ha revisado una medición de un paciente de su equipo asistencial. La revisión está en Tacho.
 mail-body-result-urgent = Una medición de uno de sus pacientes requiere su revisión pronto.
 mail-body-webhook-disabled = Un punto de conexión webhook dejó de recibir eventos porque sus entregas fallaban una y otra vez, y se ha desactivado.
 mail-digest-subject = Tacho: hay { $count } novedades

@@ -77,6 +77,7 @@ mail-body-measurement-analysed = Un nouveau résultat de mesure vous attend dans
 mail-body-measurement-report-ready = Un nouveau rapport vous attend dans Tacho.
 mail-body-periodic-report-created = Un nouveau rapport vous attend dans Tacho.
 mail-body-measurement-reviewed = Votre médecin a examiné une mesure. L’examen vous attend dans Tacho.
+mail-body-measurement-reviewed-staff = Un collègue a examiné une mesure d’un patient de votre équipe de soins. L’examen est dans Tacho.
 mail-body-result-urgent = Une mesure de l’un de vos patients demande votre examen rapidement.
 mail-body-webhook-disabled = Un point de terminaison webhook ne recevait plus d’événements parce que ses livraisons échouaient sans cesse ; il a été désactivé.
 mail-digest-subject = Tacho : { $count } nouveautés sont disponibles

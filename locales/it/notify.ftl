@@ -77,6 +77,7 @@ mail-body-measurement-analysed = Un nuovo risultato di misurazione la attende in
 mail-body-measurement-report-ready = Un nuovo referto la attende in Tacho.
 mail-body-periodic-report-created = Un nuovo referto la attende in Tacho.
 mail-body-measurement-reviewed = Il suo medico ha esaminato una misurazione. L’esame la attende in Tacho.
+mail-body-measurement-reviewed-staff = Un collega ha esaminato una misurazione di un paziente del suo team di cura. La valutazione è in Tacho.
 mail-body-result-urgent = Una misurazione di uno dei suoi pazienti richiede presto il suo esame.
 mail-body-webhook-disabled = Un endpoint webhook non riceveva più eventi perché le consegne continuavano a non riuscire, ed è stato disattivato.
 mail-digest-subject = Tacho: sono disponibili { $count } novità

@@ -77,6 +77,7 @@ mail-body-measurement-analysed = Er staat een nieuwe meetuitslag voor u klaar in
 mail-body-measurement-report-ready = Er staat een nieuw rapport voor u klaar in Tacho.
 mail-body-periodic-report-created = Er staat een nieuw rapport voor u klaar in Tacho.
 mail-body-measurement-reviewed = Uw arts heeft een meting beoordeeld. De beoordeling staat voor u klaar in Tacho.
+mail-body-measurement-reviewed-staff = Een collega heeft een meting van een patiënt van uw zorgteam beoordeeld. De beoordeling staat in Tacho.
 mail-body-result-urgent = Een meting van een van uw patiënten vraagt binnenkort om uw beoordeling.
 mail-body-webhook-disabled = Een webhook-eindpunt ontving geen gebeurtenissen meer omdat de afleveringen bleven mislukken, en is uitgeschakeld.
 mail-digest-subject = Tacho: er zijn { $count } nieuwe berichten

@@ -77,6 +77,7 @@ mail-body-measurement-analysed = 您在 Tacho 中有一个新的测量结果。
 mail-body-measurement-report-ready = 您在 Tacho 中有一份新的报告。
 mail-body-periodic-report-created = 您在 Tacho 中有一份新的报告。
 mail-body-measurement-reviewed = 您的医生已审阅一项测量。审阅结果已在 Tacho 中为您准备好。
+mail-body-measurement-reviewed-staff = 一位同事审阅了您医护团队中一位患者的测量。审阅结果已在 Tacho 中。
 mail-body-result-urgent = 您的一位患者的测量需要您尽快审阅。
 mail-body-webhook-disabled = 一个 Webhook 端点因投递持续失败而不再接收事件，已被停用。
 mail-digest-subject = Tacho：有 { $count } 条新内容

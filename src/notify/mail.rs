@@ -37,14 +37,23 @@ pub struct MailSettings {
 pub struct Message {
     /// The event it reports (the newest, for a digest); receivers deduplicate by it.
     pub event_id: Id,
-    /// What happened: one kind, or a digest's kinds.
-    pub kinds: Vec<EventKind>,
+    /// What happened: one event, or a digest's.
+    pub kinds: Vec<Told>,
     /// Where the portal shows it.
     pub link: String,
     /// Where the reader changes what it receives.
     pub settings_link: String,
     /// A PDF (file name, bytes), when the reader opted in.
     pub attachment: Option<(String, Vec<u8>)>,
+}
+
+/// An event as a message tells it: what happened, and whether to the reader's own data. A
+/// patient reads of its own measurements in a patient's words ("your physician reviewed"),
+/// the care team in its own ("a colleague reviewed").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Told {
+    pub kind: EventKind,
+    pub own: bool,
 }
 
 /// What an account e-mail's link does.
@@ -290,7 +299,7 @@ impl<'a> Text<'a> {
 
     fn subject(&self) -> String {
         match self.message.kinds.as_slice() {
-            [kind] => self.tr.text(&format!("mail-subject-{}", key(*kind))),
+            [told] => self.tr.text(&format!("mail-subject-{}", key(told.kind))),
             kinds => self
                 .tr
                 .text_with("mail-digest-subject", &[("count", kinds.len().to_string())]),
@@ -308,14 +317,18 @@ impl<'a> Text<'a> {
                 self.message
                     .kinds
                     .iter()
-                    .map(|k| format!("• {}", self.tr.text(&k.message_key()))),
+                    .map(|t| format!("• {}", self.tr.text(&t.kind.message_key_for(t.own)))),
             );
             lines
         } else {
             self.message
                 .kinds
                 .iter()
-                .map(|k| self.tr.text(&format!("mail-body-{}", key(*k))))
+                .map(|t| {
+                    let staff = !t.own && t.kind == EventKind::MeasurementReviewed;
+                    let suffix = if staff { "-staff" } else { "" };
+                    self.tr.text(&format!("mail-body-{}{suffix}", key(t.kind)))
+                })
                 .collect()
         }
     }
@@ -393,13 +406,40 @@ mod tests {
     }
 
     #[test]
+    fn a_review_is_told_in_the_patients_words_or_the_care_teams() {
+        let reader = reader("Jan");
+        let told = |own| Message {
+            event_id: Id::generate(),
+            kinds: vec![Told {
+                kind: EventKind::MeasurementReviewed,
+                own,
+            }],
+            link: "https://tacho.test/portal/".into(),
+            settings_link: "https://tacho.test/portal/settings".into(),
+            attachment: None,
+        };
+        let lines = |own| {
+            let message = told(own);
+            Text::new(Translator::new(Language::En), &reader, &message).lines()
+        };
+        assert!(lines(true)[0].starts_with("Your physician has reviewed"));
+        assert!(lines(false)[0].starts_with("A colleague has reviewed"));
+    }
+
+    #[test]
     fn html_escapes_what_a_name_could_smuggle_in() {
         let reader = reader(HOSTILE);
         let message = Message {
             event_id: Id::generate(),
             kinds: vec![
-                EventKind::MeasurementAnalysed,
-                EventKind::MeasurementReviewed,
+                Told {
+                    kind: EventKind::MeasurementAnalysed,
+                    own: true,
+                },
+                Told {
+                    kind: EventKind::MeasurementReviewed,
+                    own: true,
+                },
             ],
             link: format!("https://tacho.test/portal/?a=1&b={HOSTILE}"),
             settings_link: format!("https://tacho.test/portal/settings?{HOSTILE}"),

@@ -352,7 +352,10 @@ impl Notifier {
         };
         let message = mail::Message {
             event_id: event.id,
-            kinds: vec![event.kind],
+            kinds: vec![mail::Told {
+                kind: event.kind,
+                own: event.patient_id == user.id,
+            }],
             link: self.link(&event),
             settings_link: format!("{}/portal/notifications/settings", self.base_url),
             attachment,
@@ -375,7 +378,13 @@ impl Notifier {
         };
         let message = mail::Message {
             event_id: last.event_id,
-            kinds: entries.iter().map(|e| e.kind).collect(),
+            kinds: entries
+                .iter()
+                .map(|e| mail::Told {
+                    kind: e.kind,
+                    own: e.patient_id == user.id,
+                })
+                .collect(),
             link: format!("{}/portal/notifications", self.base_url),
             settings_link: format!("{}/portal/notifications/settings", self.base_url),
             attachment: None,

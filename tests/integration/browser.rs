@@ -748,6 +748,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
             "admin@tacho.test",
             owned(&[
                 "/portal/admin/users",
+                &format!("/portal/admin/users/{}", anna.id),
                 "/portal/admin/groups",
                 "/portal/admin/jobs",
                 "/portal/admin/audit",
