@@ -1930,7 +1930,21 @@ async fn periodic_reports_are_made_on_request_listed_and_opened() {
         )
         .await;
     assert_eq!(long.status, StatusCode::BAD_REQUEST);
+    // The patient's page again: the days as typed, the reason beside them.
+    assert!(
+        long.body.contains(r#"id="report-days-error""#),
+        "{}",
+        long.body
+    );
     assert!(long.body.contains("at most a year"), "{}", long.body);
+    assert!(
+        long.body
+            .contains(r#"name="from" type="date" value="2020-01-01""#)
+    );
+    assert!(
+        long.body
+            .contains(r#"name="to" type="date" value="2021-06-30""#)
+    );
 }
 
 /// Logs in on one instance, reads a page on another, logs out there: the first instance no

@@ -209,6 +209,17 @@ struct PatientPage {
     groups: Vec<super::measurements::Choice>,
     /// The periods a report may cover besides a from–to of the reader's choosing.
     periods: Vec<super::measurements::Choice>,
+    /// The report form's days, as typed when it was refused, and why.
+    report: ReportDraft,
+}
+
+/// The report form of a patient's page as it was sent, when it was refused.
+#[derive(Debug, Clone, Default)]
+pub struct ReportDraft {
+    pub from: String,
+    pub to: String,
+    /// The message beside the days.
+    pub error: Option<String>,
 }
 
 #[derive(Template)]
@@ -225,20 +236,31 @@ pub async fn detail(
     filters: Query<Filters>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
+    patient_page(&member, &id, &filters, ReportDraft::default()).await
+}
+
+/// A patient's page, its report form as `report` holds it (400 when it was refused).
+pub async fn patient_page(
+    member: &Member,
+    id: &Id,
+    filters: &Filters,
+    report: ReportDraft,
+) -> Result<HttpResponse, WebError> {
+    let id = *id;
     let viewer = member.viewer();
     // Every view of the patient is recorded, the list fragments htmx asks for included.
     let patient = member.state.actions.view_user(&viewer, &id).await?;
     let list = measurement_list(
-        &member,
+        member,
         &viewer,
         &id,
-        &filters,
+        filters,
         format!("/portal/patients/{id}"),
         (id != *member.id()).then_some(patient.time_zone.as_str()),
     )
     .await?;
     let name = full_name(&patient.first_name, &patient.last_name);
-    let c = Chrome::new(&member, "patients", "patient-title").about(name.clone());
+    let c = Chrome::new(member, "patients", "patient-title").about(name.clone());
     if member.htmx {
         return html(&ListFragment { c, list });
     }
@@ -249,9 +271,11 @@ pub async fn detail(
         .await?
         .and_then(|p| p.data.as_object().cloned())
         .unwrap_or_default();
-    let (rows, _) = super::reports::report_list(&member, &viewer, &id, 0, "").await?;
-    let groups = super::reports::group_choices(&member, &viewer, &id, None).await?;
-    html(&PatientPage {
+    let (rows, _) = super::reports::report_list(member, &viewer, &id, 0, "").await?;
+    let groups = super::reports::group_choices(member, &viewer, &id, None).await?;
+    let refused = report.error.is_some();
+    let mut response = html(&PatientPage {
+        report,
         rows,
         groups,
         periods: crate::domain::periods::ChosenPeriod::ALL
@@ -263,11 +287,15 @@ pub async fn detail(
             })
             .collect(),
         can_make_report: viewer.may_report_on(&id).is_ok(),
-        profile: profile_summary(&member, &document),
+        profile: profile_summary(member, &document),
         c,
         name,
         email: patient.email,
         id,
         list,
-    })
+    })?;
+    if refused {
+        *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
+    }
+    Ok(response)
 }

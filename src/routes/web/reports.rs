@@ -215,7 +215,20 @@ pub async fn create(
             .bounds(now, prescription)
             .ok_or(WebError::BadRequest("error-period-invalid"))?
     } else {
-        days_between(&form.from, &form.to, member.zone, now)?
+        match days_between(&form.from, &form.to, member.zone, now) {
+            Ok(days) => days,
+            Err(WebError::BadRequest(key)) => {
+                // The patient's page again, the days as typed and the reason beside them.
+                let draft = super::patients::ReportDraft {
+                    from: form.from.clone(),
+                    to: form.to.clone(),
+                    error: Some(member.tr.text(key)),
+                };
+                let filters = super::measurements::Filters::default();
+                return super::patients::patient_page(&member, &id, &filters, draft).await;
+            }
+            Err(other) => return Err(other),
+        }
     };
     member
         .state
