@@ -159,6 +159,25 @@ pub fn labels(tr: &Translator, own: &[&'static str], as_of: DateTime<Utc>, zone:
     labels
 }
 
+/// The colour of a physician's conclusion: its rhythm label's indicator colour, grey for free
+/// text, whose words carry it.
+pub fn conclusion_colour(label: &str) -> crate::analysis::Colour {
+    crate::analysis::Label::from_wire(label)
+        .map_or(crate::analysis::Colour::Grey, |l| l.indicator().colour())
+}
+
+/// "Reviewed by `name` on `date`", or "Reviewed on `date`" when the reviewer's name is not
+/// known: the words beside a conclusion in the portal and in the PDF.
+pub fn reviewed_by(tr: &Translator, name: Option<&str>, date: String) -> String {
+    match name {
+        Some(name) => tr.text_with(
+            "reviewed-by-on",
+            &[("name", name.to_owned()), ("date", date)],
+        ),
+        None => tr.text_with("reviewed-on", &[("date", date)]),
+    }
+}
+
 /// The translation of `prefix-value`, or the value itself when there is none (a value a
 /// newer app sent that this release does not know).
 pub fn translated_or_raw(tr: &Translator, prefix: &str, value: &str) -> String {

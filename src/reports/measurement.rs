@@ -8,12 +8,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::common::{
-    Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, labels, patient_block,
-    risk_block, translated_or_raw,
+    Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, conclusion_colour, labels,
+    patient_block, reviewed_by, risk_block, translated_or_raw,
 };
 use super::findings::{Findings, hex};
 use super::format;
-use crate::analysis::{Colour, Label};
 use crate::domain::account::Language;
 use crate::domain::json::string_list;
 use crate::domain::time::local_time;
@@ -180,7 +179,6 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
             .map(str::to_owned)
     };
     let conclusion = review_text("label").map(|label| {
-        let known = Label::from_wire(&label);
         let date = review
             .get("review_timestamp")
             .and_then(Value::as_i64)
@@ -188,15 +186,10 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
             .map(|at| format::long_date(input.language, at));
         ConclusionView {
             label: translated_or_raw(&tr, "label", &label),
-            color: hex(known.map_or(Colour::Grey, |l| l.indicator().colour())),
-            by: match (date, input.reviewer) {
-                (Some(date), Some(name)) => tr.text_with(
-                    "reviewed-by-on",
-                    &[("name", name.to_owned()), ("date", date)],
-                ),
-                (Some(date), None) => tr.text_with("reviewed-on", &[("date", date)]),
-                (None, _) => String::new(),
-            },
+            color: hex(conclusion_colour(&label)),
+            by: date
+                .map(|date| reviewed_by(&tr, input.reviewer, date))
+                .unwrap_or_default(),
         }
     });
     let measurement = MeasurementDetails {

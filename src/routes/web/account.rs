@@ -78,10 +78,7 @@ struct AccountPage {
 impl AccountPage {
     /// The message about the field `id`, if the refusal is about it.
     fn error_for(&self, id: &str) -> Option<&str> {
-        self.errors
-            .iter()
-            .find(|(field, _)| *field == id)
-            .map(|(_, text)| text.as_str())
+        details::message_for(&self.errors, id)
     }
 }
 

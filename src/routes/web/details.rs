@@ -60,6 +60,15 @@ impl Details {
 /// A refused field: its form name and the message's key.
 pub type FieldRefusal = (&'static str, &'static str);
 
+/// The message beside `field` among a form's refused fields (name and message), if it was
+/// refused.
+pub fn message_for<'a>(errors: &'a [(&'static str, String)], field: &str) -> Option<&'a str> {
+    errors
+        .iter()
+        .find(|(name, _)| *name == field)
+        .map(|(_, message)| message.as_str())
+}
+
 /// The changes `form` asks for, or every field it refuses. An empty phone number clears it.
 pub fn parse(form: &DetailsForm) -> Result<AccountChanges, Vec<FieldRefusal>> {
     let mut refused = Vec::new();

@@ -15,6 +15,7 @@ use super::error::WebError;
 use super::measurements::{Choice, Filters, MeasurementList, measurement_list, result_choices};
 use super::view::{self, MeasurementRow, PAGE_SIZE, Pager};
 use crate::domain::id::Id;
+use crate::domain::periods::ChosenPeriod;
 use crate::domain::person_name::full_name;
 use crate::store::PatientListing;
 
@@ -278,14 +279,7 @@ pub async fn patient_page(
         report,
         rows,
         groups,
-        periods: crate::domain::periods::ChosenPeriod::ALL
-            .into_iter()
-            .map(|p| super::measurements::Choice {
-                value: p.as_str().to_owned(),
-                label: member.tr.text(&format!("period-{}", p.as_str())),
-                selected: p == crate::domain::periods::ChosenPeriod::Week,
-            })
-            .collect(),
+        periods: super::trends::period_choices(&member.tr, &ChosenPeriod::ALL, ChosenPeriod::Week),
         can_make_report: viewer.may_report_on(&id).is_ok(),
         profile: profile_summary(member, &document),
         c,

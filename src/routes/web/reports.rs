@@ -135,23 +135,24 @@ pub struct ReportForm {
 }
 
 /// `[start, end)` from the first to the last day, `from` and `to`, in `zone`: at most a year
-/// ([`crate::domain::periods::MAX_MANUAL_DAYS`]), and not past `now` (a report covers what was measured).
+/// ([`crate::domain::periods::MAX_MANUAL_DAYS`]), and not past `now` (a report covers what was
+/// measured); refused, the key of the message saying why.
 fn days_between(
     from: &str,
     to: &str,
     zone: chrono_tz::Tz,
     now: i64,
-) -> Result<(i64, i64), WebError> {
+) -> Result<(i64, i64), &'static str> {
     let start = parse_day(from).and_then(|day| start_of_day(day, zone));
     let end = parse_day(to).and_then(|day| end_of_day(day, zone));
     let (Some(start), Some(end)) = (start, end) else {
-        return Err(WebError::BadRequest("error-period-days"));
+        return Err("error-period-days");
     };
     let end = end.min(now);
     if end <= start {
-        return Err(WebError::BadRequest("error-period-days"));
+        return Err("error-period-days");
     }
-    check_manual_period(start, end).map_err(|_| WebError::BadRequest("error-period-too-long"))?;
+    check_manual_period(start, end).map_err(|_| "error-period-too-long")?;
     Ok((start, end))
 }
 
@@ -217,7 +218,7 @@ pub async fn create(
     } else {
         match days_between(&form.from, &form.to, member.zone, now) {
             Ok(days) => days,
-            Err(WebError::BadRequest(key)) => {
+            Err(key) => {
                 // The patient's page again, the days as typed and the reason beside them.
                 let draft = super::patients::ReportDraft {
                     from: form.from.clone(),
@@ -227,7 +228,6 @@ pub async fn create(
                 let filters = super::measurements::Filters::default();
                 return super::patients::patient_page(&member, &id, &filters, draft).await;
             }
-            Err(other) => return Err(other),
         }
     };
     member

@@ -148,14 +148,7 @@ async fn page(member: &Member, id: &Id, query: &TrendQuery) -> Result<HttpRespon
         } else {
             format!("/portal/patients/{id}/trends")
         },
-        periods: offered
-            .iter()
-            .map(|p| Choice {
-                value: p.as_str().to_owned(),
-                label: member.tr.text(&format!("period-{}", p.as_str())),
-                selected: *p == chosen,
-            })
-            .collect(),
+        periods: period_choices(&member.tr, &offered, chosen),
         period: chosen.as_str(),
         range: built.period.range,
         summary: built.summary,
@@ -293,4 +286,21 @@ fn when(zone: Tz, language: crate::domain::account::Language, millis: i64) -> St
             )
         })
         .unwrap_or_default()
+}
+
+/// The periods `offered`, named in the reader's language, with `chosen` selected: the trends'
+/// choice and the report form's.
+pub fn period_choices(
+    tr: &crate::i18n::Translator,
+    offered: &[ChosenPeriod],
+    chosen: ChosenPeriod,
+) -> Vec<Choice> {
+    offered
+        .iter()
+        .map(|p| Choice {
+            value: p.as_str().to_owned(),
+            label: tr.text(&format!("period-{}", p.as_str())),
+            selected: *p == chosen,
+        })
+        .collect()
 }

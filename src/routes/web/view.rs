@@ -4,12 +4,12 @@
 
 use super::context::Visitor;
 use super::error::WebError;
-use crate::analysis::{Colour, Indicator, Label, ResultKey, rate_label};
+use crate::analysis::{Indicator, Label, ResultKey, rate_label};
 use crate::domain::id::Id;
 use crate::domain::rql::Query;
 use crate::i18n::Translator;
 use crate::reports::chart::{IntervalWindow, Strip, Tachogram};
-use crate::reports::common::translated_or_raw;
+use crate::reports::common::{conclusion_colour, reviewed_by, translated_or_raw};
 use crate::reports::findings::{Findings, Headline, RESULT_KEYS, result_key};
 use crate::store::entities::measurement;
 use crate::store::query::ListSpec;
@@ -147,9 +147,7 @@ pub fn conclusion_tag(
     Some(ConclusionTag {
         key: known.map_or("other", Label::as_str).to_owned(),
         label: translated_or_raw(&visitor.tr, "label", label),
-        colour: known
-            .map_or(Colour::Grey, |l| l.indicator().colour())
-            .as_str(),
+        colour: conclusion_colour(label).as_str(),
         reviewer,
         at,
         by: String::new(),
@@ -170,12 +168,8 @@ pub async fn name_reviewers<'a>(
     let names = visitor.state.store.user_names(viewer, &reviewers).await?;
     for tag in &mut tags {
         let date = tag.at.map(|at| visitor.date(at)).unwrap_or_default();
-        tag.by = match tag.reviewer.and_then(|id| names.get(&id)) {
-            Some(name) => visitor
-                .tr
-                .text_with("reviewed-by-on", &[("name", name.clone()), ("date", date)]),
-            None => visitor.tr.text_with("reviewed-on", &[("date", date)]),
-        };
+        let name = tag.reviewer.and_then(|id| names.get(&id));
+        tag.by = reviewed_by(&visitor.tr, name.map(String::as_str), date);
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ use crate::routes::web::details::{self, Details, DetailsForm, FieldRefusal};
 use crate::routes::web::error::WebError;
 use crate::routes::web::zones::{ZoneGroup, zone_groups};
 use crate::store::AdminTask;
+use crate::store::entities::user;
 
 #[derive(Template)]
 #[template(path = "web/admin_user_edit.html")]
@@ -32,25 +33,26 @@ struct EditPage {
 impl EditPage {
     /// The message beside field `id`, if it was refused.
     fn error_for(&self, id: &str) -> Option<&str> {
-        self.errors
-            .iter()
-            .find(|(field, _)| *field == id)
-            .map(|(_, text)| text.as_str())
+        details::message_for(&self.errors, id)
     }
+}
+
+/// User `id` for its edit page: administrators only, and only an account they see.
+async fn user_to_edit(member: &Member, id: &Id) -> Result<user::Model, WebError> {
+    Ok(member
+        .state
+        .store
+        .user_to_administer(&member.viewer(), id, AdminTask::Administer)
+        .await?)
 }
 
 async fn page(
     member: &Member,
-    id: &Id,
+    user: &user::Model,
     draft: Option<(Details, Vec<FieldRefusal>)>,
     notice: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
-    let user = member
-        .state
-        .store
-        .user_to_administer(&member.viewer(), id, AdminTask::Administer)
-        .await?;
-    let (details, errors) = draft.unwrap_or_else(|| (Details::of(&user), Vec::new()));
+    let (details, errors) = draft.unwrap_or_else(|| (Details::of(user), Vec::new()));
     let refused = !errors.is_empty();
     let mut response = html(&EditPage {
         c: Chrome::new(member, "admin", "admin-user-edit").about(user.full_name()),
@@ -84,7 +86,8 @@ pub async fn edit_user_form(
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
     let saved = req.query_string().split('&').any(|p| p == "saved=1");
-    page(&member, &id, None, saved.then_some("account-saved")).await
+    let user = user_to_edit(&member, &id).await?;
+    page(&member, &user, None, saved.then_some("account-saved")).await
 }
 
 /// Saves user `id`'s details; a refusal shows the form as typed, each refused field saying why.
@@ -94,23 +97,14 @@ pub async fn edit_user(
     CsrfForm(form): CsrfForm<DetailsForm>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
+    let user = user_to_edit(&member, &id).await?;
     let changes = match details::parse(&form) {
         Ok(changes) => changes,
         Err(refused) => {
-            let user = member
-                .state
-                .store
-                .user_to_administer(&member.viewer(), &id, AdminTask::Administer)
-                .await?;
             let typed = Details::typed(&form, &user);
-            return page(&member, &id, Some((typed, refused)), None).await;
+            return page(&member, &user, Some((typed, refused)), None).await;
         }
     };
-    member
-        .state
-        .store
-        .user_to_administer(&member.viewer(), &id, AdminTask::Administer)
-        .await?;
     member
         .state
         .actions

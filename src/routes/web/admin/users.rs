@@ -205,10 +205,7 @@ impl NewUserDraft {
 
     /// The message beside `field`, if it was refused.
     pub fn error(&self, field: &str) -> Option<&str> {
-        self.errors
-            .iter()
-            .find(|(name, _)| *name == field)
-            .map(|(_, message)| message.as_str())
+        crate::routes::web::details::message_for(&self.errors, field)
     }
 }
 
