@@ -50,7 +50,10 @@ pub struct CreateGroupBody {
 
 /// Creates a group (administrators).
 #[utoipa::path(tag = "groups", security(("bearer" = [])), request_body = CreateGroupBody,
-    responses((status = 200, body = GroupBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = GroupBody),
+        (status = 400, body = ErrorBody,
+            description = "code 15: a name that is not valid, or another group's name (in any case)"),
+        (status = 403, body = ErrorBody)))]
 #[post("/groups/v1")]
 pub async fn create_group(
     state: Data<AppState>,
