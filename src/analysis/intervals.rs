@@ -2,6 +2,7 @@
 //! premature (ectopic) beats set aside.
 
 use super::beats::Beat;
+use super::rhythm;
 use super::signal::median;
 
 /// Physiological interval bounds, ms: 25 to 240 bpm.
@@ -15,6 +16,20 @@ const SPURIOUS_RATIO: f64 = 0.5;
 const ARTEFACT_RATIO: (f64, f64) = (0.5, 1.8);
 /// Neighbours either side that make the local reference.
 const NEIGHBOURS: usize = 5;
+
+/// Where the beats come from, which decides what a long interval is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gaps {
+    /// A pulse wave: a weak pulse can go undetected (pulse deficit), so an interval longer
+    /// than [`ARTEFACT_RATIO`] allows is a missed beat and is set aside.
+    MissedBeats,
+    /// A device's beat list (an ECG or a chest strap), whose detector rarely misses a beat.
+    /// A long interval among regular neighbours is still a dropped beat; among neighbours
+    /// that are already as variable as atrial fibrillation (normalised RMSSD ≥
+    /// [`rhythm::NRMSSD_MIN`], Dash et al. 2009) it is a pause of that rhythm, which reaches
+    /// twice the median in a slow ventricular response, and is kept.
+    Listed,
+}
 /// A premature beat: an interval more than 20 % shorter than the local reference (Malik et
 /// al.'s 20 % criterion, Eur Heart J 10:1060–1074, 1989), followed by a pause longer than
 /// the reference (the compensatory pause; 5 % margin chosen here).
@@ -68,8 +83,8 @@ fn accepted_pairs(beats: &[Beat]) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 /// The interval before each beat after the first (ms), `None` where either beat was rejected
-/// or the interval is implausible for its neighbours.
-pub fn series(beats: &[Beat], ms_per_sample: f64) -> Vec<Option<f64>> {
+/// or the interval is implausible for its neighbours (long ones as `gaps` says).
+pub fn series(beats: &[Beat], ms_per_sample: f64, gaps: Gaps) -> Vec<Option<f64>> {
     let raw: Vec<Option<f64>> = (1..beats.len())
         .map(|i| {
             let ms = (beats[i].at - beats[i - 1].at) * ms_per_sample;
@@ -81,9 +96,37 @@ pub fn series(beats: &[Beat], ms_per_sample: f64) -> Vec<Option<f64>> {
             let ms = raw[i]?;
             let reference = local_reference(&raw, i, &[i])?;
             let ratio = ms / reference;
-            (ratio >= ARTEFACT_RATIO.0 && ratio <= ARTEFACT_RATIO.1).then_some(ms)
+            let pause =
+                ratio > ARTEFACT_RATIO.1 && gaps == Gaps::Listed && irregular_around(&raw, i);
+            (ratio >= ARTEFACT_RATIO.0 && (ratio <= ARTEFACT_RATIO.1 || pause)).then_some(ms)
         })
         .collect()
+}
+
+/// Whether the intervals around `i` (leaving it out) already vary as much as atrial
+/// fibrillation: their normalised RMSSD, over the pairs of adjacent intervals on either side,
+/// reaches [`rhythm::NRMSSD_MIN`].
+fn irregular_around(rr: &[Option<f64>], i: usize) -> bool {
+    let lo = i.saturating_sub(NEIGHBOURS);
+    let hi = (i + NEIGHBOURS + 1).min(rr.len());
+    let (mut squares, mut pairs, mut sum, mut count) = (0.0, 0usize, 0.0, 0usize);
+    for j in lo..hi {
+        if j == i {
+            continue;
+        }
+        let Some(ms) = rr[j] else { continue };
+        sum += ms;
+        count += 1;
+        if j + 1 < hi
+            && j + 1 != i
+            && let Some(next) = rr[j + 1]
+        {
+            squares += (next - ms).powi(2);
+            pairs += 1;
+        }
+    }
+    // Fewer than three differences say nothing about a rhythm.
+    pairs >= 3 && (squares / pairs as f64).sqrt() / (sum / count as f64) >= rhythm::NRMSSD_MIN
 }
 
 /// The median of the accepted intervals around `i`, leaving out `skip`.
@@ -195,9 +238,12 @@ mod tests {
             let at = beats.last().unwrap().at + ms;
             beats.push(beat(at, 1.0));
         }
-        let series = series(&beats, 1.0);
-        assert_eq!(series[5], None);
-        assert_eq!(series.iter().flatten().count(), 19);
+        let series_of = |gaps| series(&beats, 1.0, gaps);
+        for gaps in [Gaps::MissedBeats, Gaps::Listed] {
+            let series = series_of(gaps);
+            assert_eq!(series[5], None, "{gaps:?}");
+            assert_eq!(series.iter().flatten().count(), 19);
+        }
 
         let mut with_premature = vec![Some(800.0); 20];
         with_premature[8] = Some(560.0);
@@ -206,5 +252,21 @@ mod tests {
         assert_eq!(premature, vec![8]);
         let clean = for_rhythm(&with_premature, &premature);
         assert_eq!(clean.iter().flatten().count(), 18);
+    }
+
+    #[test]
+    fn a_long_pause_among_irregular_listed_beats_is_rhythm_but_a_pulse_gap_is_not() {
+        // Intervals varying like atrial fibrillation, then a pause twice their median.
+        let irregular = [
+            700.0, 1000.0, 760.0, 1150.0, 820.0, 950.0, 690.0, 1900.0, 880.0, 720.0, 1080.0, 800.0,
+            990.0, 740.0,
+        ];
+        let mut beats = vec![beat(0.0, 1.0)];
+        for ms in irregular {
+            let at = beats.last().unwrap().at + ms;
+            beats.push(beat(at, 1.0));
+        }
+        assert_eq!(series(&beats, 1.0, Gaps::Listed)[7], Some(1900.0));
+        assert_eq!(series(&beats, 1.0, Gaps::MissedBeats)[7], None);
     }
 }

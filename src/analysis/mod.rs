@@ -40,4 +40,4 @@ pub use rhythm::{features, features_with_gaps, rate_label};
 
 /// The algorithm's version, stamped on every result; a change of any threshold or step bumps
 /// it, so stored results can be told apart and re-analysed.
-pub const VERSION: &str = "1.2.0";
+pub const VERSION: &str = "1.3.0";

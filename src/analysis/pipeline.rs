@@ -250,7 +250,7 @@ fn from_signal(p: &Prepared) -> Result<Found, Abnormality> {
     }
     intervals::merge_spurious(&mut judged, p.step_ms);
     beats::recover_weak(&band, &mut judged, p.rate, &lost_ranges);
-    let rr = intervals::series(&judged, p.step_ms);
+    let rr = intervals::series(&judged, p.step_ms, intervals::Gaps::MissedBeats);
     let accepted: Vec<&Beat> = judged.iter().filter(|b| b.accepted).collect();
     let correlation = if accepted.is_empty() {
         0.0
@@ -319,7 +319,7 @@ fn from_intervals(rr: &[f64]) -> Result<Found, Abnormality> {
                 unsure: false,
             })
             .collect(),
-        rr: intervals::series(&beats, 1.0),
+        rr: intervals::series(&beats, 1.0, intervals::Gaps::Listed),
         lost: 0,
         correlation: 1.0,
         duration_ms: total,

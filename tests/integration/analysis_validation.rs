@@ -714,11 +714,11 @@ fn cpsc_reference() -> Value {
 
 /// Real ECGs of the China Physiological Signal Challenge 2018, each with its experts'
 /// diagnosis, as beat-to-beat intervals (found in the ECG by `tests/validation/
-/// cpsc_reference.py`, in place of the phone). A record diagnosed AF is flagged as possible
-/// AF or comes back unreadable, never as a regular rhythm; no other record is called AF; a
-/// record under 10 s of intervals gives no verdict.
+/// cpsc_reference.py`, in place of the phone). A record diagnosed AF and at least 10 s long
+/// is flagged as possible AF; no other record is called AF; a record under 10 s of intervals
+/// gives no verdict.
 #[test]
-fn real_ecgs_diagnosed_af_are_flagged_or_unreadable_and_the_others_are_not_af() {
+fn real_ecgs_diagnosed_af_are_flagged_and_the_others_are_not_af() {
     let reference = cpsc_reference();
     let records = reference["records"].as_array().expect("records");
     assert_eq!(records.len(), 10, "the ten records of the package");
@@ -744,7 +744,7 @@ fn real_ecgs_diagnosed_af_are_flagged_or_unreadable_and_the_others_are_not_af() 
         .unwrap();
         if span_s < 10.0 && !a.failed() {
             wrong.push(format!("{name}: {span_s:.1} s judged"));
-        } else if af && !verdict.af && !unreadable {
+        } else if af && span_s >= 10.0 && !verdict.af {
             wrong.push(format!("{name}: AF called {}", verdict_text(&a)));
         } else if !af && verdict.af {
             wrong.push(format!("{name}: {} called AF", record["diagnoses"]));
@@ -754,7 +754,7 @@ fn real_ecgs_diagnosed_af_are_flagged_or_unreadable_and_the_others_are_not_af() 
     }
     println!("{table}");
     assert!(wrong.is_empty(), "{wrong:?}\n{table}");
-    assert!(af_flagged >= 1 && others_judged >= 3, "{table}");
+    assert!(af_flagged >= 2 && others_judged >= 3, "{table}");
 }
 
 const FRAME_MS: f64 = 1000.0 / 30.0;
