@@ -21,7 +21,8 @@ use crate::notify::Notifier;
 use crate::store::entities::job::{self, JobKind};
 use crate::store::entities::report;
 use crate::store::{
-    NewJob, NewReport, Prescription, Service, Store, StoreError, Unaudited, Viewer,
+    NewJob, NewReport, OpenPrescription, Prescription, Service, Store, StoreError, Tx, Unaudited,
+    Viewer,
 };
 use crate::telemetry::metrics;
 
@@ -142,6 +143,64 @@ pub fn dedupe_key(user_id: &Id, group_id: &Id, prescription_start: i64, period: 
     )
 }
 
+/// The report jobs of every period that has ended and is not yet enqueued, and how far each
+/// prescription is then scheduled: what a tick enqueues, and what an administrator's "make
+/// the due reports now" does at once.
+#[derive(Debug, Default)]
+pub struct DueReports {
+    pub jobs: Vec<NewJob>,
+    /// Each prescription's id and the end of its latest period now enqueued.
+    pub marks: Vec<(Id, i64)>,
+}
+
+impl DueReports {
+    /// The due reports of `open` (the store's open prescriptions) at `now`.
+    pub fn of(open: &[OpenPrescription], now: i64) -> Self {
+        let mut due = DueReports::default();
+        for open in open {
+            let e = &open.enlistment;
+            let zone: Tz = TimeZone::parse(&open.time_zone)
+                .map(|z| z.0)
+                .unwrap_or(Tz::UTC);
+            let after = e.scheduled_until.unwrap_or(i64::MIN);
+            let fresh: Vec<_> = due_periods(e.creation_timestamp, e.expiry_timestamp, now, zone)
+                .into_iter()
+                .filter(|p| p.end > after)
+                .collect();
+            let Some(until) = fresh.iter().map(|p| p.end).max() else {
+                continue;
+            };
+            for period in &fresh {
+                let payload = ReportJob {
+                    user_id: e.user_id,
+                    group_id: Some(e.group_id),
+                    trigger: period.trigger,
+                    start: period.start,
+                    end: period.end,
+                };
+                due.jobs.push(NewJob {
+                    kind: JobKind::PeriodicReport,
+                    dedupe_key: dedupe_key(&e.user_id, &e.group_id, e.creation_timestamp, period),
+                    payload: serde_json::to_string(&payload).unwrap_or_default(),
+                    run_after: now,
+                    max_attempts: MAX_ATTEMPTS,
+                });
+            }
+            due.marks.push((e.id, until));
+        }
+        due
+    }
+
+    /// Enqueues the jobs and marks the prescriptions in `tx`.
+    pub async fn enqueue(self, tx: &Tx) -> Result<(), StoreError> {
+        tx.enqueue_jobs(self.jobs).await?;
+        for (id, until) in self.marks {
+            tx.mark_scheduled(&id, until).await?;
+        }
+        Ok(())
+    }
+}
+
 /// The prescription start in a key of [`dedupe_key`]'s earlier form,
 /// `report:<user>:<prescription start>:<trigger>:<period>`.
 fn legacy_prescription_start(key: &str) -> Option<i64> {
@@ -180,51 +239,13 @@ impl Scheduler {
     /// all caught up, each once.
     pub async fn enqueue_due(&self) -> Result<usize, StoreError> {
         let now = self.store.clock().now_millis();
-        let mut enqueued = 0;
-        let mut jobs = Vec::new();
-        let mut marks = Vec::new();
-        for open in self.store.open_prescriptions(&Service::Scheduler).await? {
-            let e = &open.enlistment;
-            let zone: Tz = TimeZone::parse(&open.time_zone)
-                .map(|z| z.0)
-                .unwrap_or(Tz::UTC);
-            let after = e.scheduled_until.unwrap_or(i64::MIN);
-            let fresh: Vec<_> = due_periods(e.creation_timestamp, e.expiry_timestamp, now, zone)
-                .into_iter()
-                .filter(|p| p.end > after)
-                .collect();
-            let Some(until) = fresh.iter().map(|p| p.end).max() else {
-                continue;
-            };
-            for period in &fresh {
-                let payload = ReportJob {
-                    user_id: e.user_id,
-                    group_id: Some(e.group_id),
-                    trigger: period.trigger,
-                    start: period.start,
-                    end: period.end,
-                };
-                jobs.push(NewJob {
-                    kind: JobKind::PeriodicReport,
-                    dedupe_key: dedupe_key(&e.user_id, &e.group_id, e.creation_timestamp, period),
-                    payload: serde_json::to_string(&payload).unwrap_or_default(),
-                    run_after: now,
-                    max_attempts: MAX_ATTEMPTS,
-                });
-            }
-            enqueued += fresh.len();
-            marks.push((e.id, until));
-        }
+        let open = self.store.open_prescriptions(&Service::Scheduler).await?;
+        let due = DueReports::of(&open, now);
+        let enqueued = due.jobs.len();
         // The jobs and how far each prescription got, together (the unique keys would absorb
         // a second enqueue anyway).
         self.store
-            .write(Unaudited::Workers, async |tx| {
-                tx.enqueue_jobs(jobs).await?;
-                for (id, until) in marks {
-                    tx.mark_scheduled(&id, until).await?;
-                }
-                Ok(())
-            })
+            .write(Unaudited::Workers, async |tx| due.enqueue(tx).await)
             .await?;
         Ok(enqueued)
     }

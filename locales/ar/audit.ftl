@@ -33,6 +33,7 @@ audit-patient-list = اطّلع على قائمة المرضى
 audit-worklist-view = فتح قائمة العمل
 audit-report-create = أنشأ تقريرًا
 audit-report-download = نزّل تقريرًا
+audit-report-enqueue-due = طلب إنشاء التقارير الدورية المستحقة الآن
 audit-periodic-report-view = اطّلع على تقرير دوري
 audit-periodic-report-list = اطّلع على قائمة تقارير دورية
 audit-measurement-report-view = اطّلع على تقرير قياس

@@ -185,6 +185,22 @@ admin-job-kind = النوع
 admin-job-attempts = المحاولات
 admin-job-due = الموعد
 admin-job-error = آخر خطأ
+admin-upcoming-title = التقارير القادمة
+admin-upcoming-none = لا توجد تقارير قادمة: لا يوجد مريض نشط لديه وصفة متبقية الفترات.
+admin-upcoming-all = كل الوصفات ذات التقارير القادمة ({ $count })
+admin-upcoming-patient = المريض
+admin-upcoming-prescription = الوصفة
+admin-upcoming-report = التقرير التالي
+admin-upcoming-due = يُنشأ في
+admin-upcoming-due-now = مستحق الآن
+admin-jobs-queue = قائمة المهام
+admin-due-make = أنشئ التقارير المستحقة الآن
+admin-due-hint = يُنشأ التقرير عند انتهاء فترته، في الدورة التالية للمجدول. هذا يضع كل التقارير المستحقة في القائمة فورًا.
+admin-due-none = لم تكن هناك تقارير مستحقة.
+admin-due-queued = { $count ->
+    [one] وُضع تقرير واحد في القائمة؛ يجري إنشاؤه.
+   *[other] وُضعت { $count } تقارير في القائمة؛ يجري إنشاؤها.
+}
 admin-audit-actor = من
 admin-audit-action = ماذا
 admin-audit-object = العنصر

@@ -33,6 +33,7 @@ audit-patient-list = hat die Patientenliste angesehen
 audit-worklist-view = hat die Arbeitsliste geöffnet
 audit-report-create = hat einen Bericht erstellt
 audit-report-download = hat einen Bericht heruntergeladen
+audit-report-enqueue-due = ließ die fälligen periodischen Berichte jetzt erstellen
 audit-periodic-report-view = hat einen periodischen Bericht angesehen
 audit-periodic-report-list = hat eine Liste periodischer Berichte angesehen
 audit-measurement-report-view = hat einen Messbericht angesehen

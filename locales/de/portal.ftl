@@ -185,6 +185,22 @@ admin-job-kind = Art
 admin-job-attempts = Versuche
 admin-job-due = Fällig
 admin-job-error = Letzter Fehler
+admin-upcoming-title = Kommende Berichte
+admin-upcoming-none = Keine kommenden Berichte: Kein aktiver Patient hat eine Verordnung mit verbleibenden Zeiträumen.
+admin-upcoming-all = Alle Verordnungen mit kommenden Berichten ({ $count })
+admin-upcoming-patient = Patient
+admin-upcoming-prescription = Verordnung
+admin-upcoming-report = Nächster Bericht
+admin-upcoming-due = Erstellt am
+admin-upcoming-due-now = jetzt fällig
+admin-jobs-queue = Auftragswarteschlange
+admin-due-make = Fällige Berichte jetzt erstellen
+admin-due-hint = Ein Bericht wird erstellt, wenn sein Zeitraum endet, beim nächsten Lauf des Planers. Dies stellt alle bereits fälligen Berichte sofort in die Warteschlange.
+admin-due-none = Es waren keine Berichte fällig.
+admin-due-queued = { $count ->
+    [one] Ein Bericht wurde eingereiht; er wird erstellt.
+   *[other] { $count } Berichte wurden eingereiht; sie werden erstellt.
+}
 admin-audit-actor = Wer
 admin-audit-action = Was
 admin-audit-object = Objekt

@@ -33,6 +33,7 @@ audit-patient-list = listed patients
 audit-worklist-view = opened the work list
 audit-report-create = made a report
 audit-report-download = downloaded a report
+audit-report-enqueue-due = had the due periodic reports made now
 audit-periodic-report-view = viewed a periodic report
 audit-periodic-report-list = listed periodic reports
 audit-measurement-report-view = viewed a measurement report

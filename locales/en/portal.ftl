@@ -185,6 +185,22 @@ admin-job-kind = Kind
 admin-job-attempts = Attempts
 admin-job-due = Due
 admin-job-error = Last error
+admin-upcoming-title = Reports to come
+admin-upcoming-none = No reports to come: no active patient has a prescription with periods left.
+admin-upcoming-all = All prescriptions with reports to come ({ $count })
+admin-upcoming-patient = Patient
+admin-upcoming-prescription = Prescription
+admin-upcoming-report = Next report
+admin-upcoming-due = Made on
+admin-upcoming-due-now = due now
+admin-jobs-queue = Job queue
+admin-due-make = Make the due reports now
+admin-due-hint = A report is made when its period ends, at the scheduler’s next tick. This queues every report already due at once.
+admin-due-none = No reports were due.
+admin-due-queued = { $count ->
+    [one] One report was queued; it is being made.
+   *[other] { $count } reports were queued; they are being made.
+}
 admin-audit-actor = Who
 admin-audit-action = What
 admin-audit-object = Object

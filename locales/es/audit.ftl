@@ -33,6 +33,7 @@ audit-patient-list = consultó la lista de pacientes
 audit-worklist-view = abrió la lista de trabajo
 audit-report-create = hizo un informe
 audit-report-download = descargó un informe
+audit-report-enqueue-due = hizo generar ahora los informes periódicos pendientes
 audit-periodic-report-view = consultó un informe periódico
 audit-periodic-report-list = consultó una lista de informes periódicos
 audit-measurement-report-view = consultó un informe de medición

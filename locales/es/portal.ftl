@@ -185,6 +185,22 @@ admin-job-kind = Tipo
 admin-job-attempts = Intentos
 admin-job-due = Prevista
 admin-job-error = Último error
+admin-upcoming-title = Informes próximos
+admin-upcoming-none = No hay informes próximos: ningún paciente activo tiene una prescripción con periodos pendientes.
+admin-upcoming-all = Todas las prescripciones con informes próximos ({ $count })
+admin-upcoming-patient = Paciente
+admin-upcoming-prescription = Prescripción
+admin-upcoming-report = Próximo informe
+admin-upcoming-due = Se genera el
+admin-upcoming-due-now = pendiente ahora
+admin-jobs-queue = Cola de tareas
+admin-due-make = Generar ahora los informes pendientes
+admin-due-hint = Un informe se genera cuando termina su periodo, en la siguiente pasada del planificador. Esto pone en cola de inmediato todos los informes ya pendientes.
+admin-due-none = No había informes pendientes.
+admin-due-queued = { $count ->
+    [one] Se puso en cola un informe; se está generando.
+   *[other] Se pusieron en cola { $count } informes; se están generando.
+}
 admin-audit-actor = Quién
 admin-audit-action = Qué
 admin-audit-object = Objeto

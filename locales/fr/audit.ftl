@@ -33,6 +33,7 @@ audit-patient-list = a consulté la liste des patients
 audit-worklist-view = a ouvert la liste de travail
 audit-report-create = a fait un rapport
 audit-report-download = a téléchargé un rapport
+audit-report-enqueue-due = a fait établir maintenant les rapports périodiques dus
 audit-periodic-report-view = a consulté un rapport périodique
 audit-periodic-report-list = a consulté une liste de rapports périodiques
 audit-measurement-report-view = a consulté un rapport de mesure

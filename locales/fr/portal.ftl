@@ -185,6 +185,22 @@ admin-job-kind = Type
 admin-job-attempts = Tentatives
 admin-job-due = Échéance
 admin-job-error = Dernière erreur
+admin-upcoming-title = Rapports à venir
+admin-upcoming-none = Aucun rapport à venir : aucun patient actif n’a de prescription avec des périodes restantes.
+admin-upcoming-all = Toutes les prescriptions avec des rapports à venir ({ $count })
+admin-upcoming-patient = Patient
+admin-upcoming-prescription = Prescription
+admin-upcoming-report = Prochain rapport
+admin-upcoming-due = Établi le
+admin-upcoming-due-now = dû maintenant
+admin-jobs-queue = File des tâches
+admin-due-make = Établir maintenant les rapports dus
+admin-due-hint = Un rapport est établi à la fin de sa période, au prochain passage du planificateur. Ceci met aussitôt en file tous les rapports déjà dus.
+admin-due-none = Aucun rapport n’était dû.
+admin-due-queued = { $count ->
+    [one] Un rapport a été mis en file ; il est en cours.
+   *[other] { $count } rapports ont été mis en file ; ils sont en cours.
+}
 admin-audit-actor = Qui
 admin-audit-action = Quoi
 admin-audit-object = Objet

@@ -33,6 +33,7 @@ audit-patient-list = ha visto l’elenco dei pazienti
 audit-worklist-view = ha aperto l’elenco di lavoro
 audit-report-create = ha creato un referto
 audit-report-download = ha scaricato un referto
+audit-report-enqueue-due = ha fatto creare ora i referti periodici dovuti
 audit-periodic-report-view = ha visto un referto periodico
 audit-periodic-report-list = ha visto un elenco di referti periodici
 audit-measurement-report-view = ha visto un referto di misurazione

@@ -185,6 +185,22 @@ admin-job-kind = Tipo
 admin-job-attempts = Tentativi
 admin-job-due = Previsto
 admin-job-error = Ultimo errore
+admin-upcoming-title = Referti in arrivo
+admin-upcoming-none = Nessun referto in arrivo: nessun paziente attivo ha una prescrizione con periodi rimanenti.
+admin-upcoming-all = Tutte le prescrizioni con referti in arrivo ({ $count })
+admin-upcoming-patient = Paziente
+admin-upcoming-prescription = Prescrizione
+admin-upcoming-report = Prossimo referto
+admin-upcoming-due = Creato il
+admin-upcoming-due-now = dovuto ora
+admin-jobs-queue = Coda dei lavori
+admin-due-make = Crea ora i referti dovuti
+admin-due-hint = Un referto viene creato alla fine del suo periodo, al prossimo giro del pianificatore. Questo mette subito in coda tutti i referti già dovuti.
+admin-due-none = Nessun referto era dovuto.
+admin-due-queued = { $count ->
+    [one] Un referto è stato messo in coda; è in preparazione.
+   *[other] { $count } referti sono stati messi in coda; sono in preparazione.
+}
 admin-audit-actor = Chi
 admin-audit-action = Cosa
 admin-audit-object = Oggetto

@@ -33,6 +33,7 @@ audit-patient-list = bekeek de patiëntenlijst
 audit-worklist-view = opende de werklijst
 audit-report-create = maakte een rapport
 audit-report-download = downloadde een rapport
+audit-report-enqueue-due = liet de periodieke rapporten die aan de beurt zijn nu maken
 audit-periodic-report-view = bekeek een periodiek rapport
 audit-periodic-report-list = bekeek een lijst van periodieke rapporten
 audit-measurement-report-view = bekeek een meetrapport

@@ -185,6 +185,22 @@ admin-job-kind = Soort
 admin-job-attempts = Pogingen
 admin-job-due = Gepland
 admin-job-error = Laatste fout
+admin-upcoming-title = Komende rapporten
+admin-upcoming-none = Geen komende rapporten: geen actieve patiënt heeft een voorschrift met periodes over.
+admin-upcoming-all = Alle voorschriften met komende rapporten ({ $count })
+admin-upcoming-patient = Patiënt
+admin-upcoming-prescription = Voorschrift
+admin-upcoming-report = Volgend rapport
+admin-upcoming-due = Gemaakt op
+admin-upcoming-due-now = nu aan de beurt
+admin-jobs-queue = Takenwachtrij
+admin-due-make = Maak de rapporten die aan de beurt zijn nu
+admin-due-hint = Een rapport wordt gemaakt wanneer zijn periode eindigt, bij de volgende ronde van de planner. Dit zet alle rapporten die al aan de beurt zijn meteen in de wachtrij.
+admin-due-none = Er waren geen rapporten aan de beurt.
+admin-due-queued = { $count ->
+    [one] Eén rapport staat in de wachtrij; het wordt gemaakt.
+   *[other] { $count } rapporten staan in de wachtrij; ze worden gemaakt.
+}
 admin-audit-actor = Wie
 admin-audit-action = Wat
 admin-audit-object = Object

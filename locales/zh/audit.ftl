@@ -33,6 +33,7 @@ audit-patient-list = 查看了患者列表
 audit-worklist-view = 打开了工作列表
 audit-report-create = 生成了报告
 audit-report-download = 下载了报告
+audit-report-enqueue-due = 立即生成了到期的定期报告
 audit-periodic-report-view = 查看了定期报告
 audit-periodic-report-list = 查看了定期报告列表
 audit-measurement-report-view = 查看了测量报告

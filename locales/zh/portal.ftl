@@ -185,6 +185,21 @@ admin-job-kind = 类型
 admin-job-attempts = 尝试次数
 admin-job-due = 计划时间
 admin-job-error = 最近错误
+admin-upcoming-title = 即将生成的报告
+admin-upcoming-none = 没有即将生成的报告：没有活跃患者的处方还有剩余周期。
+admin-upcoming-all = 所有有即将生成报告的处方（{ $count }）
+admin-upcoming-patient = 患者
+admin-upcoming-prescription = 处方
+admin-upcoming-report = 下一份报告
+admin-upcoming-due = 生成时间
+admin-upcoming-due-now = 现已到期
+admin-jobs-queue = 任务队列
+admin-due-make = 立即生成到期的报告
+admin-due-hint = 报告在其周期结束时、于调度器下一次运行时生成。此操作会立即将所有已到期的报告加入队列。
+admin-due-none = 没有到期的报告。
+admin-due-queued = { $count ->
+   *[other] 已将 { $count } 份报告加入队列，正在生成。
+}
 admin-audit-actor = 操作者
 admin-audit-action = 操作
 admin-audit-object = 对象

@@ -7,10 +7,12 @@ use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
 use crate::domain::periods::{Trigger, manual_period};
 use crate::domain::time::rfc3339_millis;
+use crate::scheduler::DueReports;
 use crate::store::entities::{file, report};
 use crate::store::visibility::Scope;
 use crate::store::{
-    AuditAction, AuditEntry, Both, NewReport, Prescription, ReportRecord, Service, Tx, Viewer,
+    AdminTask, AuditAction, AuditEntry, Both, NewReport, Prescription, ReportRecord, Service,
+    StoreError, Tx, Viewer,
 };
 
 /// A measurement's PDF as handed out.
@@ -32,6 +34,30 @@ pub struct PeriodicPdf {
 }
 
 impl Actions {
+    /// Enqueues every periodic report that is due and not yet enqueued, as the scheduler's
+    /// next tick would (administrators); answers how many. A scheduler running in this
+    /// process is woken as the change commits; others take them at their next tick.
+    pub async fn make_due_reports(&self, viewer: &Viewer) -> ActionResult<usize> {
+        self.act(async |tx| {
+            viewer
+                .administer(AdminTask::MakeDueReports)
+                .map_err(StoreError::Denied)?;
+            let open = tx.open_prescriptions(&Service::Scheduler).await?;
+            let due = DueReports::of(&open, tx.clock().now_millis());
+            let count = due.jobs.len();
+            due.enqueue(tx).await?;
+            let record = entry(
+                viewer,
+                AuditAction::ReportEnqueueDue,
+                "user",
+                &viewer.user_id,
+            )
+            .detail(format!("{count} reports"));
+            done(count, record)
+        })
+        .await
+    }
+
     /// A measurement's report in `language`, in the patient's current time zone. With
     /// `reuse`, the newest existing document is handed out again when it still fits: rendered,
     /// not older than the measurement's last change, in that language and that time zone

@@ -116,6 +116,10 @@ pub enum AuditAction {
     /// A PDF report was downloaded.
     #[strum(serialize = "report.download")]
     ReportDownload,
+    /// An administrator had the periodic reports that are due made at once, instead of at
+    /// the scheduler's next tick (the detail says how many).
+    #[strum(serialize = "report.enqueue.due")]
+    ReportEnqueueDue,
     /// A periodic report's record was read.
     #[strum(serialize = "periodic-report.view")]
     PeriodicReportView,

@@ -76,6 +76,17 @@ pub struct Period {
     pub end: i64,
 }
 
+/// The next report of a prescription from `start` to `end` in `zone`: the earliest of its
+/// periods to end after `after` (the end of the latest one enqueued), whether it has ended
+/// yet or not.
+pub fn next_period(start: i64, end: i64, after: Option<i64>, zone: Tz) -> Option<Period> {
+    let after = after.unwrap_or(i64::MIN);
+    due_periods(start, end, i64::MAX, zone)
+        .into_iter()
+        .filter(|p| p.end > after)
+        .min_by_key(|p| p.end)
+}
+
 /// The longest period a manual report may cover, in days.
 pub const MAX_MANUAL_DAYS: i64 = 366;
 const DAY_MS: i64 = 86_400_000;
@@ -403,6 +414,23 @@ mod tests {
         ] {
             due_periods(start, end, now, zone);
         }
+    }
+
+    #[test]
+    fn the_next_period_is_the_earliest_to_end_after_the_last_enqueued() {
+        let zone: Tz = "Europe/Brussels".parse().unwrap();
+        let start = at(zone, 2026, 1, 5, 9);
+        let end = start + 30 * DAY;
+        let first = next_period(start, end, None, zone).unwrap();
+        assert_eq!(
+            (first.trigger, first.index),
+            (Trigger::PeriodDaysPassed7, 0)
+        );
+        assert_eq!(first.end, start + 7 * DAY);
+        let fifth = next_period(start, end, Some(start + 28 * DAY), zone).unwrap();
+        assert_eq!(fifth.end, end);
+        assert_eq!(fifth.trigger, Trigger::PeriodDaysPassed30);
+        assert!(next_period(start, end, Some(end), zone).is_none());
     }
 
     #[test]

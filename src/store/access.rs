@@ -28,6 +28,8 @@ pub enum AdminTask {
     Administer,
     /// Read the scheduler's job queue.
     ReadJobs,
+    /// Have the due periodic reports made now rather than at the scheduler's next tick.
+    MakeDueReports,
     /// Read the audit trail.
     ReadAuditTrail,
     /// Choose the events that reach a group's staff, and manage webhook endpoints.
@@ -46,6 +48,7 @@ impl AdminTask {
             AdminTask::ChangeStaffEnlistments => "change staff enlistments",
             AdminTask::Administer => "administer users and groups",
             AdminTask::ReadJobs => "read the job queue",
+            AdminTask::MakeDueReports => "make the due reports",
             AdminTask::ReadAuditTrail => "read the audit trail",
             AdminTask::ManageNotifications => "manage notifications and webhooks",
         }

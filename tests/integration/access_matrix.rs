@@ -872,6 +872,19 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
         })
         .expect([404, 404, 404, 404, 404, 404, 400, 303]),
         portal("GET", "/admin/jobs", at("/portal/admin/jobs".into())).expect(PORTAL_ADMIN),
+        portal(
+            "GET",
+            "/admin/jobs/upcoming",
+            at("/portal/admin/jobs/upcoming".into()),
+        )
+        .expect(PORTAL_ADMIN),
+        portal(
+            "POST",
+            "/admin/jobs/due",
+            at("/portal/admin/jobs/due".into()),
+        )
+        .body(|_| form(&[]))
+        .expect(PORTAL_ADMIN),
         portal("GET", "/admin/audit", at("/portal/admin/audit".into())).expect(PORTAL_ADMIN),
         portal(
             "GET",

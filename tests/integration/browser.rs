@@ -751,6 +751,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
                 &format!("/portal/admin/users/{}", anna.id),
                 "/portal/admin/groups",
                 "/portal/admin/jobs",
+                "/portal/admin/jobs/upcoming",
                 "/portal/admin/audit",
                 "/portal/admin/notifications",
                 "/portal/account",

@@ -53,6 +53,11 @@ const PAGES: &[(Who, Door, &str)] = &[
     (Who::Administrator, Door::Portal, "/portal/admin/audit"),
     (Who::Administrator, Door::Portal, "/portal/admin/groups"),
     (Who::Administrator, Door::Portal, "/portal/admin/jobs"),
+    (
+        Who::Administrator,
+        Door::Portal,
+        "/portal/admin/jobs/upcoming",
+    ),
     (Who::Administrator, Door::Api, "/users/v1?limit(50)"),
     (
         Who::Administrator,

@@ -2029,6 +2029,85 @@ async fn the_scheduler_page_shows_queued_and_failed_jobs() {
     assert!(!failed.body.contains("0/3"));
 }
 
+/// The scheduler page lists each prescription's next report, marks it once its period has
+/// ended, and makes the due ones at once when asked, each once.
+#[tokio::test]
+async fn the_scheduler_page_shows_the_reports_to_come_and_makes_the_due_ones_now() {
+    let app = spawn_app().await;
+    let admin = app.admin("ops").await;
+    let patient = app.user("anna").await;
+    let group = app.group(&admin, "Ghent").await;
+    app.enlist_patient(&admin, &patient, &group).await;
+    let mut browser = logged_in(&app, &admin).await;
+
+    let page = browser.get("/portal/admin/jobs").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let row = |body: &str| {
+        body.split("<tr")
+            .find(|r| r.contains("anna Tester"))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no row of the patient:\n{body}"))
+    };
+    let first = row(&page.body);
+    assert!(
+        first.contains("Weekly report") && first.contains("Ghent"),
+        "{first}"
+    );
+    assert!(!first.contains("due now"), "{first}");
+
+    app.clock.advance(chrono::Duration::days(8));
+    // The portal session ended with the idle days.
+    let mut browser = logged_in(&app, &admin).await;
+    let due = row(&browser.get("/portal/admin/jobs").await.body);
+    assert!(
+        due.contains("Weekly report") && due.contains("due now"),
+        "{due}"
+    );
+
+    let made = browser
+        .post("/portal/admin/jobs", "/portal/admin/jobs/due", &[])
+        .await;
+    assert_eq!(made.status, StatusCode::OK, "{}", made.body);
+    assert!(made.body.contains("One report was queued"), "{}", made.body);
+    // The next report is the second week's, not due yet; the first waits in the queue.
+    let next = row(&made.body);
+    assert!(
+        next.contains("Weekly report") && !next.contains("due now"),
+        "{next}"
+    );
+    assert!(made.body.contains("queued: 1"), "{}", made.body);
+
+    let again = browser
+        .post("/portal/admin/jobs", "/portal/admin/jobs/due", &[])
+        .await;
+    assert!(
+        again.body.contains("No reports were due."),
+        "{}",
+        again.body
+    );
+    assert_eq!(app.work_queue().await.made, 1);
+    let token = app.login(&admin.email).await;
+    let reply = app.get("/reports/v1", &token).await;
+    let reports = reply.assert_ok();
+    assert_eq!(
+        reports["data"].as_array().map(Vec::len),
+        Some(1),
+        "{reports}"
+    );
+
+    let all = browser.get("/portal/admin/jobs/upcoming").await;
+    assert_eq!(all.status, StatusCode::OK);
+    assert!(row(&all.body).contains("Weekly report"));
+    let trail = browser
+        .get("/portal/admin/audit?q=report.enqueue.due")
+        .await;
+    assert!(
+        trail.body.contains("had the due periodic reports made now"),
+        "{}",
+        trail.body
+    );
+}
+
 #[tokio::test]
 async fn a_password_is_changed_after_checking_the_current_one() {
     let app = spawn_app().await;

@@ -99,6 +99,12 @@ impl Chrome {
         self.tr.text(key)
     }
 
+    /// The message `key` with its `count` (and the plural it picks) in the page's language.
+    pub fn t_count(&self, key: &str, count: u64) -> String {
+        self.tr
+            .text_with_count(key, "count", i64::try_from(count).unwrap_or(i64::MAX))
+    }
+
     /// "Page 2 of 5 (93)" in the page's language.
     pub fn position(&self, pager: &super::view::Pager) -> String {
         let key = if pager.more {

@@ -102,6 +102,8 @@ portal_routes! {
     post "/admin/enlistments/extend" => admin::extend_enlistment;
     post "/admin/staff/remove" => admin::remove_staff;
     get "/admin/jobs" => admin::jobs;
+    get "/admin/jobs/upcoming" => admin::upcoming;
+    post "/admin/jobs/due" => admin::make_due;
     get "/admin/audit" => admin::audit_trail;
     get "/admin/audit/export" => admin::audit_export;
     get "/admin/notifications" => admin_notifications::show;

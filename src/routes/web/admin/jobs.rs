@@ -1,16 +1,26 @@
-//! The administrators' view of the scheduler's job queue: counts by status, and the jobs
-//! (failed ones with their error), a page at a time.
+//! The administrators' view of the scheduler: the periodic reports to come, a way to have the
+//! due ones made now, and the job queue (counts by status, and the jobs, failed ones with
+//! their error), a page at a time.
 
 use actix_web::HttpResponse;
 use actix_web::web::Query;
 use askama::Template;
+use chrono_tz::Tz;
 use serde::Deserialize;
 
+use crate::domain::id::Id;
+use crate::domain::periods::next_period;
+use crate::domain::person_name::full_name;
 use crate::routes::web::chrome::{Chrome, html};
-use crate::routes::web::context::Member;
+use crate::routes::web::context::{CsrfForm, Member};
 use crate::routes::web::error::WebError;
 use crate::routes::web::view::{PAGE_SIZE, Pager};
+use crate::store::EnlistmentSummary;
 use crate::store::entities::job::JobStatus;
+
+/// Prescriptions with reports to come shown on the scheduler page itself; the rest are a link
+/// away.
+const UPCOMING_ON_QUEUE_PAGE: u64 = 5;
 
 /// A job as administrators see it.
 pub struct JobRow {
@@ -22,14 +32,40 @@ pub struct JobRow {
     pub error: String,
 }
 
+/// A prescription's next periodic report, as administrators see it.
+pub struct UpcomingRow {
+    pub patient_id: Id,
+    pub patient: String,
+    pub group: String,
+    /// The prescription's days, first to last.
+    pub prescription: String,
+    /// "Weekly report", "Monthly report" or "End of prescription".
+    pub report: String,
+    /// When its period ends and the report is made.
+    pub due: String,
+    /// Its period has ended: the next tick, or "make the due reports now", makes it.
+    pub due_now: bool,
+}
+
 #[derive(Template)]
 #[template(path = "web/admin_jobs.html")]
 struct JobsPage {
     c: Chrome,
+    notice: Option<String>,
+    upcoming: Vec<UpcomingRow>,
+    upcoming_total: u64,
     counts: Vec<(String, i64)>,
     rows: Vec<JobRow>,
     pager: Pager,
     status: String,
+}
+
+#[derive(Template)]
+#[template(path = "web/admin_upcoming.html")]
+struct UpcomingPage {
+    c: Chrome,
+    upcoming: Vec<UpcomingRow>,
+    pager: Pager,
 }
 
 /// Which jobs to list.
@@ -39,12 +75,30 @@ pub struct JobQuery {
     pub page: Option<u64>,
 }
 
-/// The scheduler's queue: counts by status, and the jobs (failed ones with their error).
+/// A page of a list without filters.
+#[derive(Debug, Default, Deserialize)]
+pub struct PageQuery {
+    pub page: Option<u64>,
+}
+
+/// The scheduler: the reports to come first, then the queue (failed jobs with their error).
 pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse, WebError> {
-    let viewer = member.viewer();
     let status = query.status.as_deref().and_then(JobStatus::parse);
-    let page = query.page.unwrap_or(0).min(10_000);
+    jobs_page(&member, status, query.page.unwrap_or(0), None).await
+}
+
+async fn jobs_page(
+    member: &Member,
+    status: Option<JobStatus>,
+    page: u64,
+    notice: Option<String>,
+) -> Result<HttpResponse, WebError> {
+    let viewer = member.viewer();
+    let page = page.min(10_000);
     let store = &member.state.store;
+    let (upcoming, upcoming_total) = store
+        .upcoming_reports(&viewer, 0, UPCOMING_ON_QUEUE_PAGE)
+        .await?;
     let (jobs, total) = store
         .jobs_page(&viewer, status, page * PAGE_SIZE, PAGE_SIZE)
         .await?;
@@ -60,7 +114,10 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         })
         .collect();
     html(&JobsPage {
-        c: Chrome::new(&member, "admin", "admin-jobs-title"),
+        c: Chrome::new(member, "admin", "admin-jobs-title"),
+        notice,
+        upcoming: upcoming_rows(member, upcoming),
+        upcoming_total,
         counts: store
             .job_counts(&viewer)
             .await?
@@ -77,4 +134,77 @@ pub async fn jobs(member: Member, query: Query<JobQuery>) -> Result<HttpResponse
         ),
         status: status.map(JobStatus::as_str).unwrap_or("").to_owned(),
     })
+}
+
+/// Every prescription with reports to come, a page at a time, those scheduled least far
+/// first.
+pub async fn upcoming(member: Member, query: Query<PageQuery>) -> Result<HttpResponse, WebError> {
+    let page = query.page.unwrap_or(0).min(10_000);
+    let (rows, total) = member
+        .state
+        .store
+        .upcoming_reports(&member.viewer(), page * PAGE_SIZE, PAGE_SIZE)
+        .await?;
+    html(&UpcomingPage {
+        c: Chrome::new(&member, "admin", "admin-upcoming-title"),
+        upcoming: upcoming_rows(&member, rows),
+        pager: Pager::new(page, total, ""),
+    })
+}
+
+/// Has every due periodic report enqueued now, then shows the scheduler saying how many.
+pub async fn make_due(
+    member: Member,
+    CsrfForm(_): CsrfForm<Vec<(String, String)>>,
+) -> Result<HttpResponse, WebError> {
+    let made = member
+        .state
+        .actions
+        .make_due_reports(&member.viewer())
+        .await?;
+    let notice = if made == 0 {
+        member.tr.text("admin-due-none")
+    } else {
+        member
+            .tr
+            .text_with_count("admin-due-queued", "count", made as i64)
+    };
+    jobs_page(&member, None, 0, Some(notice)).await
+}
+
+fn upcoming_rows(member: &Member, prescriptions: Vec<EnlistmentSummary>) -> Vec<UpcomingRow> {
+    let now = member.state.store.clock().now_millis();
+    prescriptions
+        .into_iter()
+        .filter_map(|p| {
+            let e = &p.enlistment;
+            let patient = p.patient.as_ref()?;
+            let zone: Tz = patient.time_zone.parse().unwrap_or(Tz::UTC);
+            let next = next_period(
+                e.creation_timestamp,
+                e.expiry_timestamp,
+                e.scheduled_until,
+                zone,
+            )?;
+            let trigger = next.trigger.as_str();
+            Some(UpcomingRow {
+                patient_id: patient.id,
+                patient: full_name(&patient.first_name, &patient.last_name),
+                group: p.group_name.clone(),
+                prescription: member.tr.text_with(
+                    "period-range",
+                    &[
+                        ("start", member.date(e.creation_timestamp)),
+                        ("end", member.last_day(e.expiry_timestamp)),
+                    ],
+                ),
+                report: member
+                    .tr
+                    .try_text(&format!("trigger-{trigger}"))
+                    .unwrap_or_else(|| trigger.to_owned()),
+                due: member.datetime(next.end),
+                due_now: next.end <= now,
+            })
+        })
+        .collect()
 }
