@@ -1052,6 +1052,58 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
             .for_element(Locator::Css(&deactivate))
             .await
             .expect("reactivated in place");
+
+        // ... edits the user's details,
+        client
+            .goto(&app.url(&format!("/portal/admin/users/{}", luc.id)))
+            .await
+            .unwrap();
+        replace_text(client, "phone_number", "+32 470 12 34 56").await;
+        click(client, "save-user").await;
+        assert!(
+            !text_of(client, "#user-saved").await.is_empty(),
+            "{language} at {width} px: the user's details are saved"
+        );
+        assert_eq!(value_of(client, "phone_number").await, "+32 470 12 34 56");
+        fits(&format!("{language} user edit")).await;
+
+        // ... moves the last day of the newest prescription a year on,
+        client.goto(&app.url("/portal/admin/groups")).await.unwrap();
+        let next_year = (chrono::Utc::now() + chrono::Duration::days(365))
+            .format("%Y-%m-%d")
+            .to_string();
+        client
+            .execute(
+                "document.getElementById('extend-1').value = arguments[0];",
+                vec![json!(next_year)],
+            )
+            .await
+            .unwrap();
+        swipe_to(client, "form.extend-prescription button").await;
+        click_css(client, "form.extend-prescription button").await;
+        wait_for_path(client, "/portal/admin").await;
+        assert!(
+            !text_of(client, "p.notice").await.is_empty(),
+            "{language} at {width} px: the prescription is extended"
+        );
+        assert_eq!(value_of(client, "extend-1").await, next_year, "{language}");
+        fits(&format!("{language} prescriptions")).await;
+
+        // ... and has the due periodic reports made now.
+        client.goto(&app.url("/portal/admin/jobs")).await.unwrap();
+        assert!(
+            on_screen(client, "table.upcoming tbody tr:first-child td").await,
+            "{language} at {width} px: a row of the reports to come runs off screen"
+        );
+        click(client, "make-due").await;
+        assert!(
+            !text_of(client, "p.notice").await.is_empty(),
+            "{language} at {width} px: the page says what was queued"
+        );
+        fits(&format!("{language} scheduler")).await;
+        if width == 360 {
+            shot(client, &format!("journey-{width}-{language}-scheduler")).await;
+        }
         logout(client).await;
     }
 }
