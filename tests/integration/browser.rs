@@ -1025,6 +1025,56 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
         fits(&format!("{language} review")).await;
         scroll_to(client, "review").await;
         shot(client, &format!("journey-{width}-{language}-physician")).await;
+
+        // ... then has a report made for the last ten days, typed as from and to.
+        let anna = demo_user(app, "anna@tacho.test").await;
+        client
+            .goto(&app.url(&format!("/portal/patients/{}", anna.id)))
+            .await
+            .unwrap();
+        let reports = async || {
+            client
+                .execute(
+                    "return document.querySelectorAll('table.reports tbody tr').length;",
+                    vec![],
+                )
+                .await
+                .unwrap()
+                .as_u64()
+                .unwrap()
+        };
+        let before = reports().await;
+        let day = |days_ago: i64| {
+            (chrono::Utc::now() - chrono::Duration::days(days_ago))
+                .format("%Y-%m-%d")
+                .to_string()
+        };
+        client
+            .execute(
+                "document.getElementById('report-from').value = arguments[0];
+                 document.getElementById('report-to').value = arguments[1];",
+                vec![json!(day(10)), json!(day(0))],
+            )
+            .await
+            .unwrap();
+        swipe_to(client, "#make-report").await;
+        click(client, "make-report").await;
+        // The same page comes back (its path does not change): wait for the new row.
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!(
+                "table.reports tbody tr:nth-child({})",
+                before + 1
+            )))
+            .await
+            .expect("the new report's row");
+        assert_eq!(
+            reports().await,
+            before + 1,
+            "{language} at {width} px: a report for the days typed"
+        );
+        fits(&format!("{language} patient's reports")).await;
         logout(client).await;
 
         // The administrator deactivates a user after confirming, then reactivates it.
