@@ -1155,7 +1155,55 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
             shot(client, &format!("journey-{width}-{language}-scheduler")).await;
         }
         logout(client).await;
+
+        // An account an administrator made chooses its own password at its first login.
+        let email = account_due_a_password(app, &format!("new-{language}-{width}"), language).await;
+        login(client, app, &email).await;
+        client.goto(&app.url("/portal/measurements")).await.unwrap();
+        wait_for_path(client, "/portal/account").await;
+        assert!(
+            !text_of(client, "#password-due").await.is_empty(),
+            "{language} at {width} px: the page says a password of one's own is due"
+        );
+        fits(&format!("{language} password due")).await;
+        type_into(client, "current", demo::DEMO_PASSWORD).await;
+        type_into(client, "new", "a password of my own").await;
+        type_into(client, "confirm", "a password of my own").await;
+        click_css(client, "#password button[type=submit]").await;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("header.top nav"))
+            .await
+            .expect("the menu is back once the password is changed");
+        client.goto(&app.url("/portal/measurements")).await.unwrap();
+        assert_eq!(path_of(client).await, "/portal/measurements", "{language}");
+        logout(client).await;
     }
+}
+
+/// Makes an account as an administrator would: it must choose its own password at its first
+/// portal login (the demo password until then). Answers its address.
+async fn account_due_a_password(app: &TestApp, name: &str, language: &str) -> String {
+    let email = format!("{name}@tacho.test");
+    let password_hash = tacho::auth::password::PasswordHasher::default()
+        .hash(demo::DEMO_PASSWORD.to_owned())
+        .await
+        .unwrap();
+    let new = tacho::store::NewUser {
+        email: email.clone(),
+        password_hash,
+        first_name: name.to_owned(),
+        last_name: "Nieuw".into(),
+        phone_number: None,
+        language: language.to_uppercase(),
+        time_zone: "Europe/Brussels".into(),
+        roles: Vec::new(),
+        password_change_due: true,
+    };
+    app.operator_writes(async |tx| tx.create_user(new).await)
+        .await;
+    email
 }
 
 /// Whether every element `css` selects (at least one) lies within the screen's width as the
