@@ -18,6 +18,7 @@ use crate::domain::id::Id;
 use crate::domain::periods::{ChosenPeriod, check_manual_period};
 use crate::domain::rql::{Expr, Query as ListQuery};
 use crate::domain::time::{end_of_day, parse_day, start_of_day};
+use crate::reports::common::translated_or_raw;
 use crate::store::Viewer;
 use crate::store::entities::report;
 use crate::store::resources::REPORTS;
@@ -43,10 +44,7 @@ fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
     };
     ReportRow {
         id: report.id,
-        trigger: visitor
-            .tr
-            .try_text(&format!("trigger-{}", report.trigger))
-            .unwrap_or_else(|| report.trigger.to_string()),
+        trigger: translated_or_raw(&visitor.tr, "trigger", &report.trigger.to_string()),
         period: visitor.tr.text_with(
             "period-range",
             &[

@@ -8,12 +8,15 @@ use askama::Template;
 use chrono_tz::Tz;
 use serde::Deserialize;
 
+use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
 use crate::domain::periods::next_period;
 use crate::domain::person_name::full_name;
+use crate::reports::common::translated_or_raw;
 use crate::routes::web::chrome::{Chrome, html};
 use crate::routes::web::context::{CsrfForm, Member};
 use crate::routes::web::error::WebError;
+use crate::routes::web::patients::PageQuery;
 use crate::routes::web::view::{PAGE_SIZE, Pager};
 use crate::store::EnlistmentSummary;
 use crate::store::entities::job::JobStatus;
@@ -72,12 +75,6 @@ struct UpcomingPage {
 #[derive(Debug, Default, Deserialize)]
 pub struct JobQuery {
     pub status: Option<String>,
-    pub page: Option<u64>,
-}
-
-/// A page of a list without filters.
-#[derive(Debug, Default, Deserialize)]
-pub struct PageQuery {
     pub page: Option<u64>,
 }
 
@@ -179,14 +176,16 @@ fn upcoming_rows(member: &Member, prescriptions: Vec<EnlistmentSummary>) -> Vec<
         .filter_map(|p| {
             let e = &p.enlistment;
             let patient = p.patient.as_ref()?;
-            let zone: Tz = patient.time_zone.parse().unwrap_or(Tz::UTC);
+            // The zone as the scheduler reads it, so the day shown is the day it makes the report.
+            let zone: Tz = TimeZone::parse(&patient.time_zone)
+                .map(|z| z.0)
+                .unwrap_or(Tz::UTC);
             let next = next_period(
                 e.creation_timestamp,
                 e.expiry_timestamp,
                 e.scheduled_until,
                 zone,
             )?;
-            let trigger = next.trigger.as_str();
             Some(UpcomingRow {
                 patient_id: patient.id,
                 patient: full_name(&patient.first_name, &patient.last_name),
@@ -198,10 +197,7 @@ fn upcoming_rows(member: &Member, prescriptions: Vec<EnlistmentSummary>) -> Vec<
                         ("end", member.last_day(e.expiry_timestamp)),
                     ],
                 ),
-                report: member
-                    .tr
-                    .try_text(&format!("trigger-{trigger}"))
-                    .unwrap_or_else(|| trigger.to_owned()),
+                report: translated_or_raw(&member.tr, "trigger", next.trigger.as_str()),
                 due: member.datetime(next.end),
                 due_now: next.end <= now,
             })

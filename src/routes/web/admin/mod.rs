@@ -14,7 +14,7 @@ pub use groups::{
     EndForm, EnlistForm, EnlistmentRow, ExtendForm, GroupRow, NewGroupForm, StaffForm,
     create_group, end_enlistment, enlist, extend_enlistment, groups, remove_staff,
 };
-pub use jobs::{JobQuery, JobRow, PageQuery, UpcomingRow, jobs, make_due, upcoming};
+pub use jobs::{JobQuery, JobRow, UpcomingRow, jobs, make_due, upcoming};
 pub use user_edit::{edit_user, edit_user_form};
 pub use users::{
     NewUserForm, Toggle, UserRow, UsersQuery, create_user, reset_password, set_activation,
