@@ -28,6 +28,7 @@ mod m20261127_000110_measurement_conclusions;
 mod m20261127_000120_work_rank_rates;
 mod m20261127_000130_reports_by_file;
 mod m20261127_000140_password_change_due;
+mod m20261128_000150_report_links;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000120_work_rank_rates::Migration),
             Box::new(m20261127_000130_reports_by_file::Migration),
             Box::new(m20261127_000140_password_change_due::Migration),
+            Box::new(m20261128_000150_report_links::Migration),
         ]
     }
 }

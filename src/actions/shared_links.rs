@@ -1,6 +1,7 @@
-//! Shared links: a measurement report's PDF handed to someone without an account, by the
-//! patient or the patient's staff, for a number of days (default 30), revocable; and the
-//! record of every download, through a shared link or an app's `readFileToken`.
+//! Shared links: a measurement report's or a periodic report's PDF handed to someone without
+//! an account, by the patient or the patient's staff, for a number of days (default 30),
+//! revocable; and the record of every download, through a shared link or an app's
+//! `readFileToken`.
 
 use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, done, entry};
 use crate::auth::token;
@@ -8,8 +9,8 @@ use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::domain::time::rfc3339_millis;
-use crate::store::entities::{file, shared_link};
-use crate::store::{AuditAction, NewSharedLink, Service, StoreError, Viewer};
+use crate::store::entities::{file, report_link, shared_link};
+use crate::store::{AuditAction, NewReportLink, NewSharedLink, Service, StoreError, Viewer};
 
 /// How long a shared link lasts unless its maker says otherwise, in days.
 pub const DEFAULT_LINK_DAYS: i64 = 30;
@@ -17,11 +18,24 @@ pub const DEFAULT_LINK_DAYS: i64 = 30;
 pub const MAX_LINK_DAYS: i64 = 365;
 const DAY_MILLIS: i64 = 86_400_000;
 
-/// A link just made: its record, and the secret that goes into its address (shown once).
+/// A link just made: its record (a measurement report's [`shared_link::Model`] or a
+/// periodic report's [`report_link::Model`]), and the secret that goes into its address
+/// (shown once).
 #[derive(Debug, Clone)]
-pub struct NewLink {
-    pub link: shared_link::Model,
+pub struct NewLink<L = shared_link::Model> {
+    pub link: L,
     pub secret: String,
+}
+
+/// A link lasts 1 to [`MAX_LINK_DAYS`] days.
+fn check_days(days: i64) -> ActionResult<()> {
+    if !(1..=MAX_LINK_DAYS).contains(&days) {
+        return Err(ActionError::invalid(
+            format!("a link lasts 1 to {MAX_LINK_DAYS} days"),
+            "shared-link-days-invalid",
+        ));
+    }
+    Ok(())
 }
 
 impl Actions {
@@ -35,12 +49,7 @@ impl Actions {
         language: Language,
         days: i64,
     ) -> ActionResult<NewLink> {
-        if !(1..=MAX_LINK_DAYS).contains(&days) {
-            return Err(ActionError::invalid(
-                format!("a link lasts 1 to {MAX_LINK_DAYS} days"),
-                "shared-link-days-invalid",
-            ));
-        }
+        check_days(days)?;
         let pdf = self
             .measurement_pdf(viewer, measurement, language, true)
             .await?;
@@ -101,6 +110,76 @@ impl Actions {
         .await
     }
 
+    /// Makes a link to the PDF of periodic report `report` in `language` that opens for
+    /// `days` days: whoever sees the report (the patient, the staff of its group, an
+    /// administrator). The PDF is made or reused as [`Actions::periodic_pdf`] does, in the
+    /// patient's time zone.
+    pub async fn create_report_link(
+        &self,
+        viewer: &Viewer,
+        report: &Id,
+        language: Language,
+        days: i64,
+    ) -> ActionResult<NewLink<report_link::Model>> {
+        check_days(days)?;
+        let pdf = self
+            .periodic_pdf(viewer, report, Some(language), None)
+            .await?;
+        let secret = token::generate();
+        let link = self
+            .act(async |tx| {
+                let expires_at = tx.clock().now_millis() + days * DAY_MILLIS;
+                let link = tx
+                    .insert_report_link(NewReportLink {
+                        secret_hash: token::hash(&secret),
+                        report_id: *report,
+                        file_id: pdf.file.id,
+                        patient_id: pdf.report.user_id,
+                        creator_id: viewer.user_id,
+                        language: language.code().to_owned(),
+                        expires_at,
+                    })
+                    .await?;
+                let until = rfc3339_millis(expires_at);
+                let record = entry(viewer, AuditAction::LinkCreate, "report-link", &link.id)
+                    .patient(&link.patient_id)
+                    .detail(format!("periodic report {report} until {until}"));
+                done(link, record)
+            })
+            .await?;
+        Ok(NewLink { link, secret })
+    }
+
+    /// The links of a periodic report the viewer sees, newest first.
+    pub async fn report_links(
+        &self,
+        viewer: &Viewer,
+        report: &Id,
+    ) -> ActionResult<Vec<report_link::Model>> {
+        self.store.visible_report(viewer, report).await?;
+        Ok(self.store.report_links_of(viewer, report).await?)
+    }
+
+    /// Revokes a link of a periodic report the viewer sees: its address opens nothing from
+    /// now on.
+    pub async fn revoke_report_link(
+        &self,
+        viewer: &Viewer,
+        report: &Id,
+        link: &Id,
+    ) -> ActionResult<()> {
+        self.act(async |tx| {
+            let seen = tx.visible_report(viewer, report).await?;
+            if !tx.revoke_report_link(report, link, &viewer.user_id).await? {
+                return Err(StoreError::NotFound.into());
+            }
+            let audit =
+                entry(viewer, AuditAction::LinkRevoke, "report-link", link).patient(&seen.user_id);
+            done((), audit)
+        })
+        .await
+    }
+
     /// Revokes the apps' `readFileToken`s of a measurement's reports (whoever sees the
     /// measurement): each of its files gets a new secret, so the tokens handed out so far open
     /// nothing, and the documents show new ones. Returns how many files were affected.
@@ -123,34 +202,37 @@ impl Actions {
         .await
     }
 
-    /// The file a shared link's `secret` opens, if the link is open; the download is recorded
-    /// (by no one, with the client's network).
+    /// The file a shared link's `secret` opens, a measurement report's or a periodic
+    /// report's, if the link is open; the download is recorded (by no one, with the client's
+    /// network).
     pub async fn open_shared_link(
         &self,
         secret: &str,
         network: Network,
     ) -> ActionResult<file::Model> {
-        let link = self
-            .store
-            .open_shared_link(&token::hash(secret))
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let hash = token::hash(secret);
+        let (kind, link, file, patient) = match self.store.open_shared_link(&hash).await? {
+            Some(link) => ("shared-link", link.id, link.file_id, link.patient_id),
+            None => {
+                let link = self
+                    .store
+                    .open_report_link(&hash)
+                    .await?
+                    .ok_or(StoreError::NotFound)?;
+                ("report-link", link.id, link.file_id, link.patient_id)
+            }
+        };
         let file = self
             .store
-            .file_by_id(&Service::Capability, &link.file_id)
+            .file_by_id(&Service::Capability, &file)
             .await?
             .ok_or(StoreError::NotFound)?;
         let anonymous = anonymous();
         self.store
             .record_read(
-                entry(
-                    &anonymous,
-                    AuditAction::LinkDownload,
-                    "shared-link",
-                    &link.id,
-                )
-                .patient(&link.patient_id)
-                .detail(format!("from {network}")),
+                entry(&anonymous, AuditAction::LinkDownload, kind, &link)
+                    .patient(&patient)
+                    .detail(format!("from {network}")),
             )
             .await?;
         Ok(file)

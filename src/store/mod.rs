@@ -20,6 +20,7 @@ mod notifications;
 mod portal;
 mod profiles;
 pub mod query;
+mod report_links;
 mod reports;
 pub mod resources;
 mod sessions;
@@ -52,6 +53,7 @@ pub use portal::{
     EnlistmentSummary, LIST_COUNTED, PatientListing, PatientSummary, WorkItem, WorkListing,
     WorkReason,
 };
+pub use report_links::NewReportLink;
 pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};

@@ -187,8 +187,8 @@ impl Tx {
     }
 
     /// Ends what `user` held through group `group` once it has left that group's staff:
-    /// its open links to measurements shared with the group that it no longer sees are
-    /// revoked (by `by`), and the report files of those measurements get new tokens, so that
+    /// its open links to measurements shared with the group that it no longer sees, and to
+    /// the group's periodic reports, are revoked (by `by`), and the report files of those measurements get new tokens, so that
     /// a `readFileToken` it copied opens nothing. Runs in the action's transaction, after the
     /// removal. Returns how many links and files.
     pub async fn end_staff_grants(
@@ -216,12 +216,14 @@ impl Tx {
             .await?
             .rows_affected;
         let files = self.rotate_report_files(lost).await?;
-        Ok((links, files))
+        let report_links = self.end_staff_report_links(user, group, by).await?;
+        Ok((links + report_links, files))
     }
 
     /// Ends what group `group` held on `patient`'s measurements once the patient's
     /// prescription there ends or is shortened: open links that the group's staff made to
-    /// the patient's measurements shared with the group are revoked (by `by`), and the report
+    /// the patient's measurements shared with the group, and to the patient's reports made
+    /// for the group, are revoked (by `by`), and the report
     /// files of those measurements get new tokens. Returns how many links and files.
     pub async fn end_prescription_grants(
         &self,
@@ -259,7 +261,10 @@ impl Tx {
             .await?
             .rows_affected;
         let files = self.rotate_report_files(shared).await?;
-        Ok((links, files))
+        let report_links = self
+            .end_prescription_report_links(patient, group, by)
+            .await?;
+        Ok((links + report_links, files))
     }
 
     /// Moves every file of the report documents of the measurements `measurements` selects

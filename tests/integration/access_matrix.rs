@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, TestUser, fixture, spawn_app};
 use crate::portal::{Browser, logged_in};
-use crate::shared_links::make_link;
+use crate::shared_links::{make_link, make_report_link};
 
 /// The relationships, in the order of every expectation array.
 const WHO: [&str; 8] = [
@@ -144,6 +144,8 @@ struct Fixture {
     revoked_link: String,
     /// A link of the Ghent measurement per relationship, for the revocation row.
     links: Vec<String>,
+    /// A link of the Ghent report per relationship, for its revocation row.
+    report_links: Vec<String>,
     current_entry: String,
     removed_entry: String,
     expiry: i64,
@@ -275,8 +277,14 @@ async fn build(app: &TestApp) -> Fixture {
     let mut current_browser = logged_in(app, &current).await;
     let (link, _) = make_link(&mut current_browser, &m_ghent, "30").await;
     let mut links = Vec::new();
+    let mut report_links = Vec::new();
     for _ in WHO {
         links.push(make_link(&mut current_browser, &m_ghent, "30").await.1);
+        report_links.push(
+            make_report_link(&mut current_browser, &r_ghent, "30")
+                .await
+                .1,
+        );
     }
     let token = app
         .get(
@@ -337,6 +345,7 @@ async fn build(app: &TestApp) -> Fixture {
         link: share_path(&link),
         revoked_link: share_path(&revoked_link),
         links,
+        report_links,
         current_entry,
         removed_entry,
         expiry,
@@ -534,6 +543,7 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
     let webhook = f.webhook.clone();
     let deleted = f.webhooks_to_delete[1].clone();
     let links = f.links.clone();
+    let report_links = f.report_links.clone();
     let until = (chrono::Utc::now() + chrono::Duration::days(40))
         .format("%Y-%m-%d")
         .to_string();
@@ -729,6 +739,31 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
         .expect([403, 303, 404, 404, 404, 404, 303, 303]),
         portal("GET", "/trends", at("/portal/trends".into())).expect(MEMBER),
         portal("GET", "/reports", at("/portal/reports".into())).expect(MEMBER),
+        portal(
+            "GET",
+            "/reports/{id}",
+            at(format!("/portal/reports/{r_ghent}")),
+        )
+        .expect(PORTAL_RECORD),
+        portal(
+            "GET",
+            "/reports/{id}",
+            at(format!("/portal/reports/{r_ended}")),
+        )
+        .expect([200, 404, 200, 404, 404, 404, 200, 303]),
+        portal(
+            "POST",
+            "/reports/{id}/links",
+            at(format!("/portal/reports/{r_ghent}/links")),
+        )
+        .body(|_| form(&[("days", "30")]))
+        .expect(PORTAL_RECORD),
+        portal("POST", "/reports/{id}/links/{link}/revoke", {
+            let r = r_ghent.clone();
+            move |who| format!("/portal/reports/{r}/links/{}/revoke", report_links[who])
+        })
+        .body(|_| form(&[]))
+        .expect([303, 303, 404, 404, 404, 404, 303, 303]),
         portal(
             "GET",
             "/reports/{id}/pdf",

@@ -717,6 +717,26 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
         .unwrap()
         .expect("a link to a measurement");
     logout(client).await;
+    // A periodic report of Anna's, made by her physician, for its page.
+    let physician = app
+        .password_grant("dr.peeters@tacho.test", demo::DEMO_PASSWORD)
+        .await
+        .assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let report = app
+        .post(
+            "/reports/v1",
+            &physician,
+            json!({"user_id": anna.id.to_string()}),
+        )
+        .await
+        .assert_ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let report = format!("/portal/reports/{report}");
     let owned = |pages: &[&str]| pages.iter().map(|p| p.to_string()).collect::<Vec<_>>();
     vec![
         (
@@ -727,6 +747,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
                 "/portal/trends?period=month",
                 "/portal/profile",
                 "/portal/reports",
+                &report,
                 "/portal/account",
                 "/portal/notifications",
                 "/portal/notifications/settings",
@@ -741,6 +762,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
                 &format!("/portal/patients/{}", anna.id),
                 &format!("/portal/patients/{}/trends?period=prescription", anna.id),
                 &measurement,
+                &report,
                 "/portal/account",
             ]),
         ),
@@ -1075,6 +1097,28 @@ async fn act_in_dutch_arabic_and_chinese(app: &TestApp, client: &Client, width: 
             "{language} at {width} px: a report for the days typed"
         );
         fits(&format!("{language} patient's reports")).await;
+
+        // ... and shares the new report (the newest comes first) with a link.
+        swipe_to(client, "table.reports tbody tr:first-child a.share").await;
+        click_css(client, "table.reports tbody tr:first-child a.share").await;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Id("make-link"))
+            .await
+            .expect("the report's page");
+        swipe_to(client, "#make-link").await;
+        click(client, "make-link").await;
+        client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Id("shared-link"))
+            .await
+            .expect("the new link");
+        let address = value_of(client, "shared-link").await;
+        assert!(address.contains("/share/"), "{language}: {address}");
+        fits(&format!("{language} report's links")).await;
+        shot(client, &format!("journey-{width}-{language}-report-link")).await;
         logout(client).await;
 
         // The administrator deactivates a user after confirming, then reactivates it.

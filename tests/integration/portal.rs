@@ -1847,9 +1847,12 @@ async fn periodic_reports_are_made_on_request_listed_and_opened() {
     assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.body);
     let page = physician.get(&patient_page).await;
     assert!(page.body.contains("On request"), "{}", page.body);
-    let start = page.body.find("/portal/reports/").expect("a PDF link");
+    let start = page.body.find("class=\"pdf\" href=\"").expect("a PDF link") + 18;
     let link = page.body[start..].split('"').next().unwrap().to_owned();
-    assert!(link.ends_with("/pdf"), "{link}");
+    assert!(
+        link.starts_with("/portal/reports/") && link.ends_with("/pdf"),
+        "{link}"
+    );
 
     // The patient sees it in its own list and opens the PDF.
     let mut patient = logged_in(&app, &world.patient).await;

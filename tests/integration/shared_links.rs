@@ -19,6 +19,16 @@ pub async fn make_link(browser: &mut Browser<'_>, id: &str, days: &str) -> (Stri
     (value_of_link(&made), first_link_id(&made))
 }
 
+/// Makes a link of periodic report `id` in `browser`'s portal: its address and its id.
+pub async fn make_report_link(browser: &mut Browser<'_>, id: &str, days: &str) -> (String, String) {
+    let page = format!("/portal/reports/{id}");
+    let made = browser
+        .post(&page, &format!("{page}/links"), &[("days", days)])
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    (value_of_link(&made), first_link_id(&made))
+}
+
 fn value_of_link(page: &Page) -> String {
     let marker = "id=\"shared-link\" readonly value=\"";
     let start = page.body.find(marker).expect("the new link") + marker.len();
@@ -395,4 +405,163 @@ async fn the_migration_keeps_only_the_hash_of_a_stored_secret() {
     let hash: String = row.try_get("", "legacy_secret_hash").unwrap();
     assert_eq!(hash, tacho::auth::token::hash(old));
     assert_eq!(row.try_get::<i32>("", "token_version").unwrap(), 0);
+}
+
+/// A periodic report made by `by` for `patient` (the group of the prescription they share).
+async fn periodic_report(app: &TestApp, by: &crate::helpers::TestUser, patient: &str) -> String {
+    app.post(
+        "/reports/v1",
+        &by.token,
+        serde_json::json!({"user_id": patient}),
+    )
+    .await
+    .assert_ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_periodic_reports_link_opens_its_pdf_until_revoked_and_ends_with_its_makers_access() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let leaving = app.user("leavingdoctor").await;
+    app.enlist_staff(&world.admin, &leaving, &world.group_a)
+        .await;
+    app.measurement_id(&world.patient, "sinus_72").await;
+    app.work_queue().await;
+    let report = periodic_report(&app, &world.staff_a, &world.patient.id).await;
+    let other = app.second_instance().await;
+
+    // The patient's page lists the report with the way to its own page and its links.
+    let mut staff = logged_in(&app, &world.staff_a).await;
+    let patient_page = staff
+        .get(&format!("/portal/patients/{}", world.patient.id))
+        .await;
+    assert!(
+        patient_page
+            .body
+            .contains(&format!("href=\"/portal/reports/{report}#links\"")),
+        "{}",
+        patient_page.body
+    );
+    let page = staff.get(&format!("/portal/reports/{report}")).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("id=\"links\""), "{}", page.body);
+    assert!(
+        page.body
+            .contains(&format!("href=\"/portal/patients/{}\"", world.patient.id)),
+        "the patient is a link for a reader who sees the patient"
+    );
+
+    let (address, link) = make_report_link(&mut staff, &report, "30").await;
+    for instance in [&app, &other] {
+        let (status, cache, pdf) = open(instance, &address).await;
+        assert_eq!((status, cache.as_str()), (200, "no-store"));
+        assert!(pdf.starts_with(b"%PDF"));
+    }
+    let page = staff.get(&format!("/portal/reports/{report}")).await;
+    assert!(
+        page.body
+            .contains(&format!("id=\"link-{link}\" class=\"link-open\"")),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains(address.rsplit('/').next().unwrap()));
+    let records = audit_actions(&app, &world.patient.id).await;
+    for action in ["link.create", "link.download"] {
+        assert!(
+            records.iter().any(|(a, _)| a == action),
+            "{action}: {records:?}"
+        );
+    }
+
+    // A stranger may not revoke it; its maker does, and it opens nothing on any instance.
+    let mut stranger = logged_in(&app, &world.staff_b).await;
+    let refused = stranger
+        .post(
+            "/portal/account",
+            &format!("/portal/reports/{report}/links/{link}/revoke"),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, 404);
+    assert_eq!(open(&app, &address).await.0, 200);
+    let revoked = staff
+        .post(
+            &format!("/portal/reports/{report}"),
+            &format!("/portal/reports/{report}/links/{link}/revoke"),
+            &[],
+        )
+        .await;
+    assert_eq!(revoked.status, 303);
+    for instance in [&app, &other] {
+        assert_eq!(open(instance, &address).await.0, 404, "revoked at once");
+    }
+    let path = &address[address.find("/share/").unwrap()..];
+    let closed = app
+        .client
+        .get(app.url(path))
+        .header("Accept", "text/html")
+        .header("Accept-Language", "nl")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(closed.status(), 404);
+    assert!(closed.text().await.unwrap().starts_with("<!DOCTYPE html>"));
+
+    // A physician who leaves the group ends the links they made.
+    let mut leaving_browser = logged_in(&app, &leaving).await;
+    let (leavers, _) = make_report_link(&mut leaving_browser, &report, "30").await;
+    assert_eq!(open(&app, &leavers).await.0, 200);
+    app.delete(
+        &format!(
+            "/users/v1/{}/staff_enlistments/{}",
+            leaving.id, world.group_a
+        ),
+        &world.admin.token,
+        None,
+    )
+    .await
+    .assert_ok();
+    assert_eq!(
+        open(&app, &leavers).await.0,
+        404,
+        "its maker left the group"
+    );
+
+    // Ending the prescription ends the staff's links; the patient's own stays.
+    let (staffs, _) = make_report_link(&mut staff, &report, "30").await;
+    let mut patient = logged_in(&app, &world.patient).await;
+    let (own, _) = make_report_link(&mut patient, &report, "30").await;
+    app.delete(
+        &format!(
+            "/users/v1/{}/patient_enlistments/{}",
+            world.patient.id, world.group_a
+        ),
+        &world.staff_a.token,
+        None,
+    )
+    .await
+    .assert_ok();
+    assert_eq!(open(&app, &staffs).await.0, 404, "the prescription ended");
+    assert_eq!(
+        open(&app, &own).await.0,
+        200,
+        "the patient's own link stays"
+    );
+
+    // Days are bounded as for a measurement's links, and a link expires with them.
+    let page = format!("/portal/reports/{report}");
+    for days in ["0", "366", "soon"] {
+        let refused = patient
+            .post(&page, &format!("{page}/links"), &[("days", days)])
+            .await;
+        assert_eq!(refused.status, 400, "{days}");
+    }
+    let (short, _) = make_report_link(&mut patient, &report, "1").await;
+    assert_eq!(open(&app, &short).await.0, 200);
+    app.clock.advance(chrono::Duration::hours(25));
+    assert_eq!(open(&app, &short).await.0, 404, "expired");
+    assert_eq!(open(&app, &own).await.0, 200);
 }

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::chrome::{Chrome, html, see_other};
 use super::context::{CsrfForm, Member, Visitor};
 use super::error::WebError;
+use super::links::{self, LinkForm, LinkRow};
 use super::review::{ReviewForm, ReviewView, review_form, review_view};
 use super::view::{self, FindingsView, MeasurementRow, PAGE_SIZE, Pager, RESULTS};
 use crate::actions::{DEFAULT_LINK_DAYS, MAX_LINK_DAYS};
@@ -181,17 +182,6 @@ pub struct ReportState {
     pub created: String,
 }
 
-/// A shared link as the measurement page lists it.
-pub struct LinkRow {
-    pub id: Id,
-    pub made: String,
-    pub by: String,
-    pub expires: String,
-    /// `open`, `revoked` or `expired`.
-    pub state: &'static str,
-    pub state_label: String,
-}
-
 #[derive(Template)]
 #[template(path = "web/measurement.html")]
 struct DetailPage {
@@ -211,6 +201,8 @@ struct DetailPage {
     can_report: bool,
     can_review: bool,
     links: Vec<LinkRow>,
+    /// Where the links' forms post: the measurement's path.
+    links_base: String,
     /// The address of a link just made: shown this once, never stored.
     new_link: Option<String>,
     default_link_days: i64,
@@ -396,6 +388,7 @@ pub async fn detail_page(
         can_report,
         can_review: viewer.may_review(&m.creator_id).is_ok() && view::has_results(m),
         links,
+        links_base: format!("/portal/measurements/{id}"),
         new_link,
         default_link_days: DEFAULT_LINK_DAYS,
         max_link_days: MAX_LINK_DAYS,
@@ -406,39 +399,12 @@ pub async fn detail_page(
 
 /// The shared links of a measurement, as its page lists them.
 async fn link_rows(member: &Member, id: &Id) -> Result<Vec<LinkRow>, WebError> {
-    let state = &member.state;
-    let links = state.actions.shared_links(&member.viewer(), id).await?;
-    let mut makers: Vec<Id> = links.iter().map(|l| l.creator_id).collect();
-    makers.sort();
-    makers.dedup();
-    let names = state.store.user_names(&member.viewer(), &makers).await?;
-    let now = state.store.clock().now_millis();
-    Ok(links
-        .into_iter()
-        .map(|link| {
-            let state = if link.revoked_at.is_some() {
-                "revoked"
-            } else if link.is_open(now) {
-                "open"
-            } else {
-                "expired"
-            };
-            LinkRow {
-                id: link.id,
-                made: member.datetime(link.creation_timestamp),
-                by: names.get(&link.creator_id).cloned().unwrap_or_default(),
-                expires: member.datetime(link.expires_at),
-                state,
-                state_label: member.tr.text(&format!("shared-link-{state}")),
-            }
-        })
-        .collect())
-}
-
-/// A link to make: how many days it opens.
-#[derive(Debug, Deserialize)]
-pub struct LinkForm {
-    pub days: String,
+    let links = member
+        .state
+        .actions
+        .shared_links(&member.viewer(), id)
+        .await?;
+    links::link_rows(member, links).await
 }
 
 /// Makes a shared link of the measurement's report and shows the page with its address,
@@ -449,15 +415,19 @@ pub async fn create_link(
     CsrfForm(form): CsrfForm<LinkForm>,
 ) -> Result<HttpResponse, WebError> {
     let id = Id::parse(&id)?;
-    let days = form.days.trim().parse::<i64>().unwrap_or(0);
     let language = Language::or_english(Some(&member.user().language));
     let made = member
         .state
         .actions
-        .create_shared_link(&member.viewer(), &id, language, days)
+        .create_shared_link(&member.viewer(), &id, language, form.days())
         .await?;
-    let address = format!("{}/share/{}", member.state.settings.base_url, made.secret);
-    detail_page(&member, &id, Some(address), None).await
+    detail_page(
+        &member,
+        &id,
+        Some(links::address(&member, &made.secret)),
+        None,
+    )
+    .await
 }
 
 /// Revokes the apps' tokens of the measurement's reports; they answer 404 from now on.

@@ -33,7 +33,7 @@ pub struct ReportRow {
     pub created: String,
 }
 
-fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
+pub(super) fn report_row(visitor: &Visitor, report: &report::Model) -> ReportRow {
     // A stored report that cannot be read says so, rather than counting no measurements.
     let count = match crate::reports::periodic::items(report) {
         Ok(items) => items.len().to_string(),

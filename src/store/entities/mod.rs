@@ -21,6 +21,7 @@ pub mod patient_enlistment;
 pub mod profile;
 pub mod refresh_token;
 pub mod report;
+pub mod report_link;
 pub mod secret;
 pub mod session;
 pub mod shared_link;
