@@ -8,7 +8,8 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
 };
 
-use super::entities::{report, report_link, staff_enlistment, user};
+use super::entities::{report, report_link, staff_enlistment};
+use super::shared_links::{is_admin, maker, maker_account};
 use super::{Reader, Scope, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
@@ -69,16 +70,7 @@ impl Reader {
 /// Whether the maker of the `report_links` row is active and still sees its report: the
 /// patient itself, an administrator, or staff of the group the report was made for.
 fn maker_still_sees() -> Condition {
-    let maker = || Expr::col((Alias::new("report_links"), Alias::new("creator_id")));
-    let account = |extra: Expr| {
-        Query::select()
-            .expr(Expr::val(1))
-            .from(user::Entity)
-            .and_where(Expr::col((user::Entity, user::Column::Id)).eq(maker()))
-            .and_where(Expr::col((user::Entity, user::Column::Activation)).eq(true))
-            .and_where(extra)
-            .to_owned()
-    };
+    let maker = || maker("report_links");
     let in_group = Query::select()
         .expr(Expr::val(1))
         .from(report::Entity)
@@ -96,16 +88,14 @@ fn maker_still_sees() -> Condition {
         )
         .to_owned();
     Condition::all()
-        .add(Expr::exists(account(Expr::val(1).eq(1))))
+        .add(maker_account("report_links", Expr::val(1).eq(1)))
         .add(
             Condition::any()
                 .add(maker().eq(Expr::col((
                     Alias::new("report_links"),
                     Alias::new("patient_id"),
                 ))))
-                .add(Expr::exists(account(Expr::cust(
-                    "CAST(users.roles AS TEXT) LIKE '%\"admin\"%'",
-                ))))
+                .add(maker_account("report_links", is_admin()))
                 .add(Expr::exists(in_group)),
         )
 }

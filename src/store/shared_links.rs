@@ -96,19 +96,33 @@ fn shared_with(group: &Id) -> SelectStatement {
         .to_owned()
 }
 
+/// The maker of a link in `table` (its `creator_id`).
+pub(super) fn maker(table: &str) -> Expr {
+    Expr::col((Alias::new(table), Alias::new("creator_id")))
+}
+
+/// Whether the maker of a link in `table` is active and `extra` holds of its account; with
+/// [`is_admin`], whether it is an active administrator.
+pub(super) fn maker_account(table: &str, extra: Expr) -> Condition {
+    let account = Query::select()
+        .expr(Expr::val(1))
+        .from(user::Entity)
+        .and_where(Expr::col((user::Entity, user::Column::Id)).eq(maker(table)))
+        .and_where(Expr::col((user::Entity, user::Column::Activation)).eq(true))
+        .and_where(extra)
+        .to_owned();
+    Condition::all().add(Expr::exists(account))
+}
+
+/// An account with the administrator's role.
+pub(super) fn is_admin() -> Expr {
+    Expr::cust("CAST(users.roles AS TEXT) LIKE '%\"admin\"%'")
+}
+
 /// Whether the maker of the `shared_links` row is active and still sees its measurement:
 /// the patient itself, an administrator, or staff of a group the measurement is shared with.
 fn maker_still_sees() -> Condition {
-    let maker = || Expr::col((Alias::new("shared_links"), Alias::new("creator_id")));
-    let account = |extra: Expr| {
-        Query::select()
-            .expr(Expr::val(1))
-            .from(user::Entity)
-            .and_where(Expr::col((user::Entity, user::Column::Id)).eq(maker()))
-            .and_where(Expr::col((user::Entity, user::Column::Activation)).eq(true))
-            .and_where(extra)
-            .to_owned()
-    };
+    let maker = || maker("shared_links");
     let staff_groups = Query::select()
         .column((staff_enlistment::Entity, staff_enlistment::Column::GroupId))
         .from(staff_enlistment::Entity)
@@ -131,16 +145,14 @@ fn maker_still_sees() -> Condition {
         )
         .to_owned();
     Condition::all()
-        .add(Expr::exists(account(Expr::val(1).eq(1))))
+        .add(maker_account("shared_links", Expr::val(1).eq(1)))
         .add(
             Condition::any()
                 .add(maker().eq(Expr::col((
                     Alias::new("shared_links"),
                     Alias::new("patient_id"),
                 ))))
-                .add(Expr::exists(account(Expr::cust(
-                    "CAST(users.roles AS TEXT) LIKE '%\"admin\"%'",
-                ))))
+                .add(maker_account("shared_links", is_admin()))
                 .add(
                     Expr::col((Alias::new("shared_links"), Alias::new("measurement_id")))
                         .in_subquery(shared),
