@@ -2,10 +2,12 @@
 
 use sea_orm_migration::prelude::*;
 
-/// A 24-character object id primary key.
+/// A 24-character object id primary key. `varchar`, not `character`: ids are bound as text,
+/// and PostgreSQL compares `character` with text by casting the column, past its index
+/// (`m20261128_000160_ids_as_varchar`).
 pub fn id<T: IntoIden>(name: T) -> ColumnDef {
     ColumnDef::new(name)
-        .char_len(24)
+        .string_len(24)
         .not_null()
         .primary_key()
         .to_owned()
@@ -13,7 +15,7 @@ pub fn id<T: IntoIden>(name: T) -> ColumnDef {
 
 /// A required reference to another object's id.
 pub fn reference<T: IntoIden>(name: T) -> ColumnDef {
-    ColumnDef::new(name).char_len(24).not_null().to_owned()
+    ColumnDef::new(name).string_len(24).not_null().to_owned()
 }
 
 /// A required timestamp in epoch milliseconds.

@@ -29,6 +29,7 @@ mod m20261127_000120_work_rank_rates;
 mod m20261127_000130_reports_by_file;
 mod m20261127_000140_password_change_due;
 mod m20261128_000150_report_links;
+mod m20261128_000160_ids_as_varchar;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000130_reports_by_file::Migration),
             Box::new(m20261127_000140_password_change_due::Migration),
             Box::new(m20261128_000150_report_links::Migration),
+            Box::new(m20261128_000160_ids_as_varchar::Migration),
         ]
     }
 }
