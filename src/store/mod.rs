@@ -596,7 +596,7 @@ impl Reader {
         E: sea_orm::EntityTrait,
         E::Model: Send + Sync,
     {
-        use sea_orm::{PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+        use sea_orm::{PaginatorTrait, QueryFilter, QuerySelect};
         let select = select.filter(spec.condition.clone());
         let total = if spec.skip_count {
             None
@@ -606,29 +606,67 @@ impl Reader {
         if spec.limit == 0 {
             return Ok((None, total));
         }
-        let mut ordered = select;
-        let keys = spec.order.len().saturating_sub(1);
-        for (expr, order) in &spec.order[..keys] {
-            // Missing values sort as the smallest on every database (PostgreSQL's default is
-            // the opposite of SQLite's).
-            let nulls = match order {
-                sea_orm::Order::Desc => sea_orm::sea_query::NullOrdering::Last,
-                _ => sea_orm::sea_query::NullOrdering::First,
-            };
-            ordered = ordered.order_by_with_nulls(expr.clone(), order.clone(), nulls);
-        }
-        // The id, last, is never null: without a NULLS clause PostgreSQL reads a page of a list
-        // sorted by id along the primary key's index (with one it sorts every row first).
-        for (expr, order) in &spec.order[keys..] {
-            ordered = ordered.order_by(expr.clone(), order.clone());
-        }
+        let ordered = ordered(select, &spec.order);
         Ok((Some(ordered.limit(spec.limit).offset(spec.offset)), total))
     }
+}
+
+/// `select` sorted by `order`: the keys asked for, missing values the smallest on every
+/// database, then the id that breaks ties.
+fn ordered<E: sea_orm::EntityTrait>(
+    select: sea_orm::Select<E>,
+    order: &[(sea_orm::sea_query::SimpleExpr, sea_orm::Order)],
+) -> sea_orm::Select<E> {
+    use sea_orm::QueryOrder;
+    let mut ordered = select;
+    let keys = order.len().saturating_sub(1);
+    let id = order.last().map(|(expr, _)| expr);
+    for (expr, direction) in &order[..keys] {
+        if Some(expr) == id {
+            // A sort by the id itself (`sort(-id)`) is never null either: a NULLS clause
+            // would make PostgreSQL sort every row the reader sees instead of walking
+            // the primary key (414 ms for a page at 100,000 measurements).
+            ordered = ordered.order_by(expr.clone(), direction.clone());
+            continue;
+        }
+        // Missing values sort as the smallest on every database (PostgreSQL's default is
+        // the opposite of SQLite's).
+        let nulls = match direction {
+            sea_orm::Order::Desc => sea_orm::sea_query::NullOrdering::Last,
+            _ => sea_orm::sea_query::NullOrdering::First,
+        };
+        ordered = ordered.order_by_with_nulls(expr.clone(), direction.clone(), nulls);
+    }
+    // The id, last, is never null: without a NULLS clause PostgreSQL reads a page of a list
+    // sorted by id along the primary key's index (with one it sorts every row first).
+    for (expr, direction) in &order[keys..] {
+        ordered = ordered.order_by(expr.clone(), direction.clone());
+    }
+    ordered
 }
 
 #[cfg(test)]
 mod tests {
     use super::sqlite_path;
+
+    #[test]
+    fn a_sort_by_the_id_carries_no_nulls_clause() {
+        use sea_orm::sea_query::{Expr, SimpleExpr};
+        use sea_orm::{DbBackend, EntityTrait, Order, QueryTrait};
+        let id: SimpleExpr = Expr::col(super::entities::measurement::Column::Id);
+        let rate: SimpleExpr = Expr::col(super::entities::measurement::Column::HeartRate);
+        let by_id = vec![(id.clone(), Order::Desc), (id.clone(), Order::Desc)];
+        let sql = super::ordered(super::entities::measurement::Entity::find(), &by_id)
+            .build(DbBackend::Postgres)
+            .to_string();
+        // PostgreSQL walks the primary key backwards only for a plain `id DESC`.
+        assert!(!sql.contains("NULLS"), "{sql}");
+        let by_rate = vec![(rate, Order::Desc), (id, Order::Desc)];
+        let sql = super::ordered(super::entities::measurement::Entity::find(), &by_rate)
+            .build(DbBackend::Postgres)
+            .to_string();
+        assert!(sql.contains("\"heart_rate\" DESC NULLS LAST"), "{sql}");
+    }
 
     #[test]
     fn sqlite_paths_are_found_in_urls() {
