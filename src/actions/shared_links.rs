@@ -9,7 +9,7 @@ use crate::domain::account::Language;
 use crate::domain::id::Id;
 use crate::domain::network::Network;
 use crate::domain::time::rfc3339_millis;
-use crate::store::entities::{file, report_link, shared_link};
+use crate::store::entities::{file, report, report_link, shared_link};
 use crate::store::{AuditAction, NewReportLink, NewSharedLink, Service, StoreError, Viewer};
 
 /// How long a shared link lasts unless its maker says otherwise, in days.
@@ -150,14 +150,15 @@ impl Actions {
         Ok(NewLink { link, secret })
     }
 
-    /// The links of a periodic report the viewer sees, newest first.
+    /// A periodic report the viewer sees, with its links, newest first.
     pub async fn report_links(
         &self,
         viewer: &Viewer,
         report: &Id,
-    ) -> ActionResult<Vec<report_link::Model>> {
-        self.store.visible_report(viewer, report).await?;
-        Ok(self.store.report_links_of(viewer, report).await?)
+    ) -> ActionResult<(report::Model, Vec<report_link::Model>)> {
+        let seen = self.store.visible_report(viewer, report).await?;
+        let links = self.store.report_links_of(viewer, report).await?;
+        Ok((seen, links))
     }
 
     /// Revokes a link of a periodic report the viewer sees: its address opens nothing from

@@ -42,7 +42,7 @@ async fn report_page(
 ) -> Result<HttpResponse, WebError> {
     let viewer = member.viewer();
     let store = &member.state.store;
-    let report = store.visible_report(&viewer, id).await?;
+    let (report, shared) = member.state.actions.report_links(&viewer, id).await?;
     let own = report.user_id == *member.id();
     let patient = if own {
         None
@@ -55,7 +55,6 @@ async fn report_page(
         };
         Some((full_name(&u.first_name, &u.last_name), page))
     };
-    let shared = member.state.actions.report_links(&viewer, id).await?;
     let row = report_row(member, &report);
     let subject = match &patient {
         Some((name, _)) => format!("{} · {name}", row.period),
