@@ -30,6 +30,7 @@ mod m20261127_000130_reports_by_file;
 mod m20261127_000140_password_change_due;
 mod m20261128_000150_report_links;
 mod m20261128_000160_ids_as_varchar;
+mod m20261128_000170_sort_indexes_nulls_first;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000140_password_change_due::Migration),
             Box::new(m20261128_000150_report_links::Migration),
             Box::new(m20261128_000160_ids_as_varchar::Migration),
+            Box::new(m20261128_000170_sort_indexes_nulls_first::Migration),
         ]
     }
 }
