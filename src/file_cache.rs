@@ -126,6 +126,7 @@ mod tests {
             mimetype: "application/pdf".into(),
             size: 4,
             sha256: "cd".repeat(32),
+            sha1: None,
             creation_timestamp: 0,
         }
     }

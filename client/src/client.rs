@@ -439,6 +439,11 @@ impl Client {
         })
     }
 
+    /// A `GET` with a fresh access token, its answer unread (a document's bytes).
+    pub(crate) async fn send_get(&self, path: &str) -> Sent {
+        self.send(Method::GET, path, None).await
+    }
+
     /// Sends a request with a fresh access token; refreshes and retries once when the server
     /// refuses the token. Any non-success answer becomes an [`Error`].
     async fn send(&self, method: Method, path: &str, body: Option<Vec<u8>>) -> Sent {

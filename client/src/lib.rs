@@ -36,6 +36,7 @@
 //! | [`Client::get_measurement_report_url`], [`Client::measurement_report`] | `GET` then, when needed, `POST /data/v1/measurement-reports/documents` |
 //! | [`Client::get_periodic_reports`] | `GET /reports/v1?sort(-creation_timestamp)&user_id=…` |
 //! | [`Client::get_periodic_report_pdf`] | `GET /reports/v1/<id>/pdf?language=…&time_zone=…` |
+//! | [`Client::fhir_everything`], [`Client::fhir_diagnostic_reports`], [`Client::fhir_attachment`] | `GET /fhir/R4/Patient/<id>/$everything`, `GET /fhir/R4/DiagnosticReport?patient=…`, `GET /fhir/R4/Binary/<id>` ([`fhir`]) |
 //!
 //! ## Tokens
 //!
@@ -74,6 +75,7 @@ pub struct ReadmeDoctest;
 mod client;
 mod enums;
 mod error;
+pub mod fhir;
 mod measurement;
 mod page;
 mod profile;

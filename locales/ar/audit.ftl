@@ -54,6 +54,7 @@ audit-link-revoke = ألغى رابط مشاركة
 audit-link-download = فتح رابط مشاركة
 audit-file-revoke = ألغى روابط ملف
 audit-file-download = نزّل ملفًا
+audit-fhir-read = قرأ نتائج عبر FHIR
 audit-audit-view = اطّلع على سجل التدقيق
 audit-audit-export = صدّر سجل التدقيق
 audit-nobody = شخص غير مسجّل الدخول

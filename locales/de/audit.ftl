@@ -54,6 +54,7 @@ audit-link-revoke = hat einen geteilten Link widerrufen
 audit-link-download = hat einen geteilten Link geöffnet
 audit-file-revoke = hat die Links einer Datei widerrufen
 audit-file-download = hat eine Datei heruntergeladen
+audit-fhir-read = hat Ergebnisse über FHIR gelesen
 audit-audit-view = hat das Prüfprotokoll gelesen
 audit-audit-export = hat das Prüfprotokoll exportiert
 audit-nobody = Jemand ohne Anmeldung

@@ -54,6 +54,7 @@ audit-link-revoke = revoked a shared link
 audit-link-download = opened a shared link
 audit-file-revoke = revoked a file’s links
 audit-file-download = downloaded a file
+audit-fhir-read = read results through FHIR
 audit-audit-view = read the audit trail
 audit-audit-export = exported the audit trail
 audit-nobody = Someone not logged in

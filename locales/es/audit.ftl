@@ -54,6 +54,7 @@ audit-link-revoke = revocó un enlace compartido
 audit-link-download = abrió un enlace compartido
 audit-file-revoke = revocó los enlaces de un archivo
 audit-file-download = descargó un archivo
+audit-fhir-read = leyó resultados por FHIR
 audit-audit-view = leyó el registro de auditoría
 audit-audit-export = exportó el registro de auditoría
 audit-nobody = Alguien sin sesión iniciada

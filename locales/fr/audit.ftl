@@ -54,6 +54,7 @@ audit-link-revoke = a révoqué un lien de partage
 audit-link-download = a ouvert un lien de partage
 audit-file-revoke = a révoqué les liens d’un fichier
 audit-file-download = a téléchargé un fichier
+audit-fhir-read = a lu des résultats par FHIR
 audit-audit-view = a consulté le journal d’audit
 audit-audit-export = a exporté le journal d’audit
 audit-nobody = Une personne non connectée

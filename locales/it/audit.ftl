@@ -54,6 +54,7 @@ audit-link-revoke = ha revocato un link condiviso
 audit-link-download = ha aperto un link condiviso
 audit-file-revoke = ha revocato i link di un file
 audit-file-download = ha scaricato un file
+audit-fhir-read = ha letto risultati tramite FHIR
 audit-audit-view = ha letto il registro di audit
 audit-audit-export = ha esportato il registro di audit
 audit-nobody = Qualcuno non autenticato

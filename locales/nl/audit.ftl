@@ -54,6 +54,7 @@ audit-link-revoke = trok een gedeelde link in
 audit-link-download = opende een gedeelde link
 audit-file-revoke = trok de links van een bestand in
 audit-file-download = downloadde een bestand
+audit-fhir-read = las resultaten via FHIR
 audit-audit-view = las het auditlogboek
 audit-audit-export = exporteerde het auditlogboek
 audit-nobody = Iemand die niet aangemeld was

@@ -54,6 +54,7 @@ audit-link-revoke = 撤销了共享链接
 audit-link-download = 打开了共享链接
 audit-file-revoke = 撤销了文件的链接
 audit-file-download = 下载了文件
+audit-fhir-read = 通过 FHIR 读取了结果
 audit-audit-view = 查看了审计记录
 audit-audit-export = 导出了审计记录
 audit-nobody = 未登录的人

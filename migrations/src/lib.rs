@@ -31,6 +31,7 @@ mod m20261127_000140_password_change_due;
 mod m20261128_000150_report_links;
 mod m20261128_000160_ids_as_varchar;
 mod m20261128_000170_sort_indexes_nulls_first;
+mod m20261128_000180_files_sha1;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -64,6 +65,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000150_report_links::Migration),
             Box::new(m20261128_000160_ids_as_varchar::Migration),
             Box::new(m20261128_000170_sort_indexes_nulls_first::Migration),
+            Box::new(m20261128_000180_files_sha1::Migration),
         ]
     }
 }

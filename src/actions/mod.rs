@@ -17,6 +17,7 @@
 mod account_links;
 mod accounts;
 mod enlistments;
+pub mod fhir;
 mod groups;
 mod measurements;
 mod notifications;

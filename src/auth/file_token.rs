@@ -70,6 +70,7 @@ mod tests {
             mimetype: "application/pdf".into(),
             size: 1,
             sha256: String::new(),
+            sha1: None,
             creation_timestamp: 0,
         }
     }

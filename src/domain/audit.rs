@@ -187,6 +187,12 @@ pub enum AuditAction {
     #[strum(serialize = "file.download")]
     FileDownload,
 
+    // The FHIR interface.
+    /// A FHIR read, search or `$everything` page (one record per patient whose data it held,
+    /// with the resources it held).
+    #[strum(serialize = "fhir.read")]
+    FhirRead,
+
     // The audit trail itself.
     /// A page of the audit trail was read.
     #[strum(serialize = "audit.view")]

@@ -270,6 +270,7 @@ impl Reports {
                     mimetype: "application/pdf".into(),
                     size: bytes.len() as i64,
                     sha256: hex::encode(Sha256::digest(&bytes)),
+                    sha1: crate::fhir::map::sha1_base64(&bytes),
                 };
                 let file = self
                     .store

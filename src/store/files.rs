@@ -15,6 +15,8 @@ pub struct NewFile {
     pub mimetype: String,
     pub size: i64,
     pub sha256: String,
+    /// SHA-1 of the bytes, base64.
+    pub sha1: String,
 }
 
 impl Reader {
@@ -105,6 +107,7 @@ impl Tx {
             mimetype: Set(new.mimetype),
             size: Set(new.size),
             sha256: Set(new.sha256),
+            sha1: Set(Some(new.sha1)),
             creation_timestamp: Set(self.now()),
         })
         .on_conflict_do_nothing_on([file::Column::CacheKey])

@@ -421,6 +421,30 @@ fn api_rows(f: &Fixture) -> Vec<Row> {
             .expect([404; 8]),
         api("GET", "/files/v1/{token}/file", at(format!("/files/v1/{token}/file")))
             .expect(PUBLIC),
+        api("GET", "/fhir/R4/metadata", at("/fhir/R4/metadata".into())).expect(PUBLIC),
+        api("GET", "/fhir/R4/Patient", at(format!("/fhir/R4/Patient?identifier={p}"))).expect(ANY),
+        api("GET", "/fhir/R4/Patient/{id}", at(format!("/fhir/R4/Patient/{p}"))).expect(RECORD),
+        api("GET", "/fhir/R4/Patient/{id}/$everything", at(format!("/fhir/R4/Patient/{p}/$everything")))
+            .expect(RECORD),
+        api("GET", "/fhir/R4/Observation", at(format!("/fhir/R4/Observation?patient={p}"))).expect(RECORD),
+        api("GET", "/fhir/R4/Observation/{id}", at(format!("/fhir/R4/Observation/{m_ghent}-heart-rate")))
+            .expect(RECORD),
+        api("GET", "/fhir/R4/Observation/{id}", at(format!("/fhir/R4/Observation/{m_ended}-rhythm")))
+            .expect([200, 404, 200, 404, 404, 404, 200, 401]),
+        api("GET", "/fhir/R4/DiagnosticReport", at(format!("/fhir/R4/DiagnosticReport?patient={p}")))
+            .expect(RECORD),
+        api("GET", "/fhir/R4/DiagnosticReport/{id}", at(format!("/fhir/R4/DiagnosticReport/{d_ghent}")))
+            .expect(RECORD),
+        api("GET", "/fhir/R4/DiagnosticReport/{id}", at(format!("/fhir/R4/DiagnosticReport/{r_ended}")))
+            .expect([200, 404, 200, 404, 404, 404, 200, 401]),
+        api("GET", "/fhir/R4/DocumentReference", at(format!("/fhir/R4/DocumentReference?patient={p}")))
+            .expect(RECORD),
+        api("GET", "/fhir/R4/DocumentReference/{id}", at(format!("/fhir/R4/DocumentReference/{r_ghent}")))
+            .expect(RECORD),
+        api("GET", "/fhir/R4/Device/{id}", at(format!("/fhir/R4/Device/{m_ghent}-phone"))).expect(RECORD),
+        api("GET", "/fhir/R4/Binary/{id}", at(format!("/fhir/R4/Binary/{d_ghent}"))).expect(RECORD),
+        api("GET", "/fhir/R4/Binary/{id}", at(format!("/fhir/R4/Binary/{r_ended}")))
+            .expect([200, 404, 200, 404, 404, 404, 200, 401]),
         api("GET", "/groups/v1", at("/groups/v1".into())).expect(ANY),
         api("POST", "/groups/v1", at("/groups/v1".into()))
             .body(|who| json!({"name": format!("Made by {who}")}))

@@ -17,6 +17,7 @@ mod cli;
 mod client;
 mod errors;
 mod faults;
+mod fhir;
 mod files;
 mod groups;
 mod health;

@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod fhir;
 pub mod files;
 pub mod groups;
 pub mod health;
@@ -72,6 +73,18 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
         .service(groups::create_group)
         .service(groups::list_groups)
         .service(groups::get_group)
+        .service(fhir::metadata)
+        .service(fhir::search_patients)
+        .service(fhir::everything)
+        .service(fhir::read_patient)
+        .service(fhir::search_observations)
+        .service(fhir::read_observation)
+        .service(fhir::search_reports)
+        .service(fhir::read_report)
+        .service(fhir::search_documents)
+        .service(fhir::read_document)
+        .service(fhir::read_device)
+        .service(fhir::read_binary)
         .service(
             scope("/data/v1/measurements")
                 .app_data(measurement_limit)

@@ -39,6 +39,7 @@ impl Modify for BearerAuth {
         (name = "files", description = "Public PDFs behind capability tokens"),
         (name = "notifications", description = "The caller's inbox: reports and results as they are ready"),
         (name = "webhooks", description = "Clinic systems' endpoints for a group's events, signed as Standard Webhooks"),
+        (name = "fhir", description = "HL7 FHIR R4, read-only (application/fhir+json); docs/fhir.md maps every field"),
         (name = "health", description = "Probes"),
     )
 )]

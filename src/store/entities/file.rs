@@ -21,6 +21,9 @@ pub struct Model {
     pub mimetype: String,
     pub size: i64,
     pub sha256: String,
+    /// SHA-1 of the bytes, base64 (FHIR's `Attachment.hash`); none for files stored before
+    /// it was kept.
+    pub sha1: Option<String>,
     pub creation_timestamp: i64,
 }
 
