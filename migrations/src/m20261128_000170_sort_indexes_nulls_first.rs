@@ -6,6 +6,11 @@
 //! (22,951 rows at 20,000 measurements). An index `NULLS FIRST` read forwards is the
 //! ascending order and read backwards the descending one. The inbox's index also takes the
 //! id, which breaks ties. SQLite needs none of this.
+//!
+//! Only the indexes of lists sorted through `store::ordered` (the API's lists and the
+//! portal's, which follow that convention) are rebuilt: the portal's patient list (by name)
+//! and the audit trail of a patient (newest first) sort without a NULLS clause, in the
+//! order their indexes already have.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
@@ -36,7 +41,6 @@ const INDEXES: &[(&str, &str, &str)] = &[
         "creation_timestamp NULLS FIRST",
     ),
     ("users_creation", "users", "creation_timestamp NULLS FIRST"),
-    ("users_last_name", "users", "last_name NULLS FIRST"),
     (
         "measurements_timestamp",
         "measurements",
@@ -51,11 +55,6 @@ const INDEXES: &[(&str, &str, &str)] = &[
         "measurement_reports_creation",
         "measurement_reports",
         "creation_timestamp NULLS FIRST",
-    ),
-    (
-        "audit_events_patient",
-        "audit_events",
-        "patient_id, creation_timestamp NULLS FIRST",
     ),
 ];
 

@@ -86,10 +86,7 @@ fn spec(
     };
     ListSpec {
         condition,
-        order: vec![
-            (key, order.clone()),
-            (Expr::col(Alias::new("id")), order),
-        ],
+        order: vec![(key, order.clone()), (Expr::col(Alias::new("id")), order)],
         limit,
         offset,
         select: None,
@@ -550,13 +547,7 @@ impl Actions {
             Alias::new("measurement_reports"),
             measurement_report::Column::CreationTimestamp,
         ));
-        let mut of_page = spec(
-            of_page,
-            created,
-            false,
-            0,
-            u64::from(MAX_REPORTS_LISTED),
-        );
+        let mut of_page = spec(of_page, created, false, 0, u64::from(MAX_REPORTS_LISTED));
         of_page.skip_count = true;
         let (reports, _) = self
             .store

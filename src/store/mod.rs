@@ -58,7 +58,7 @@ pub use reports::{MEASUREMENT_ITEM_FIELDS, NewReport, OpenPrescription};
 pub use shared_links::NewSharedLink;
 pub use tokens::{AccessCheck, NewTokenPair, RefreshCheck};
 pub use users::{NewUser, UserChanges, UserRecord};
-pub use visibility::{Both, Counting, Prescription, Scope, Service, Viewer};
+pub use visibility::{AsSet, Both, Prescription, Scope, Service, Viewer};
 pub use webhooks::{DeliveryRecord, NewWebhook};
 
 use crate::domain::clock::Clock;

@@ -22,7 +22,7 @@ use super::entities::{
     report, staff_enlistment, user, webhook_endpoint,
 };
 use super::query::ListSpec;
-use super::{Counting, NewJob, Reader, Scope, Service, StoreError, StoreResult, Tx, Viewer};
+use super::{AsSet, NewJob, Reader, Scope, Service, StoreError, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 use crate::domain::notification::{Channel, EventKind, KindSet, Preferences};
 use crate::domain::recipients::{self, Audience};
@@ -520,7 +520,7 @@ impl Reader {
 
     /// A page of `viewer`'s inbox. The page probes the access gate per entry it reads; the
     /// exact total reads every entry the viewer may read, where the gate is cheaper as a set
-    /// ([`Counting`]).
+    /// ([`AsSet`]).
     pub async fn inbox(
         &self,
         viewer: &Viewer,
@@ -532,7 +532,7 @@ impl Reader {
         };
         let (entries, _) = self.page(self.inbox_of(viewer), &page).await?;
         let total = self
-            .total(self.inbox_as(viewer, &Counting(viewer)), spec)
+            .total(self.inbox_as(viewer, &AsSet(viewer)), spec)
             .await?;
         Ok((entries, total))
     }

@@ -127,13 +127,15 @@ pub fn staff_groups_of(user_id: &Id) -> SelectStatement {
 // fence against that rewrite (`simplify_EXISTS_query` in its planner's `subselect.c` keeps
 // any query with an `OFFSET` as it is), so a probe stays a probe; with `LIMIT 1` it is valid
 // SQL on SQLite too, where it changes nothing. A statement that reads every row a reader
-// sees (an exact total) is the one place where the hash is right: [`Counting`] leaves it out.
+// sees (an exact total) is where the hash is right: [`AsSet`] leaves the fence out.
 
-/// How a probe is planned: per row (pages, lookups), or as a set the database may hash
-/// (whole counts).
+/// How a probe is planned: per row (pages, lookups), or as a set the database may hash or
+/// join (a statement that reads every row a reader sees).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Probe {
+    /// Fenced (`LIMIT 1 OFFSET 0`): two index lookups per row the statement reads.
     PerRow,
+    /// Unfenced: PostgreSQL may hash it (under an `OR`) or join it (at the top level).
     Set,
 }
 
@@ -227,9 +229,9 @@ impl Scope for Viewer {
 /// viewer sees (an exact total), where the database may build the set of what the viewer
 /// sees once instead of probing per row.
 #[derive(Debug, Clone, Copy)]
-pub struct Counting<'a>(pub &'a Viewer);
+pub struct AsSet<'a>(pub &'a Viewer);
 
-impl Scope for Counting<'_> {
+impl Scope for AsSet<'_> {
     fn users(&self, table: &str, column: &str, now: i64) -> Condition {
         self.0.users_probed(table, column, now, Probe::Set)
     }
