@@ -11,6 +11,12 @@
 //! template, its data and the embedded fonts, so identical inputs give
 //! byte-identical PDFs. Rendering is synchronous and CPU-bound: callers on an
 //! async runtime should run it on a blocking thread.
+//!
+//! Every PDF declares and meets PDF/A-3b (archival: fonts embedded, an sRGB
+//! output intent, XMP metadata, a document date, no encryption) and PDF/UA-1
+//! (accessible: tagged, titled, images with alternative text); typst checks
+//! both while exporting and refuses a document that misses either
+//! ([`STANDARDS`]).
 
 mod fonts;
 mod world;
@@ -27,7 +33,7 @@ use typst::text::{Lang, Locale};
 use typst::utils::LazyHash;
 use typst::{Library, LibraryExt};
 use typst_layout::PagedDocument;
-use typst_pdf::{PdfOptions, Timestamp};
+use typst_pdf::{PdfOptions, PdfStandard, PdfStandards, Timestamp};
 
 use self::world::{RenderWorld, Shared};
 
@@ -76,6 +82,13 @@ impl Template {
         }
     }
 }
+
+/// The standards every report declares and meets, as the cache key names them: a PDF made
+/// before them (or to others) is never served as one made to them.
+pub const STANDARDS: &str = "PDF/A-3b+PDF/UA-1";
+
+/// What [`STANDARDS`] names, as typst's export takes it.
+const PDF_STANDARDS: [PdfStandard; 2] = [PdfStandard::A_3b, PdfStandard::Ua_1];
 
 /// Document-level facts that are not part of the template's data.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,9 +168,15 @@ impl Engine {
         let _evict = EvictOnDrop;
         let Warned { output, .. } = self.compile(template, data, meta);
         let document = output?;
+        // The list is fixed and valid, but typst checks it at run time; its error is a
+        // `HintedString`, which is no `std::error::Error`.
+        let standards = PdfStandards::new(&PDF_STANDARDS)
+            .map_err(|error| RenderError::Export(error.message().to_string()))?;
         let options = PdfOptions {
             ident: Smart::Custom(meta.ident.clone()),
+            // PDF/A requires a document date: the data's, so re-rendering changes nothing.
             timestamp: pdf_timestamp(meta.timestamp),
+            standards,
             ..PdfOptions::default()
         };
         typst_pdf::pdf(&document, &options).map_err(|errors| RenderError::Export(describe(&errors)))
@@ -540,6 +559,45 @@ mod tests {
             .render(Template::Measurement, &data, &meta("en"))
             .unwrap();
         assert!(first == second, "two renders of the same input differ");
+    }
+
+    #[test]
+    fn declares_pdf_a_3b_and_pdf_ua_1_dated_by_its_data() {
+        let pdf = engine()
+            .render(Template::Measurement, &sample(), &meta("en"))
+            .unwrap();
+        // The XMP packet is an unfiltered stream and the catalog a plain object, so their
+        // words stand in the bytes as written.
+        let text = String::from_utf8_lossy(&pdf);
+        for marker in [
+            "<pdfaid:part>3</pdfaid:part>",
+            "<pdfaid:conformance>B</pdfaid:conformance>",
+            "<pdfuaid:part>1</pdfuaid:part>",
+            "/OutputIntents",
+            "/S/GTS_PDFA1",
+            "/DestOutputProfile",
+            "/MarkInfo<</Marked true",
+            // meta.timestamp, not the clock of the render.
+            "/CreationDate(D:20261122090000Z)",
+            "<xmp:CreateDate>2026-11-22T09:00:00+00:00</xmp:CreateDate>",
+            // The chart images' descriptions, from the report's own labels (ASCII ones as
+            // they are; others in UTF-16 below).
+            "/Alt(Tachogram: Time between accepted heartbeats)",
+            "/Alt(Irregular stretch)",
+        ] {
+            assert!(text.contains(marker), "{marker} missing");
+        }
+        let utf16 = |s: &str| -> String {
+            let hex: String = s.encode_utf16().map(|unit| format!("{unit:04X}")).collect();
+            format!("/Alt<FEFF{hex}>")
+        };
+        for alt in [
+            "Pulse signal from the camera, Time (s) 0\u{2013}30",
+            "Pulse signal from the camera, Time (s) 30\u{2013}60",
+        ] {
+            assert!(text.contains(&utf16(alt)), "/Alt({alt}) missing");
+        }
+        assert!(!text.contains("/Encrypt"), "encrypted");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Reports: building their data, rendering PDFs once per distinct content, and storing them.
 //!
-//! A PDF is identified by the hash of its render input (the template revision and the data,
-//! which holds everything the page shows). Repeats find the stored file by that hash; 50
+//! A PDF is identified by the hash of its render input (the PDF standards it meets, the
+//! template revision and the data, which holds everything the page shows). Repeats find the stored file by that hash; 50
 //! concurrent first requests share one render (single-flight in the process, and a unique
 //! `cache_key` row across processes).
 //!
@@ -83,10 +83,14 @@ pub fn reportable(status: Status) -> bool {
     status.has_results()
 }
 
-/// The hash that identifies a rendered PDF: of the template revision, the template and the
-/// serialised `data`.
+/// The hash that identifies a rendered PDF: of the standards it meets, the template
+/// revision, the template and the serialised `data`. The standards are named apart from the
+/// revision, so that PDFs stored before they were declared (or under others) are not served
+/// as meeting them even where the templates did not change.
 pub fn cache_key(template: Template, data: &impl Serialize) -> String {
     let mut hasher = Sha256::new();
+    hasher.update(crate::pdf::STANDARDS.as_bytes());
+    hasher.update([0]);
     hasher.update(crate::pdf::revision().as_bytes());
     hasher.update([0, template as u8, 0]);
     hasher.update(serde_json::to_vec(data).unwrap_or_default());

@@ -30,6 +30,7 @@ mod measurements;
 mod metrics;
 mod notifications;
 mod page_cost;
+mod pdf_archive;
 mod portal;
 mod portal_authorization;
 mod profiles;
