@@ -172,13 +172,15 @@ pub fn searchset(
         relation: "self".to_owned(),
         url: page_url(offset),
     }];
-    if offset > 0 {
+    // A page of none (`_count=0`, a total alone) has no pages beside it: its links would
+    // name itself.
+    if offset > 0 && count > 0 {
         link.push(BundleLink {
             relation: "previous".to_owned(),
             url: page_url(offset.saturating_sub(count)),
         });
     }
-    if more {
+    if more && count > 0 {
         link.push(BundleLink {
             relation: "next".to_owned(),
             url: page_url(offset + count),
@@ -367,5 +369,9 @@ mod tests {
                 ("next", "u?_offset=40")
             ]
         );
+        let none = searchset(Vec::new(), Some(45), 20, 0, true, |o| {
+            format!("u?_offset={o}")
+        });
+        assert_eq!(none.link.len(), 1, "a page of none links only to itself");
     }
 }
