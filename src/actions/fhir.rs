@@ -123,25 +123,30 @@ impl Actions {
     /// A Patient, if `viewer` sees the account.
     pub async fn fhir_patient(&self, viewer: &Viewer, id: &Id) -> ActionResult<Patient> {
         let user = self.fhir_subject(viewer, id).await?;
-        let profile = self.store.visible_profile(viewer, id).await?;
+        let patient = self.patient_resource(viewer, &user).await?;
+        self.record_fhir(viewer, id, "Patient".to_owned()).await?;
+        Ok(patient)
+    }
+
+    /// The Patient of an account `viewer` was already found to see, with its profile.
+    async fn patient_resource(&self, viewer: &Viewer, user: &user::Model) -> ActionResult<Patient> {
+        let profile = self.store.visible_profile(viewer, &user.id).await?;
         let birthday = profile
             .as_ref()
             .and_then(|p| p.data.get("birthday"))
             .and_then(|b| b.as_str())
             .map(str::to_owned);
-        let patient = map::patient(&map::PatientFacts {
+        Ok(map::patient(&map::PatientFacts {
             id: &user.id,
             first_name: &user.first_name,
             last_name: &user.last_name,
             language: &user.language,
             active: user.activation,
             updated: user.update_timestamp,
-            zone: zone_of(&user),
+            zone: zone_of(user),
             gender: profile.as_ref().and_then(|p| p.gender),
             birthday: birthday.as_deref(),
-        });
-        self.record_fhir(viewer, id, "Patient".to_owned()).await?;
-        Ok(patient)
+        }))
     }
 
     /// Analysed measurements of `patient` that `viewer` sees, one page, with their payloads;
@@ -481,7 +486,7 @@ impl Actions {
                 let user = self.store.patient_of_measurement(viewer, &m.id).await?;
                 let data: serde_json::Value =
                     serde_json::from_str(&m.data).map_err(|e| anyhow::anyhow!("{e}"))?;
-                let header = header_of(&m);
+                let header = measurement::Header::from(&m);
                 let report =
                     measurement_diagnostic_report(&record, &header, &data, zone_of(&user), base)
                         .ok_or_else(not_found)?;
@@ -531,7 +536,7 @@ impl Actions {
         let mut entries: Vec<(Resource, &'static str)> = Vec::new();
         if offset == 0 {
             entries.push((
-                Resource::Patient(Box::new(self.fhir_patient(viewer, patient).await?)),
+                Resource::Patient(Box::new(self.patient_resource(viewer, &user).await?)),
                 "match",
             ));
         }
@@ -655,23 +660,6 @@ fn facts<'a>(
             .unwrap_or(header.creation_timestamp),
         updated: header.review_timestamp.unwrap_or(header.creation_timestamp),
         zone,
-    }
-}
-
-fn header_of(m: &measurement::Model) -> measurement::Header {
-    measurement::Header {
-        id: m.id,
-        creator_id: m.creator_id,
-        status: m.status,
-        measurement_timestamp: m.measurement_timestamp,
-        heartrate: m.heartrate,
-        indicator: m.indicator.clone(),
-        heart_rate: m.heart_rate,
-        result: m.result.clone(),
-        review_label: m.review_label.clone(),
-        reviewer_id: m.reviewer_id,
-        review_timestamp: m.review_timestamp,
-        creation_timestamp: m.creation_timestamp,
     }
 }
 
