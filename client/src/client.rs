@@ -455,10 +455,13 @@ impl Client {
         let status = response.status().as_u16();
         let bytes = response.bytes().await?;
         let refused = error::from_response(status, &bytes);
-        if !matches!(
+        // The FHIR interface says `login` for an expired or unknown token alike: a refresh
+        // tells which.
+        let stale = matches!(
             refused.code(),
             Some(codes::ACCESS_TOKEN_EXPIRED | codes::ACCESS_TOKEN_UNKNOWN)
-        ) {
+        ) || matches!(&refused, Error::Fhir(outcome) if outcome.code() == Some("login"));
+        if !stale {
             return Err(refused);
         }
         self.refresh_unless_replaced(&token).await?;

@@ -7,12 +7,16 @@ use serde::Deserialize;
 /// Tacho answers every failure with an envelope `{code, name, message}`; those arrive as
 /// [`Error::Api`] with the envelope's fields, so callers match on [`ApiError::code`]. Failures
 /// below HTTP (DNS, refused connections, TLS, timeouts) are [`Error::Transport`]; an answer that
-/// is not what the contract promises is [`Error::UnexpectedResponse`].
+/// is not what the contract promises is [`Error::UnexpectedResponse`]. The FHIR interface
+/// answers its refusals as OperationOutcomes instead, which arrive as [`Error::Fhir`].
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The server refused the request with an error envelope.
     #[error(transparent)]
     Api(#[from] ApiError),
+    /// The FHIR interface refused the request with an OperationOutcome.
+    #[error(transparent)]
+    Fhir(#[from] FhirError),
     /// The request did not complete at the HTTP level.
     #[error("transport error: {0}")]
     Transport(#[from] reqwest::Error),
@@ -55,6 +59,43 @@ pub struct ApiError {
     /// On the token endpoint: `invalid_grant`, `invalid_request`, `invalid_client` or
     /// `unsupported_grant_type`.
     pub oauth_error: Option<String>,
+}
+
+/// A refusal of the FHIR interface (`/fhir/R4`), as its OperationOutcome describes it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("FHIR {} (HTTP {status}): {}", .issues.first().map_or("error", |i| i.code.as_str()),
+    .issues.first().and_then(|i| i.diagnostics.as_deref()).unwrap_or(""))]
+pub struct FhirError {
+    /// HTTP status, e.g. 404.
+    pub status: u16,
+    /// The outcome's issues; Tacho's carry one.
+    pub issues: Vec<FhirIssue>,
+}
+
+impl FhirError {
+    /// The code of the first issue (FHIR's issue-type), e.g. `not-found`, `login`, `invalid`.
+    pub fn code(&self) -> Option<&str> {
+        self.issues.first().map(|i| i.code.as_str())
+    }
+}
+
+/// One issue of an OperationOutcome.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct FhirIssue {
+    /// `fatal`, `error`, `warning` or `information`.
+    pub severity: String,
+    /// FHIR's issue-type code, e.g. `not-found`.
+    pub code: String,
+    /// A human-readable explanation (never contains secrets).
+    pub diagnostics: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OperationOutcome {
+    resource_type: String,
+    #[serde(default)]
+    issue: Vec<FhirIssue>,
 }
 
 /// The error codes of Tacho's wire contract that clients commonly act on.
@@ -114,6 +155,14 @@ pub(crate) fn from_response(status: u16, body: &[u8]) -> Error {
             oauth_error: None,
         });
     }
+    if let Ok(outcome) = serde_json::from_slice::<OperationOutcome>(body)
+        && outcome.resource_type == "OperationOutcome"
+    {
+        return Error::Fhir(FhirError {
+            status,
+            issues: outcome.issue,
+        });
+    }
     if let Ok(oauth) = serde_json::from_slice::<OAuthEnvelope>(body) {
         return Error::Api(ApiError {
             status,
@@ -156,6 +205,17 @@ mod tests {
         assert_eq!(oauth.code, codes::AUTHENTICATION);
         assert_eq!(oauth.oauth_error.as_deref(), Some("invalid_grant"));
         assert_eq!(oauth.message, "wrong e-mail or password");
+
+        let fhir = from_response(
+            404,
+            br#"{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":"not-found","diagnostics":"no such resource, or not visible to the caller"}]}"#,
+        );
+        let Error::Fhir(fhir) = fhir else { panic!() };
+        assert_eq!((fhir.status, fhir.code()), (404, Some("not-found")));
+        assert_eq!(
+            fhir.to_string(),
+            "FHIR not-found (HTTP 404): no such resource, or not visible to the caller"
+        );
 
         let other = from_response(502, b"<html>bad gateway</html>");
         assert!(matches!(

@@ -84,7 +84,7 @@ mod tokens;
 mod user;
 
 pub use client::Client;
-pub use error::{ApiError, Error, codes};
+pub use error::{ApiError, Error, FhirError, FhirIssue, codes};
 pub use measurement::{
     AnalysisResult, Indicator, Measurement, MeasurementStatus, MeasurementUpdate, ResultKey,
 };

@@ -550,6 +550,28 @@ async fn errors_are_operation_outcomes_and_the_access_rules_hold() {
         assert_eq!(body["issue"][0]["code"], "not-found");
         outcomes.push(("not-found".to_owned(), body));
     }
+    // The Rust SDK hands the OperationOutcome over as it is.
+    let refused = world
+        .staff_b
+        .client
+        .fhir_everything(&world.patient.id, 10)
+        .await
+        .expect_err("another group's patient");
+    let tacho_client::Error::Fhir(outcome) = refused else {
+        panic!("an OperationOutcome: {refused:?}")
+    };
+    assert_eq!((outcome.status, outcome.code()), (404, Some("not-found")));
+    // An access token that expired meanwhile is refreshed, as on the rest of the API.
+    app.clock.advance(chrono::Duration::hours(2));
+    let reports = world
+        .staff_a
+        .client
+        .fhir_diagnostic_reports(&world.patient.id, 10)
+        .await
+        .expect("read after a refresh");
+    assert_eq!(reports.total, Some(0));
+    app.clock.advance(chrono::Duration::hours(-2));
+
     // A search the reader may not see is empty, never a leak.
     let (status, body) = fhir(
         &app,
