@@ -94,7 +94,7 @@ pub(super) async fn update_measurement_in(
     let (action, detail) = match &update.review {
         Some(review) => (
             AuditAction::MeasurementReview,
-            format!("label: {}", review.label.as_deref().unwrap_or_default()),
+            format!("review: {}", review.fields().join(", ")),
         ),
         None => (
             AuditAction::MeasurementUpdate,

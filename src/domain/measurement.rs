@@ -322,6 +322,19 @@ const LABEL_LIMIT: usize = 100;
 const NOTE_LIMIT: usize = 2000;
 
 impl Review {
+    /// The parts the review writes, by their wire names (what an audit record names: never
+    /// their text, which is health data and may be free text).
+    pub fn fields(&self) -> Vec<&'static str> {
+        [
+            ("label", self.label.is_some()),
+            ("diagnosis", self.diagnosis.is_some()),
+            ("patient_note", self.patient_note.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+
     /// A review from its texts (the portal's form): each trimmed and held to its limit.
     pub fn parse(
         label: Option<&str>,
@@ -857,6 +870,11 @@ mod tests {
         let form = Review::parse(Some(" normal "), Some(""), Some(" Fine ")).unwrap();
         assert_eq!(form.label.as_deref(), Some("normal"));
         assert_eq!(form.patient_note.as_deref(), Some("Fine"));
+        assert_eq!(
+            form.fields(),
+            ["label", "diagnosis", "patient_note"],
+            "names (an empty note clears it), never the texts"
+        );
         assert!(Review::parse(Some(&"x".repeat(101)), None, None).is_err());
         assert_eq!(
             MeasurementUpdate::review(form).check_author(false),
