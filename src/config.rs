@@ -129,6 +129,10 @@ pub struct Settings {
     /// `TACHO_JOB_LEASE`: seconds a worker holds a claimed job before another may take it;
     /// default 300.
     pub job_lease: Duration,
+    /// `TACHO_RETENTION_DAYS`: measurements, reports and files older than this many days,
+    /// and accounts deactivated longer, are erased by a daily job; unset (the default) keeps
+    /// everything.
+    pub retention_days: Option<u32>,
     /// `TACHO_RENDER_DEADLINE`: seconds (fractions allowed, e.g. `0.5`) a PDF render may run
     /// before it is abandoned and the caller answered 503; default 10.
     pub render_deadline: Duration,
@@ -357,6 +361,9 @@ struct Environment {
     scheduler_tick: u64,
     #[arg(long, env = "TACHO_JOB_LEASE", default_value = "300", value_parser = seconds)]
     job_lease: Duration,
+    #[arg(long, env = "TACHO_RETENTION_DAYS",
+        value_parser = clap::value_parser!(u32).range(1..))]
+    retention_days: Option<u32>,
     #[arg(long, env = "TACHO_RENDER_DEADLINE", default_value = "10", value_parser = deadline)]
     render_deadline: Duration,
     #[arg(long, env = "TACHO_SMTP_URL")]
@@ -451,6 +458,7 @@ impl Environment {
             scheduler_tick: (self.scheduler_tick > 0)
                 .then(|| Duration::from_secs(self.scheduler_tick)),
             job_lease: self.job_lease,
+            retention_days: self.retention_days,
             render_deadline: self.render_deadline,
             smtp_url: self
                 .smtp_url

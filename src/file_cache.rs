@@ -123,6 +123,7 @@ mod tests {
             token_version: 0,
             cache_key: "ab".repeat(32),
             name: "report.pdf".into(),
+            patient_id: None,
             mimetype: "application/pdf".into(),
             size: 4,
             sha256: "cd".repeat(32),

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod domain;
+pub mod erasure;
 pub mod fhir;
 pub mod file_cache;
 pub mod i18n;

@@ -9,6 +9,8 @@
 
 use std::time::Duration;
 
+use anyhow::Context;
+
 use chrono_tz::Tz;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::domain::account::TimeZone;
 use crate::domain::id::Id;
 use crate::domain::periods::{Period, Trigger, due_periods};
+use crate::erasure::{Eraser, Erasure, ErasureJob, RetentionJob};
 use crate::notify::Notifier;
 use crate::store::entities::job::{self, JobKind};
 use crate::store::entities::report;
@@ -39,6 +42,9 @@ pub struct SchedulerOptions {
     pub batch: u64,
     /// Jobs worked on at once.
     pub concurrency: usize,
+    /// `TACHO_RETENTION_DAYS`: when set, a retention job is enqueued once a day (under a
+    /// unique key per day, so once whichever instances tick) and erases what is older.
+    pub retention_days: Option<u32>,
 }
 
 impl Default for SchedulerOptions {
@@ -48,6 +54,7 @@ impl Default for SchedulerOptions {
             batch: 64,
             // Reports wait on the database far more than on the CPU.
             concurrency: 8,
+            retention_days: None,
         }
     }
 }
@@ -73,9 +80,11 @@ pub struct RunSummary {
     pub made: u64,
     /// Jobs with nothing to make: the report existed, or the user was deactivated.
     pub skipped: u64,
-    /// Report jobs that failed this time (retried later, or failed for good after the last
-    /// attempt).
+    /// Report, erasure and retention jobs that failed this time (retried later, or failed
+    /// for good after the last attempt).
     pub failed: u64,
+    /// Erasure and retention jobs done.
+    pub erased: u64,
     /// Notification jobs done: fan-outs, e-mails, digests and webhook deliveries.
     pub notified: u64,
     /// Notification jobs that failed this time (retried on their own schedule).
@@ -85,7 +94,7 @@ pub struct RunSummary {
 impl RunSummary {
     /// Jobs finished one way or another.
     pub fn handled(&self) -> u64 {
-        self.made + self.skipped + self.failed + self.notified + self.notify_failed
+        self.made + self.skipped + self.failed + self.notified + self.notify_failed + self.erased
     }
 
     /// Report jobs finished one way or another.
@@ -96,6 +105,7 @@ impl RunSummary {
 
 enum Outcome {
     Made,
+    Erased,
     Skipped,
     Notified,
     Failed,
@@ -112,6 +122,7 @@ impl RunSummary {
     fn count(&mut self, outcome: &Outcome) {
         match outcome {
             Outcome::Made => self.made += 1,
+            Outcome::Erased => self.erased += 1,
             Outcome::Skipped => self.skipped += 1,
             Outcome::Notified => self.notified += 1,
             Outcome::Failed => self.failed += 1,
@@ -125,6 +136,7 @@ impl RunSummary {
 pub struct Scheduler {
     store: Store,
     notifier: Notifier,
+    eraser: Eraser,
     worker: String,
     options: SchedulerOptions,
     /// Cancelled when the process is stopping: no new batch is claimed.
@@ -201,6 +213,27 @@ impl DueReports {
     }
 }
 
+/// The unique key of the retention run of the UTC day of `now`: one run a day, whichever
+/// instances tick.
+pub fn retention_key(now: i64) -> String {
+    format!("retention:{}", now.div_euclid(86_400_000))
+}
+
+/// Today's retention job, erasing what is older than `days` days at `now`. The operator is
+/// the actor its audit record names (`Id::ZERO`, as `actions::operator::OPERATOR`).
+fn retention_job(now: i64, days: u32) -> NewJob {
+    let payload = RetentionJob {
+        cutoff: now - i64::from(days) * 86_400_000,
+    };
+    NewJob {
+        kind: JobKind::Retention,
+        dedupe_key: retention_key(now),
+        payload: serde_json::to_string(&payload).unwrap_or_default(),
+        run_after: now,
+        max_attempts: MAX_ATTEMPTS,
+    }
+}
+
 /// The prescription start in a key of [`dedupe_key`]'s earlier form,
 /// `report:<user>:<prescription start>:<trigger>:<period>`.
 fn legacy_prescription_start(key: &str) -> Option<i64> {
@@ -221,6 +254,7 @@ impl Scheduler {
             &uuid::Uuid::new_v4().simple().to_string()[..12]
         );
         Scheduler {
+            eraser: Eraser::new(store.clone(), notifier.storage()),
             store,
             notifier,
             worker,
@@ -240,8 +274,11 @@ impl Scheduler {
     pub async fn enqueue_due(&self) -> Result<usize, StoreError> {
         let now = self.store.clock().now_millis();
         let open = self.store.open_prescriptions(&Service::Scheduler).await?;
-        let due = DueReports::of(&open, now);
+        let mut due = DueReports::of(&open, now);
         let enqueued = due.jobs.len();
+        if let Some(days) = self.options.retention_days {
+            due.jobs.push(retention_job(now, days));
+        }
         // The jobs and how far each prescription got, together (the unique keys would absorb
         // a second enqueue anyway).
         self.store
@@ -338,6 +375,12 @@ impl Scheduler {
 
     /// Runs a job; done jobs are marked by the caller, a batch at a time.
     async fn run_job(&self, job: &job::Model) -> Outcome {
+        if matches!(job.kind, JobKind::Erasure | JobKind::Retention) {
+            return match self.erase(job).await {
+                Ok(()) => Outcome::Erased,
+                Err(err) => self.job_failed(job, &err).await,
+            };
+        }
         let notification = Notifier::handles(job.kind);
         let result = if notification {
             self.notifier.run(job).await
@@ -507,6 +550,32 @@ impl Scheduler {
             })
             .await?;
         Ok(!stored.is_empty())
+    }
+
+    /// Runs an erasure or a retention job.
+    async fn erase(&self, job: &job::Model) -> anyhow::Result<()> {
+        if job.kind == JobKind::Retention {
+            let retention: RetentionJob = serde_json::from_str(&job.payload)
+                .context("the job's payload is not a retention")?;
+            let done = self.eraser.retain(&retention, Id::ZERO).await?;
+            tracing::info!(
+                measurements = done.measurements,
+                reports = done.reports,
+                files = done.files,
+                accounts = done.accounts,
+                "retention"
+            );
+            return Ok(());
+        }
+        let erasure: ErasureJob =
+            serde_json::from_str(&job.payload).context("the job's payload is not an erasure")?;
+        match self.eraser.erase(&erasure).await? {
+            Erasure::Held => {
+                tracing::warn!(job = %job.id, "an erasure met a legal hold; nothing more was erased")
+            }
+            Erasure::Erased(_) | Erasure::AlreadyErased | Erasure::Unknown => {}
+        }
+        Ok(())
     }
 
     /// The token that stops this scheduler when cancelled: it finishes the batch it holds

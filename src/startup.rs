@@ -131,6 +131,7 @@ impl Application {
         let scheduler = settings.scheduler_tick.map(|tick| {
             let options = SchedulerOptions {
                 lease: settings.job_lease,
+                retention_days: settings.retention_days,
                 ..SchedulerOptions::default()
             };
             (

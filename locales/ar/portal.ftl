@@ -413,3 +413,35 @@ legend-grey = غير مقروء أو بلا نتيجة
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = ليس لديك مرضى بعد: عندما يجري مريض من مجموعاتك قياسًا، يظهر هنا ما ينتظر مراجعتك.
+
+# Legal hold and erasure (administrators).
+erase-title = الحجز القانوني والمحو
+erase-link = الحجز القانوني والمحو
+erase-back = العودة إلى الحساب
+erase-tombstone = حساب ممحو
+erase-hold-title = الحجز القانوني
+erase-hold-on = يوجد حجز قانوني: لا تُمحى بيانات هذا المريض ولا تُزال بانقضاء مدة الاحتفاظ.
+erase-hold-off = لا يوجد حجز قانوني.
+erase-hold-hint = يحفظ الحجز كل قياسات المريض وتقاريره وملفاته من المحو ومن مدة الاحتفاظ ما دام قائمًا. يُسجَّل وضعه ورفعه في سجل التدقيق.
+erase-hold-set = وضع حجز قانوني
+erase-hold-lift = رفع الحجز القانوني
+erase-heading = محو بيانات هذا المريض
+erase-what-goes = يحذف المحو قياسات المريض وتقاريره وملفاته (في كل تخزين) وملفه الشخصي وجلساته وروابطه وإشعاراته والتسليمات المعلّقة. يبقى الحساب شاهدًا بلا اسم أو عنوان أو بريد أو هاتف أو تاريخ ميلاد.
+erase-what-stays = يحتفظ سجل التدقيق بقيوده، بمعرّف المريض ودون بيانات شخصية. لا يمكن التراجع عن المحو.
+erase-confirm-label = اكتب عنوان البريد الإلكتروني للمريض أو اسمه الكامل للتأكيد
+erase-confirm-hint = يُعطَّل الحساب فورًا، وتُمحى البيانات في الخلفية.
+erase-button = محو بيانات المريض
+erase-status-none = لم يُطلب أي محو.
+erase-status-working = جارٍ المحو…
+erase-status-done = مُحي في
+erase-status-stopped = توقف: وُضع حجز قانوني أثناء المحو. ما مُحي يبقى ممحوًا.
+erase-status-failed = فشل المحو ولن تُعاد المحاولة. تُظهر قائمة المهام السبب.
+erase-progress = التقدّم
+erase-at-start = عند الطلب
+erase-left = المتبقي
+erase-measurements = القياسات
+erase-reports = التقارير الدورية
+erase-files = الملفات
+erase-held = يوجد حجز قانوني على هذا المريض: ارفعه قبل المحو.
+erase-confirmation = يجب أن يكون التأكيد عنوان البريد الإلكتروني للمريض أو اسمه الكامل.
+erase-done = مُحي هذا الحساب.

@@ -413,3 +413,35 @@ legend-grey = Nicht lesbar oder kein Ergebnis
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Sie haben noch keine Patienten: Sobald ein Patient Ihrer Gruppen misst, erscheint hier, was auf Ihre Beurteilung wartet.
+
+# Legal hold and erasure (administrators).
+erase-title = Rechtliche Sperre und Löschung
+erase-link = Rechtliche Sperre und Löschung
+erase-back = Zurück zum Konto
+erase-tombstone = Gelöschtes Konto
+erase-hold-title = Rechtliche Sperre
+erase-hold-on = Eine rechtliche Sperre ist gesetzt: Die Daten dieses Patienten werden weder gelöscht noch durch die Aufbewahrungsfrist entfernt.
+erase-hold-off = Keine rechtliche Sperre gesetzt.
+erase-hold-hint = Eine Sperre bewahrt alle Messungen, Berichte und Dateien des Patienten vor Löschung und Aufbewahrungsfrist, solange sie gesetzt ist. Setzen und Aufheben werden im Prüfprotokoll festgehalten.
+erase-hold-set = Rechtliche Sperre setzen
+erase-hold-lift = Rechtliche Sperre aufheben
+erase-heading = Daten dieses Patienten löschen
+erase-what-goes = Die Löschung entfernt Messungen, Berichte und Dateien des Patienten (in jedem Speicher), Profil, Anmeldungen, Links, Benachrichtigungen und ausstehende Zustellungen. Das Konto bleibt als Grabstein ohne Namen, Adresse, E-Mail, Telefon oder Geburtsdatum.
+erase-what-stays = Das Prüfprotokoll behält seine Einträge, mit der Kennung des Patienten und ohne personenbezogene Daten. Die Löschung kann nicht rückgängig gemacht werden.
+erase-confirm-label = Geben Sie zur Bestätigung die E-Mail-Adresse oder den vollständigen Namen des Patienten ein
+erase-confirm-hint = Das Konto wird sofort deaktiviert; die Daten werden im Hintergrund gelöscht.
+erase-button = Daten des Patienten löschen
+erase-status-none = Es wurde keine Löschung beantragt.
+erase-status-working = Wird gelöscht …
+erase-status-done = Gelöscht am
+erase-status-stopped = Angehalten: Während der Löschung wurde eine rechtliche Sperre gesetzt. Bereits Gelöschtes bleibt gelöscht.
+erase-status-failed = Die Löschung ist fehlgeschlagen und wird nicht wiederholt. Die Auftragswarteschlange zeigt den Grund.
+erase-progress = Fortschritt
+erase-at-start = Bei Antrag
+erase-left = Verbleibend
+erase-measurements = Messungen
+erase-reports = Periodische Berichte
+erase-files = Dateien
+erase-held = Für diesen Patienten ist eine rechtliche Sperre gesetzt: Heben Sie sie vor der Löschung auf.
+erase-confirmation = Die Bestätigung muss die E-Mail-Adresse oder der vollständige Name des Patienten sein.
+erase-done = Dieses Konto wurde gelöscht.

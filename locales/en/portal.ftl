@@ -413,3 +413,35 @@ legend-grey = Unreadable or no result
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = You have no patients yet: when a patient of your groups measures, what waits for your review appears here.
+
+# Legal hold and erasure (administrators).
+erase-title = Legal hold and erasure
+erase-link = Legal hold and erasure
+erase-back = Back to the account
+erase-tombstone = Erased account
+erase-hold-title = Legal hold
+erase-hold-on = A legal hold is set: this patient's data is neither erased nor removed by retention.
+erase-hold-off = No legal hold is set.
+erase-hold-hint = A hold keeps every measurement, report and file of the patient against erasure and retention, for as long as it is set. Setting and lifting it are recorded in the audit trail.
+erase-hold-set = Set a legal hold
+erase-hold-lift = Lift the legal hold
+erase-heading = Erase this patient's data
+erase-what-goes = Erasure deletes the patient's measurements, reports and files (in every storage), profile, logins, links, notifications and pending deliveries. The account stays as a tombstone with no name, address, e-mail, phone or birth date.
+erase-what-stays = The audit trail keeps its entries, with the patient's id and no personal data. Erasure cannot be undone.
+erase-confirm-label = Type the patient's e-mail address or full name to confirm
+erase-confirm-hint = The account is deactivated at once; the data is erased in the background.
+erase-button = Erase the patient's data
+erase-status-none = No erasure has been asked for.
+erase-status-working = Erasing…
+erase-status-done = Erased on
+erase-status-stopped = Stopped: a legal hold was set while the erasure ran. What was erased stays erased.
+erase-status-failed = The erasure failed and will not be retried. The job queue shows why.
+erase-progress = Progress
+erase-at-start = At the request
+erase-left = Left
+erase-measurements = Measurements
+erase-reports = Periodic reports
+erase-files = Files
+erase-held = A legal hold is set on this patient: lift it before erasing.
+erase-confirmation = The confirmation must be the patient's e-mail address or full name.
+erase-done = This account has been erased.

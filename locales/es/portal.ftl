@@ -413,3 +413,35 @@ legend-grey = Ilegible o sin resultado
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Todavía no tiene pacientes: cuando un paciente de sus grupos haga una medición, aquí aparecerá lo que espera su revisión.
+
+# Legal hold and erasure (administrators).
+erase-title = Retención legal y borrado
+erase-link = Retención legal y borrado
+erase-back = Volver a la cuenta
+erase-tombstone = Cuenta borrada
+erase-hold-title = Retención legal
+erase-hold-on = Hay una retención legal: los datos de este paciente no se borran ni los elimina el plazo de conservación.
+erase-hold-off = No hay retención legal.
+erase-hold-hint = Una retención protege cada medición, informe y archivo del paciente frente al borrado y al plazo de conservación mientras esté establecida. Establecerla y levantarla queda registrado en la auditoría.
+erase-hold-set = Establecer una retención legal
+erase-hold-lift = Levantar la retención legal
+erase-heading = Borrar los datos de este paciente
+erase-what-goes = El borrado elimina las mediciones, informes y archivos del paciente (en todo almacenamiento), su perfil, sesiones, enlaces, notificaciones y entregas pendientes. La cuenta queda como lápida sin nombre, dirección, correo, teléfono ni fecha de nacimiento.
+erase-what-stays = La auditoría conserva sus entradas, con el identificador del paciente y sin datos personales. El borrado no se puede deshacer.
+erase-confirm-label = Escriba el correo o el nombre completo del paciente para confirmar
+erase-confirm-hint = La cuenta se desactiva de inmediato; los datos se borran en segundo plano.
+erase-button = Borrar los datos del paciente
+erase-status-none = No se ha solicitado ningún borrado.
+erase-status-working = Borrando…
+erase-status-done = Borrado el
+erase-status-stopped = Detenido: se estableció una retención legal durante el borrado. Lo borrado sigue borrado.
+erase-status-failed = El borrado falló y no se reintentará. La cola de tareas indica el motivo.
+erase-progress = Progreso
+erase-at-start = Al solicitarlo
+erase-left = Restante
+erase-measurements = Mediciones
+erase-reports = Informes periódicos
+erase-files = Archivos
+erase-held = Este paciente tiene una retención legal: levántela antes de borrar.
+erase-confirmation = La confirmación debe ser el correo o el nombre completo del paciente.
+erase-done = Esta cuenta ha sido borrada.

@@ -413,3 +413,35 @@ legend-grey = Illisible ou sans résultat
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Vous n'avez pas encore de patients : dès qu'un patient de vos groupes fait une mesure, ce qui attend votre évaluation apparaît ici.
+
+# Legal hold and erasure (administrators).
+erase-title = Conservation légale et effacement
+erase-link = Conservation légale et effacement
+erase-back = Retour au compte
+erase-tombstone = Compte effacé
+erase-hold-title = Conservation légale
+erase-hold-on = Une conservation légale est posée : les données de ce patient ne sont ni effacées ni supprimées par la durée de conservation.
+erase-hold-off = Aucune conservation légale n’est posée.
+erase-hold-hint = Une conservation protège chaque mesure, rapport et fichier du patient contre l’effacement et la durée de conservation, tant qu’elle est posée. La poser et la lever sont consignés dans le journal d’audit.
+erase-hold-set = Poser une conservation légale
+erase-hold-lift = Lever la conservation légale
+erase-heading = Effacer les données de ce patient
+erase-what-goes = L’effacement supprime les mesures, rapports et fichiers du patient (dans chaque stockage), son profil, ses connexions, liens, notifications et envois en attente. Le compte reste comme une trace sans nom, adresse, e-mail, téléphone ni date de naissance.
+erase-what-stays = Le journal d’audit garde ses entrées, avec l’identifiant du patient et sans données personnelles. L’effacement est définitif.
+erase-confirm-label = Saisissez l’adresse e-mail ou le nom complet du patient pour confirmer
+erase-confirm-hint = Le compte est désactivé aussitôt ; les données sont effacées en arrière-plan.
+erase-button = Effacer les données du patient
+erase-status-none = Aucun effacement n’a été demandé.
+erase-status-working = Effacement en cours…
+erase-status-done = Effacé le
+erase-status-stopped = Arrêté : une conservation légale a été posée pendant l’effacement. Ce qui a été effacé le reste.
+erase-status-failed = L’effacement a échoué et ne sera pas relancé. La file des tâches indique pourquoi.
+erase-progress = Progression
+erase-at-start = À la demande
+erase-left = Restant
+erase-measurements = Mesures
+erase-reports = Rapports périodiques
+erase-files = Fichiers
+erase-held = Une conservation légale est posée sur ce patient : levez-la avant d’effacer.
+erase-confirmation = La confirmation doit être l’adresse e-mail ou le nom complet du patient.
+erase-done = Ce compte a été effacé.

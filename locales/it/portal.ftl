@@ -413,3 +413,35 @@ legend-grey = Illeggibile o senza risultato
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Non ha ancora pazienti: quando un paziente dei suoi gruppi esegue una misurazione, qui compare ciò che attende la sua valutazione.
+
+# Legal hold and erasure (administrators).
+erase-title = Blocco legale e cancellazione
+erase-link = Blocco legale e cancellazione
+erase-back = Torna all’account
+erase-tombstone = Account cancellato
+erase-hold-title = Blocco legale
+erase-hold-on = È posto un blocco legale: i dati di questo paziente non vengono cancellati né rimossi dal periodo di conservazione.
+erase-hold-off = Nessun blocco legale.
+erase-hold-hint = Un blocco protegge ogni misurazione, report e file del paziente dalla cancellazione e dal periodo di conservazione finché resta posto. Porlo e toglierlo è registrato nel registro di audit.
+erase-hold-set = Porre un blocco legale
+erase-hold-lift = Togliere il blocco legale
+erase-heading = Cancella i dati di questo paziente
+erase-what-goes = La cancellazione elimina misurazioni, report e file del paziente (in ogni archivio), profilo, accessi, link, notifiche e consegne in attesa. L’account resta come traccia senza nome, indirizzo, e-mail, telefono o data di nascita.
+erase-what-stays = Il registro di audit conserva le sue voci, con l’identificativo del paziente e senza dati personali. La cancellazione è definitiva.
+erase-confirm-label = Digiti l’indirizzo e-mail o il nome completo del paziente per confermare
+erase-confirm-hint = L’account viene disattivato subito; i dati vengono cancellati in background.
+erase-button = Cancella i dati del paziente
+erase-status-none = Nessuna cancellazione richiesta.
+erase-status-working = Cancellazione in corso…
+erase-status-done = Cancellato il
+erase-status-stopped = Fermata: è stato posto un blocco legale durante la cancellazione. Ciò che è stato cancellato resta cancellato.
+erase-status-failed = La cancellazione non è riuscita e non verrà ritentata. La coda dei job indica il motivo.
+erase-progress = Avanzamento
+erase-at-start = Alla richiesta
+erase-left = Rimanenti
+erase-measurements = Misurazioni
+erase-reports = Report periodici
+erase-files = File
+erase-held = Su questo paziente è posto un blocco legale: lo tolga prima di cancellare.
+erase-confirmation = La conferma deve essere l’indirizzo e-mail o il nome completo del paziente.
+erase-done = Questo account è stato cancellato.

@@ -413,3 +413,35 @@ legend-grey = Onleesbaar of geen uitslag
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = U hebt nog geen patiënten: zodra een patiënt van uw groepen meet, verschijnt hier wat op uw beoordeling wacht.
+
+# Legal hold and erasure (administrators).
+erase-title = Juridische bewaarplicht en wissen
+erase-link = Juridische bewaarplicht en wissen
+erase-back = Terug naar het account
+erase-tombstone = Gewist account
+erase-hold-title = Juridische bewaarplicht
+erase-hold-on = Er geldt een juridische bewaarplicht: de gegevens van deze patiënt worden niet gewist en niet door de bewaartermijn verwijderd.
+erase-hold-off = Er geldt geen juridische bewaarplicht.
+erase-hold-hint = Een bewaarplicht beschermt elke meting, elk rapport en elk bestand van de patiënt tegen wissen en de bewaartermijn zolang ze geldt. Instellen en opheffen staan in het auditlogboek.
+erase-hold-set = Bewaarplicht instellen
+erase-hold-lift = Bewaarplicht opheffen
+erase-heading = De gegevens van deze patiënt wissen
+erase-what-goes = Wissen verwijdert de metingen, rapporten en bestanden van de patiënt (in elke opslag), het profiel, aanmeldingen, links, meldingen en wachtende leveringen. Het account blijft als grafsteen zonder naam, adres, e-mail, telefoon of geboortedatum.
+erase-what-stays = Het auditlogboek houdt zijn regels, met het id van de patiënt en zonder persoonsgegevens. Wissen kan niet ongedaan worden gemaakt.
+erase-confirm-label = Typ het e-mailadres of de volledige naam van de patiënt om te bevestigen
+erase-confirm-hint = Het account wordt meteen gedeactiveerd; de gegevens worden op de achtergrond gewist.
+erase-button = De gegevens van de patiënt wissen
+erase-status-none = Er is geen wissen aangevraagd.
+erase-status-working = Bezig met wissen…
+erase-status-done = Gewist op
+erase-status-stopped = Gestopt: tijdens het wissen werd een bewaarplicht ingesteld. Wat gewist is, blijft gewist.
+erase-status-failed = Het wissen is mislukt en wordt niet opnieuw geprobeerd. De takenwachtrij toont waarom.
+erase-progress = Voortgang
+erase-at-start = Bij de aanvraag
+erase-left = Over
+erase-measurements = Metingen
+erase-reports = Periodieke rapporten
+erase-files = Bestanden
+erase-held = Voor deze patiënt geldt een bewaarplicht: hef ze op voor u wist.
+erase-confirmation = De bevestiging moet het e-mailadres of de volledige naam van de patiënt zijn.
+erase-done = Dit account is gewist.

@@ -409,3 +409,35 @@ legend-grey = 无法读取或无结果
 
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = 您还没有患者：当您所在小组的患者进行测量后，等待您评估的内容会显示在这里。
+
+# Legal hold and erasure (administrators).
+erase-title = 法律保留与删除
+erase-link = 法律保留与删除
+erase-back = 返回账户
+erase-tombstone = 已删除的账户
+erase-hold-title = 法律保留
+erase-hold-on = 已设置法律保留：该患者的数据既不会被删除，也不会因保留期限而移除。
+erase-hold-off = 未设置法律保留。
+erase-hold-hint = 保留设置期间，患者的每项测量、报告和文件都不会被删除或因保留期限移除。设置和解除都会记入审计记录。
+erase-hold-set = 设置法律保留
+erase-hold-lift = 解除法律保留
+erase-heading = 删除该患者的数据
+erase-what-goes = 删除会移除患者的测量、报告和文件（所有存储中的）、个人资料、登录、链接、通知和待投递内容。账户将作为不含姓名、地址、电子邮件、电话或出生日期的墓碑保留。
+erase-what-stays = 审计记录保留其条目，仅含患者编号，不含个人数据。删除无法撤销。
+erase-confirm-label = 请输入患者的电子邮件地址或全名以确认
+erase-confirm-hint = 账户会立即停用；数据在后台删除。
+erase-button = 删除患者的数据
+erase-status-none = 尚未申请删除。
+erase-status-working = 正在删除…
+erase-status-done = 删除于
+erase-status-stopped = 已停止：删除过程中设置了法律保留。已删除的内容不会恢复。
+erase-status-failed = 删除失败，且不会重试。任务队列显示了原因。
+erase-progress = 进度
+erase-at-start = 申请时
+erase-left = 剩余
+erase-measurements = 测量
+erase-reports = 定期报告
+erase-files = 文件
+erase-held = 该患者设有法律保留：请先解除再删除。
+erase-confirmation = 确认内容必须是患者的电子邮件地址或全名。
+erase-done = 该账户已被删除。

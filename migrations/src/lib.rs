@@ -32,6 +32,7 @@ mod m20261128_000150_report_links;
 mod m20261128_000160_ids_as_varchar;
 mod m20261128_000170_sort_indexes_nulls_first;
 mod m20261128_000180_files_sha1;
+mod m20261128_000190_patient_rights;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000160_ids_as_varchar::Migration),
             Box::new(m20261128_000170_sort_indexes_nulls_first::Migration),
             Box::new(m20261128_000180_files_sha1::Migration),
+            Box::new(m20261128_000190_patient_rights::Migration),
         ]
     }
 }

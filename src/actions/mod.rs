@@ -17,6 +17,7 @@
 mod account_links;
 mod accounts;
 mod enlistments;
+mod erasure;
 pub mod fhir;
 mod groups;
 mod measurements;
@@ -31,6 +32,7 @@ use std::sync::Arc;
 
 pub use account_links::{AdminReset, EMAIL_LINK_HOURS, RESET_LINK_HOURS};
 pub use accounts::{AccountChanges, NewAccount, RoleChange};
+pub use erasure::ErasureProgress;
 pub use measurements::Review;
 pub use notifications::{DELIVERY_LOG_SIZE, WebhookRequest};
 pub use reports::{MeasurementPdf, PeriodicPdf};

@@ -67,6 +67,7 @@ mod tests {
             token_version: version,
             cache_key: String::new(),
             name: "r.pdf".into(),
+            patient_id: None,
             mimetype: "application/pdf".into(),
             size: 1,
             sha256: String::new(),

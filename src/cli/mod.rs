@@ -1,5 +1,5 @@
 //! The command line: `serve`, `migrate`, `user add`, `reports run-due`, `reports create`,
-//! `measurements reanalyse`, `files migrate`, `backup`, `analyse`.
+//! `measurements reanalyse`, `files migrate`, `backup`, `retention`, `analyse`.
 
 mod analyse;
 mod clinic;
@@ -7,6 +7,7 @@ mod files;
 mod measurements;
 mod progress;
 mod reports;
+mod retention;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -88,6 +89,22 @@ enum Command {
         /// Patients per group.
         #[arg(long, default_value_t = 1000)]
         patients_per_group: usize,
+    },
+    /// Erase what is older than the retention period (`TACHO_RETENTION_DAYS`, or `--days`):
+    /// measurements, periodic reports and files stored before it, and accounts deactivated
+    /// before it, except those of patients under a legal hold; with a progress bar. `tacho
+    /// serve` does the same once a day when the variable is set.
+    Retention {
+        /// List what would be erased, and erase nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The period in days, instead of `TACHO_RETENTION_DAYS`.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        days: Option<u32>,
+        /// With `--dry-run`: count from this instant (RFC 3339 or epoch ms) instead of now,
+        /// to see what a run on that day would erase.
+        #[arg(long, requires = "dry_run")]
+        at: Option<String>,
     },
     /// Analyse a recording and print, as JSON, the `indicator`, `mostSevereLabel`, `af` and
     /// `analysis` an upload of it would get. Needs no database. Exit code 2 when the file
@@ -261,6 +278,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 patients_per_group,
             };
             clinic::build(settings, size).await
+        }
+        Command::Retention { dry_run, days, at } => {
+            retention::run(settings, days, dry_run, at.as_deref()).await
         }
         // Answered by `main` before a runtime or settings exist.
         Command::Analyse(_) => Ok(()),

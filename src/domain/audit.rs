@@ -193,6 +193,31 @@ pub enum AuditAction {
     #[strum(serialize = "fhir.read")]
     FhirRead,
 
+    // The patient's rights over their data.
+    /// A patient's whole record was exported as a ZIP (by the patient, or an administrator
+    /// for them).
+    #[strum(serialize = "user.export")]
+    UserExport,
+    /// An administrator set or lifted a legal hold on a patient (the detail says which).
+    #[strum(serialize = "user.legal-hold")]
+    UserLegalHold,
+    /// An administrator asked for a patient's erasure; a background job does it.
+    #[strum(serialize = "user.erase.request")]
+    UserEraseRequest,
+    /// A patient's data was erased and the account became a tombstone (the detail counts
+    /// what went, never what it held).
+    #[strum(serialize = "user.erase")]
+    UserErase,
+    /// The retention job erased what outlived the retention period (the detail counts it).
+    #[strum(serialize = "retention.erase")]
+    RetentionErase,
+    /// A consent was given (to the processing of health data, or to sharing with a group).
+    #[strum(serialize = "consent.give")]
+    ConsentGive,
+    /// A consent was withdrawn.
+    #[strum(serialize = "consent.withdraw")]
+    ConsentWithdraw,
+
     // The audit trail itself.
     /// A page of the audit trail was read.
     #[strum(serialize = "audit.view")]

@@ -130,7 +130,12 @@ impl Notifier {
         &self.webhooks
     }
 
-    /// Whether this handles jobs of `kind`.
+    /// The file storage the notifier attaches PDFs from (the service's one).
+    pub fn storage(&self) -> Arc<dyn FileStorage> {
+        self.storage.clone()
+    }
+
+    /// Whether this notifier runs jobs of `kind`.
     pub fn handles(kind: JobKind) -> bool {
         channel_of(kind).is_some()
     }
@@ -180,7 +185,9 @@ impl Notifier {
             JobKind::Email | JobKind::Digest => {
                 EMAIL_RETRIES_MS[step.min(EMAIL_RETRIES_MS.len() - 1)]
             }
-            JobKind::PeriodicReport | JobKind::Notify => 30_000i64 << job.attempts.clamp(0, 10),
+            JobKind::PeriodicReport | JobKind::Notify | JobKind::Erasure | JobKind::Retention => {
+                30_000i64 << job.attempts.clamp(0, 10)
+            }
         }
     }
 
@@ -473,7 +480,7 @@ impl Notifier {
 fn channel_of(kind: JobKind) -> Option<&'static str> {
     match kind {
         JobKind::Email | JobKind::Digest | JobKind::Webhook => Some(kind.as_str()),
-        JobKind::PeriodicReport | JobKind::Notify => None,
+        JobKind::PeriodicReport | JobKind::Notify | JobKind::Erasure | JobKind::Retention => None,
     }
 }
 

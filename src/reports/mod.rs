@@ -184,7 +184,7 @@ impl Reports {
             .pdf(
                 creator_id,
                 &key,
-                &name,
+                (&name, &patient.id),
                 Template::Measurement,
                 built.data,
                 meta,
@@ -236,17 +236,25 @@ impl Reports {
             timestamp: built.as_of,
             language: language.code().to_owned(),
         };
-        self.pdf(reader_id, &key, &name, Template::Periodic, built.data, meta)
-            .await
+        self.pdf(
+            reader_id,
+            &key,
+            (&name, &patient.id),
+            Template::Periodic,
+            built.data,
+            meta,
+        )
+        .await
     }
 
     /// The stored file for `key`, rendering it first when no process has. The file and its
-    /// row are written only once a render has finished in time.
+    /// row are written only once a render has finished in time; the row is stored under
+    /// `name` and the id of the patient it is about (what erasure and retention find it by).
     async fn pdf<D: Serialize + Send + 'static>(
         &self,
         reader_id: &Id,
         key: &str,
-        name: &str,
+        (name, patient_id): (&str, &Id),
         template: Template,
         data: D,
         meta: RenderMeta,
@@ -271,6 +279,7 @@ impl Reports {
                 let new = NewFile {
                     cache_key: key.to_owned(),
                     name: name.to_owned(),
+                    patient_id: *patient_id,
                     mimetype: "application/pdf".into(),
                     size: bytes.len() as i64,
                     sha256: hex::encode(Sha256::digest(&bytes)),

@@ -34,6 +34,15 @@ impl FileStorage for DatabaseStorage {
         Box::pin(async move { Ok(self.store.blob(key).await?) })
     }
 
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            Ok(self
+                .store
+                .write(Unaudited::Erasure, async |tx| tx.delete_blob(key).await)
+                .await?)
+        })
+    }
+
     fn keys(&self) -> BoxFuture<'_, anyhow::Result<Vec<String>>> {
         Box::pin(async move { Ok(self.store.blob_keys().await?) })
     }

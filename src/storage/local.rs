@@ -132,6 +132,19 @@ impl FileStorage for LocalStorage {
         })
     }
 
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            let Some(path) = self.path(key) else {
+                return Ok(());
+            };
+            match tokio::fs::remove_file(&path).await {
+                Ok(()) => Ok(()),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(err) => Err(StorageFault::of_io(err).into()),
+            }
+        })
+    }
+
     fn keys(&self) -> BoxFuture<'_, anyhow::Result<Vec<String>>> {
         Box::pin(async move {
             // Temporary files start with a dot and are not keys.

@@ -43,6 +43,9 @@ pub trait FileStorage: Send + Sync {
     fn put<'a>(&'a self, key: &'a str, content: Vec<u8>) -> BoxFuture<'a, anyhow::Result<()>>;
     /// The contents under `key`, if any.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<Option<Vec<u8>>>>;
+    /// Removes the contents under `key`; a key that holds nothing is not an error (erasure
+    /// runs again after a crash, and finds some keys gone).
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<()>>;
     /// Every key held, in no particular order (what a migration need not copy again).
     fn keys(&self) -> BoxFuture<'_, anyhow::Result<Vec<String>>>;
     /// Whether files can be written and read now (the readiness probe).

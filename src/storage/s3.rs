@@ -89,6 +89,18 @@ impl FileStorage for S3Storage {
         })
     }
 
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            let Some(path) = Self::path(key) else {
+                return Ok(());
+            };
+            match self.objects.delete(&path).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(err) => Err(StorageFault::Unusable(Box::new(err)).into()),
+            }
+        })
+    }
+
     fn keys(&self) -> BoxFuture<'_, anyhow::Result<Vec<String>>> {
         Box::pin(async move {
             let prefix = Path::from(PREFIX);

@@ -34,6 +34,10 @@ pub enum AdminTask {
     ReadAuditTrail,
     /// Choose the events that reach a group's staff, and manage webhook endpoints.
     ManageNotifications,
+    /// Set or lift a legal hold on a patient.
+    SetLegalHolds,
+    /// Erase a patient's data.
+    EraseUsers,
 }
 
 impl AdminTask {
@@ -51,6 +55,8 @@ impl AdminTask {
             AdminTask::MakeDueReports => "make the due reports",
             AdminTask::ReadAuditTrail => "read the audit trail",
             AdminTask::ManageNotifications => "manage notifications and webhooks",
+            AdminTask::SetLegalHolds => "set legal holds",
+            AdminTask::EraseUsers => "erase users",
         }
     }
 }

@@ -135,6 +135,9 @@ mod tests {
             failed_count: 0,
             last_failed_timestamp: None,
             password_change_due: false,
+            legal_hold: false,
+            erased_timestamp: None,
+            deactivation_timestamp: None,
             creation_timestamp: 0,
             update_timestamp: 0,
         }

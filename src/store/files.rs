@@ -12,6 +12,8 @@ pub struct NewFile {
     /// Hash of everything the file shows; one file per key.
     pub cache_key: String,
     pub name: String,
+    /// The patient the document is about.
+    pub patient_id: Id,
     pub mimetype: String,
     pub size: i64,
     pub sha256: String,
@@ -104,6 +106,7 @@ impl Tx {
             token_version: Set(0),
             cache_key: Set(new.cache_key.clone()),
             name: Set(new.name),
+            patient_id: Set(Some(new.patient_id)),
             mimetype: Set(new.mimetype),
             size: Set(new.size),
             sha256: Set(new.sha256),
@@ -116,6 +119,14 @@ impl Tx {
         self.file_by_cache_key(&Service::Reports, &new.cache_key)
             .await?
             .ok_or(super::StoreError::NotFound)
+    }
+
+    /// Deletes the contents under `cache_key` (the `database` storage backend), if any.
+    pub async fn delete_blob(&self, cache_key: &str) -> StoreResult<()> {
+        file_blob::Entity::delete_by_id(cache_key.to_owned())
+            .exec(&self.db)
+            .await?;
+        Ok(())
     }
 
     /// Stores file contents in the database (the `database` storage backend).

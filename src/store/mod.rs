@@ -10,6 +10,7 @@ mod backup;
 mod cache;
 mod conn;
 pub mod entities;
+mod erasure;
 mod files;
 mod groups;
 mod jobs;
@@ -43,6 +44,7 @@ use sea_orm::{
 pub use access::{AdminTask, Denied, GroupTask};
 pub use account_links::NewAccountLink;
 pub use audit::{AuditAction, AuditEntry, AuditFilter};
+pub use erasure::{Holdings, RetentionDue, Tombstoned, erasure_key_prefix};
 pub use files::NewFile;
 pub use groups::NewGroup;
 pub use jobs::{NewJob, QueueStatus};
@@ -225,6 +227,10 @@ pub enum Unaudited {
     /// The command line's setup and maintenance (`user add`, the demo seed, reanalysis,
     /// migrations of files), run by whoever runs the server.
     Operator,
+    /// The steps of an erasure or of retention that remove stored contents and rows; the
+    /// erasure's request and its last step, which makes the account a tombstone, are
+    /// audited, as is each retention run.
+    Erasure,
 }
 
 impl Store {

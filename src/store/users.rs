@@ -252,6 +252,9 @@ impl Tx {
             failed_count: Set(0),
             last_failed_timestamp: Set(None),
             password_change_due: Set(new.password_change_due),
+            legal_hold: Set(false),
+            erased_timestamp: Set(None),
+            deactivation_timestamp: Set(None),
             creation_timestamp: Set(now),
             update_timestamp: Set(now),
         }
@@ -335,6 +338,9 @@ impl Tx {
             .await?
             .ok_or(StoreError::NotFound)?
             .into();
+        if model.activation.as_ref() != &activation {
+            model.deactivation_timestamp = Set((!activation).then(|| self.now()));
+        }
         model.activation = Set(activation);
         if activation {
             model.failed_count = Set(0);

@@ -90,6 +90,10 @@ pub enum Service {
     /// file of a render input, found by the hash of that input, which only its holder can
     /// compute. Never a measurement, report or notification.
     Reports,
+    /// Erasure and retention: every row of the patients and periods they erase, found to be
+    /// deleted (an administrator asked for the erasure, or `TACHO_RETENTION_DAYS` set the
+    /// period), and the counts their progress shows.
+    Eraser,
     /// Whoever runs the server, from the command line (`tacho measurements reanalyse`,
     /// `backup`, `files migrate`, `reports create`, `user add`, `demo`): everything, as the
     /// database's owner could read it anyway.
@@ -334,6 +338,7 @@ impl Scope for Service {
             | Service::Scheduler
             | Service::Notifier
             | Service::Reports
+            | Service::Eraser
             | Service::Operator => Condition::all(),
             Service::Capability => nothing(),
         }
@@ -341,7 +346,7 @@ impl Scope for Service {
 
     fn measurements(&self, _table: &str, _id_column: &str, _patient_column: &str) -> Condition {
         match self {
-            Service::Notifier | Service::Operator => Condition::all(),
+            Service::Notifier | Service::Eraser | Service::Operator => Condition::all(),
             Service::SignIn | Service::Scheduler | Service::Capability | Service::Reports => {
                 nothing()
             }
@@ -350,7 +355,7 @@ impl Scope for Service {
 
     fn periodic_reports(&self) -> Condition {
         match self {
-            Service::Notifier | Service::Operator => Condition::all(),
+            Service::Notifier | Service::Eraser | Service::Operator => Condition::all(),
             Service::SignIn | Service::Scheduler | Service::Capability | Service::Reports => {
                 nothing()
             }
@@ -359,14 +364,16 @@ impl Scope for Service {
 
     fn files(&self) -> Condition {
         match self {
-            Service::Capability | Service::Reports | Service::Operator => Condition::all(),
+            Service::Capability | Service::Reports | Service::Eraser | Service::Operator => {
+                Condition::all()
+            }
             Service::SignIn | Service::Scheduler | Service::Notifier => nothing(),
         }
     }
 
     fn notifications(&self, _table: &str, _column: &str, _now: i64) -> Condition {
         match self {
-            Service::Notifier | Service::Operator => Condition::all(),
+            Service::Notifier | Service::Eraser | Service::Operator => Condition::all(),
             Service::SignIn | Service::Scheduler | Service::Capability | Service::Reports => {
                 nothing()
             }

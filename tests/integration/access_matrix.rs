@@ -491,6 +491,15 @@ fn api_rows(f: &Fixture) -> Vec<Row> {
         api("PUT", "/users/v1/{id}", at(format!("/users/v1/{p}")))
             .body(|_| json!({"last_name": "Tester"}))
             .expect([200, 403, 404, 404, 404, 404, 200, 401]),
+        api("PUT", "/users/v1/{id}/legal_hold", at(format!("/users/v1/{x}/legal_hold")))
+            .body(|_| json!({"legal_hold": false}))
+            .expect(ADMIN_HIDDEN),
+        api("GET", "/users/v1/{id}/erasure", at(format!("/users/v1/{p}/erasure")))
+            .expect([403, 403, 404, 404, 404, 404, 200, 401]),
+        // A confirmation that names no one: refused, and nothing is erased.
+        api("POST", "/users/v1/{id}/erasure", at(format!("/users/v1/{x}/erasure")))
+            .body(|_| json!({"confirmation": "nobody in particular"}))
+            .expect([404, 404, 404, 404, 404, 404, 400, 401]),
         api("PUT", "/users/v1/{id}/activation", at(format!("/users/v1/{p}/activation")))
             .body(|_| json!({"activation": true}))
             .expect([403, 403, 404, 404, 404, 404, 200, 401]),
@@ -857,6 +866,26 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
         )
         .body(|_| form(&[("value", "true")]))
         .expect(PORTAL_ADMIN_HIDDEN),
+        portal(
+            "GET",
+            "/admin/users/{id}/erasure",
+            at(format!("/portal/admin/users/{x}/erasure")),
+        )
+        .expect(PORTAL_ADMIN_HIDDEN_PAGE),
+        portal(
+            "POST",
+            "/admin/users/{id}/legal-hold",
+            at(format!("/portal/admin/users/{x}/legal-hold")),
+        )
+        .body(|_| form(&[]))
+        .expect(PORTAL_ADMIN_HIDDEN),
+        portal(
+            "POST",
+            "/admin/users/{id}/erasure",
+            at(format!("/portal/admin/users/{x}/erasure")),
+        )
+        .body(|_| form(&[("confirmation", "nobody in particular")]))
+        .expect([404, 404, 404, 404, 404, 404, 400, 303]),
         portal(
             "POST",
             "/admin/users/{id}/unblock",

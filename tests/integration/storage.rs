@@ -15,7 +15,7 @@ use tacho::config::{FileStorageKind, S3Options, Settings};
 use crate::helpers::{Spawned, TestApp, World, files_under, spawn_app, spawn_app_with};
 
 /// A moto server on a loopback port, stopped when dropped.
-struct Moto {
+pub struct Moto {
     child: Spawned,
     port: u16,
     http: reqwest::Client,
@@ -33,7 +33,7 @@ impl Moto {
 
     /// A fresh server; where moto is not installed the test fails, unless
     /// `TACHO_TEST_WITHOUT_MOTO=1` passes it over (`None`).
-    async fn start() -> Option<Moto> {
+    pub async fn start() -> Option<Moto> {
         let Some(program) = Self::program() else {
             crate::helpers::without(
                 "MOTO",
@@ -82,13 +82,13 @@ impl Moto {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
-    async fn create_bucket(&self, bucket: &str) {
+    pub async fn create_bucket(&self, bucket: &str) {
         let created = self.http.put(self.url(&format!("/{bucket}"))).send().await;
         assert!(created.unwrap().status().is_success(), "bucket created");
     }
 
     /// The keys in `bucket`, read with a plain ListObjectsV2 rather than through Tacho.
-    async fn keys(&self, bucket: &str) -> Vec<String> {
+    pub async fn keys(&self, bucket: &str) -> Vec<String> {
         let listing = self
             .http
             .get(self.url(&format!("/{bucket}?list-type=2")))
@@ -121,7 +121,7 @@ impl Moto {
     }
 
     /// Settings that keep files in `bucket` (and sessions in Redis, when the tests have one).
-    fn configure(&self, settings: &mut Settings, bucket: &str) {
+    pub fn configure(&self, settings: &mut Settings, bucket: &str) {
         settings.file_storage = FileStorageKind::S3;
         settings.s3 = S3Options(self.variables(bucket));
         if let Ok(redis) = std::env::var("TEST_REDIS_URL") {

@@ -7,6 +7,7 @@
 //! same table, so the two cannot name different endpoints.
 
 pub mod auth;
+pub mod erasure;
 pub mod error;
 pub mod extract;
 pub mod fhir;
@@ -67,6 +68,9 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
         .service(users::add_roles)
         .service(users::remove_roles)
         .service(users::set_activation)
+        .service(erasure::set_legal_hold)
+        .service(erasure::request_erasure)
+        .service(erasure::erasure_progress)
         .service(profiles::list_profiles)
         .service(profiles::update_profiles)
         .service(profiles::get_profile)

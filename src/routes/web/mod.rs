@@ -100,6 +100,9 @@ portal_routes! {
     post "/admin/users/{id}/activation" => admin::set_activation;
     post "/admin/users/{id}/unblock" => admin::unblock;
     post "/admin/users/{id}/admin" => admin::set_admin;
+    get "/admin/users/{id}/erasure" => admin::erasure_page;
+    post "/admin/users/{id}/erasure" => admin::request_erasure;
+    post "/admin/users/{id}/legal-hold" => admin::set_legal_hold;
     get "/admin/groups" => admin::groups;
     post "/admin/groups" => admin::create_group;
     post "/admin/enlistments" => admin::enlist;

@@ -18,6 +18,9 @@ pub struct Model {
     pub token_version: i32,
     pub cache_key: String,
     pub name: String,
+    /// The patient the document is about; none only for files stored before it was kept
+    /// whose patient could not be found from their name.
+    pub patient_id: Option<Id>,
     pub mimetype: String,
     pub size: i64,
     pub sha256: String,

@@ -27,7 +27,8 @@ pub struct Model {
     pub update_timestamp: i64,
 }
 
-/// What a job does: stored as `periodic_report`, `notify`, `email`, `digest` or `webhook`.
+/// What a job does: stored as `periodic_report`, `notify`, `email`, `digest`, `webhook`,
+/// `erasure` or `retention`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
 #[sea_orm(rs_type = "String", db_type = "Text")]
 pub enum JobKind {
@@ -47,16 +48,24 @@ pub enum JobKind {
     /// Delivers an event to a webhook endpoint.
     #[sea_orm(string_value = "webhook")]
     Webhook,
+    /// Erases one patient's data, in steps, leaving a tombstone (`actions::erasure`).
+    #[sea_orm(string_value = "erasure")]
+    Erasure,
+    /// Erases what outlived `TACHO_RETENTION_DAYS`, once a day (`actions::erasure`).
+    #[sea_orm(string_value = "retention")]
+    Retention,
 }
 
 impl JobKind {
     /// Every kind, in the order pages and metrics list them.
-    pub const ALL: [JobKind; 5] = [
+    pub const ALL: [JobKind; 7] = [
         JobKind::PeriodicReport,
         JobKind::Notify,
         JobKind::Email,
         JobKind::Digest,
         JobKind::Webhook,
+        JobKind::Erasure,
+        JobKind::Retention,
     ];
 
     /// The stored name, as pages and metrics spell it.
@@ -67,6 +76,8 @@ impl JobKind {
             JobKind::Email => "email",
             JobKind::Digest => "digest",
             JobKind::Webhook => "webhook",
+            JobKind::Erasure => "erasure",
+            JobKind::Retention => "retention",
         }
     }
 }

@@ -3,6 +3,7 @@
 pub mod access_token;
 pub mod account_link;
 pub mod audit_event;
+pub mod consent;
 pub mod event;
 pub mod file;
 pub mod file_blob;

@@ -24,6 +24,14 @@ pub struct Model {
     /// Someone else chose the password (an administrator created the account): the portal
     /// asks for the user's own before anything else. Cleared when the password changes.
     pub password_change_due: bool,
+    /// An administrator's legal hold: while set, the account is neither erased nor touched
+    /// by retention.
+    pub legal_hold: bool,
+    /// When the account was erased: the row is then a tombstone, kept so the audit trail's
+    /// ids still name an account, with no name, address, e-mail or phone.
+    pub erased_timestamp: Option<i64>,
+    /// When the account was last deactivated (retention counts from it); `None` while active.
+    pub deactivation_timestamp: Option<i64>,
     pub creation_timestamp: i64,
     pub update_timestamp: i64,
 }

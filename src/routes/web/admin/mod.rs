@@ -4,12 +4,14 @@
 //! call do (`AdminTask`), the same the JSON API asks.
 
 mod audit;
+mod erasure;
 mod groups;
 mod jobs;
 mod user_edit;
 mod users;
 
 pub use audit::{AuditQuery, AuditRow, audit_export, audit_trail};
+pub use erasure::{EraseForm, HoldForm, erasure_page, request_erasure, set_legal_hold};
 pub use groups::{
     EndForm, EnlistForm, EnlistmentRow, ExtendForm, GroupRow, NewGroupForm, StaffForm,
     create_group, end_enlistment, enlist, extend_enlistment, groups, remove_staff,
