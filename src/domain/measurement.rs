@@ -322,13 +322,16 @@ const LABEL_LIMIT: usize = 100;
 const NOTE_LIMIT: usize = 2000;
 
 impl Review {
-    /// The parts the review writes, by their wire names (what an audit record names: never
-    /// their text, which is health data and may be free text).
+    /// The parts the review writes a text to, by their wire names (what an audit record
+    /// names: never the text, which is health data and may be free text). An empty part is
+    /// not named: the portal's form sends every part, the API only those it changes, and the
+    /// two doors' records of the same review are the same.
     pub fn fields(&self) -> Vec<&'static str> {
+        let written = |part: &Option<String>| part.as_deref().is_some_and(|t| !t.is_empty());
         [
-            ("label", self.label.is_some()),
-            ("diagnosis", self.diagnosis.is_some()),
-            ("patient_note", self.patient_note.is_some()),
+            ("label", written(&self.label)),
+            ("diagnosis", written(&self.diagnosis)),
+            ("patient_note", written(&self.patient_note)),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -872,8 +875,8 @@ mod tests {
         assert_eq!(form.patient_note.as_deref(), Some("Fine"));
         assert_eq!(
             form.fields(),
-            ["label", "diagnosis", "patient_note"],
-            "names (an empty note clears it), never the texts"
+            ["label", "patient_note"],
+            "the parts with a text, never the texts"
         );
         assert!(Review::parse(Some(&"x".repeat(101)), None, None).is_err());
         assert_eq!(
