@@ -414,6 +414,20 @@ legend-grey = غير مقروء أو بلا نتيجة
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = ليس لديك مرضى بعد: عندما يجري مريض من مجموعاتك قياسًا، يظهر هنا ما ينتظر مراجعتك.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = الموافقة
+consent-health-data = وافقت على معالجة بياناتك الصحية في { $date } (إصدار النص { $version }).
+consent-sharing-title = فرق الرعاية التي تُشارَك بياناتك معها
+consent-sharing-help = يرى كل فريق رعاية أدناه بياناتك والقياسات التي تجريها خلال وصفتك لديه. يمكنك إيقاف المشاركة مع فريق رعاية في أي وقت: تنتهي عندئذ وصفتك لديه.
+consent-sharing-none = لا تُشارَك بياناتك مع أي فريق رعاية.
+consent-column-since = مُشارَكة منذ
+consent-column-version = إصدار النص
+consent-column-action = إجراء
+consent-version-unrecorded = غير مسجّل
+consent-stop = إيقاف المشاركة
+consent-stop-confirm = هل تريد إيقاف مشاركة بياناتك مع فريق الرعاية هذا؟ لن يرى بعد ذلك بياناتك ولا القياسات التي تجريها من الآن، وستتوقف الروابط التي أنشأها إلى نتائجك عن العمل. تبقى القياسات التي شوركت من قبل مرئية له.
+consent-withdrawn = أوقفت مشاركة بياناتك مع فريق الرعاية. لم يعد يرى بياناتك.
+
 # Legal hold and erasure (administrators).
 erase-title = الحجز القانوني والمحو
 erase-link = الحجز القانوني والمحو

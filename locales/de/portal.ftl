@@ -414,6 +414,20 @@ legend-grey = Nicht lesbar oder kein Ergebnis
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Sie haben noch keine Patienten: Sobald ein Patient Ihrer Gruppen misst, erscheint hier, was auf Ihre Beurteilung wartet.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = Einwilligung
+consent-health-data = Sie haben am { $date } in die Verarbeitung Ihrer Gesundheitsdaten eingewilligt (Textfassung { $version }).
+consent-sharing-title = Behandlungsteams, mit denen Ihre Daten geteilt werden
+consent-sharing-help = Jedes Behandlungsteam unten sieht Ihre Angaben und die Messungen, die Sie während Ihrer Verordnung dort machen. Sie können das Teilen mit einem Behandlungsteam jederzeit beenden: Ihre Verordnung dort endet dann.
+consent-sharing-none = Ihre Daten werden mit keinem Behandlungsteam geteilt.
+consent-column-since = Geteilt seit
+consent-column-version = Textfassung
+consent-column-action = Aktion
+consent-version-unrecorded = Nicht erfasst
+consent-stop = Teilen beenden
+consent-stop-confirm = Das Teilen Ihrer Daten mit diesem Behandlungsteam beenden? Es sieht dann weder Ihre Angaben noch die Messungen, die Sie ab jetzt machen, und die Links, die es zu Ihren Ergebnissen erstellt hat, funktionieren nicht mehr. Bereits geteilte Messungen bleiben für das Team sichtbar.
+consent-withdrawn = Sie teilen Ihre Daten nicht mehr mit dem Behandlungsteam. Es sieht Ihre Angaben nicht mehr.
+
 # Legal hold and erasure (administrators).
 erase-title = Rechtliche Sperre und Löschung
 erase-link = Rechtliche Sperre und Löschung

@@ -414,6 +414,20 @@ legend-grey = Unreadable or no result
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = You have no patients yet: when a patient of your groups measures, what waits for your review appears here.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = Consent
+consent-health-data = You consented to the processing of your health data on { $date } (text version { $version }).
+consent-sharing-title = Care teams your data is shared with
+consent-sharing-help = Each care team below sees your details and the measurements you make during your prescription there. You can stop sharing with a care team at any time: your prescription there then ends.
+consent-sharing-none = Your data is not shared with any care team.
+consent-column-since = Shared since
+consent-column-version = Text version
+consent-column-action = Action
+consent-version-unrecorded = Not recorded
+consent-stop = Stop sharing
+consent-stop-confirm = Stop sharing your data with this care team? It will no longer see your details or the measurements you make from now on, and the links it made to your results will stop working. Measurements shared before stay visible to it.
+consent-withdrawn = You stopped sharing your data with the care team. It no longer sees your details.
+
 # Legal hold and erasure (administrators).
 erase-title = Legal hold and erasure
 erase-link = Legal hold and erasure

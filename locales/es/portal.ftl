@@ -414,6 +414,20 @@ legend-grey = Ilegible o sin resultado
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Todavía no tiene pacientes: cuando un paciente de sus grupos haga una medición, aquí aparecerá lo que espera su revisión.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = Consentimiento
+consent-health-data = Consintió el tratamiento de sus datos de salud el { $date } (versión del texto { $version }).
+consent-sharing-title = Equipos asistenciales con los que se comparten sus datos
+consent-sharing-help = Cada equipo asistencial de abajo ve sus datos y las mediciones que hace durante su prescripción con él. Puede dejar de compartir con un equipo asistencial en cualquier momento: su prescripción con él termina entonces.
+consent-sharing-none = Sus datos no se comparten con ningún equipo asistencial.
+consent-column-since = Compartidos desde
+consent-column-version = Versión del texto
+consent-column-action = Acción
+consent-version-unrecorded = No registrada
+consent-stop = Dejar de compartir
+consent-stop-confirm = ¿Dejar de compartir sus datos con este equipo asistencial? Ya no verá sus datos ni las mediciones que haga a partir de ahora, y los enlaces que creó a sus resultados dejarán de funcionar. Las mediciones compartidas antes siguen visibles para él.
+consent-withdrawn = Ya no comparte sus datos con el equipo asistencial. Ya no ve sus datos.
+
 # Legal hold and erasure (administrators).
 erase-title = Retención legal y borrado
 erase-link = Retención legal y borrado

@@ -414,6 +414,20 @@ legend-grey = Illisible ou sans résultat
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Vous n'avez pas encore de patients : dès qu'un patient de vos groupes fait une mesure, ce qui attend votre évaluation apparaît ici.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = Consentement
+consent-health-data = Vous avez consenti au traitement de vos données de santé le { $date } (version du texte { $version }).
+consent-sharing-title = Équipes de soins avec lesquelles vos données sont partagées
+consent-sharing-help = Chaque équipe de soins ci-dessous voit vos informations et les mesures que vous faites pendant votre prescription chez elle. Vous pouvez arrêter le partage avec une équipe de soins à tout moment : votre prescription chez elle prend alors fin.
+consent-sharing-none = Vos données ne sont partagées avec aucune équipe de soins.
+consent-column-since = Partagées depuis
+consent-column-version = Version du texte
+consent-column-action = Action
+consent-version-unrecorded = Non enregistrée
+consent-stop = Arrêter le partage
+consent-stop-confirm = Arrêter de partager vos données avec cette équipe de soins ? Elle ne verra plus vos informations ni les mesures que vous ferez désormais, et les liens qu’elle a créés vers vos résultats ne fonctionneront plus. Les mesures déjà partagées lui restent visibles.
+consent-withdrawn = Vous ne partagez plus vos données avec l’équipe de soins. Elle ne voit plus vos informations.
+
 # Legal hold and erasure (administrators).
 erase-title = Conservation légale et effacement
 erase-link = Conservation légale et effacement

@@ -414,6 +414,20 @@ legend-grey = Illeggibile o senza risultato
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = Non ha ancora pazienti: quando un paziente dei suoi gruppi esegue una misurazione, qui compare ciò che attende la sua valutazione.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = Consenso
+consent-health-data = Ha acconsentito al trattamento dei suoi dati sanitari il { $date } (versione del testo { $version }).
+consent-sharing-title = Team di cura con cui sono condivisi i suoi dati
+consent-sharing-help = Ogni team di cura qui sotto vede i suoi dati e le misurazioni che esegue durante la sua prescrizione presso di esso. Può interrompere la condivisione con un team di cura in qualsiasi momento: la sua prescrizione presso di esso termina.
+consent-sharing-none = I suoi dati non sono condivisi con alcun team di cura.
+consent-column-since = Condivisi dal
+consent-column-version = Versione del testo
+consent-column-action = Azione
+consent-version-unrecorded = Non registrata
+consent-stop = Interrompi la condivisione
+consent-stop-confirm = Interrompere la condivisione dei suoi dati con questo team di cura? Non vedrà più i suoi dati né le misurazioni che eseguirà da ora in poi, e i link che ha creato ai suoi risultati smetteranno di funzionare. Le misurazioni condivise in precedenza gli restano visibili.
+consent-withdrawn = Non condivide più i suoi dati con il team di cura. Il team non vede più i suoi dati.
+
 # Legal hold and erasure (administrators).
 erase-title = Blocco legale e cancellazione
 erase-link = Blocco legale e cancellazione

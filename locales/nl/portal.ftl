@@ -414,6 +414,20 @@ legend-grey = Onleesbaar of geen uitslag
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = U hebt nog geen patiënten: zodra een patiënt van uw groepen meet, verschijnt hier wat op uw beoordeling wacht.
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = Toestemming
+consent-health-data = U gaf op { $date } toestemming voor de verwerking van uw gezondheidsgegevens (tekstversie { $version }).
+consent-sharing-title = Zorgteams waarmee uw gegevens worden gedeeld
+consent-sharing-help = Elk zorgteam hieronder ziet uw gegevens en de metingen die u doet tijdens uw voorschrift daar. U kunt het delen met een zorgteam op elk moment stoppen: uw voorschrift daar eindigt dan.
+consent-sharing-none = Uw gegevens worden met geen enkel zorgteam gedeeld.
+consent-column-since = Gedeeld sinds
+consent-column-version = Tekstversie
+consent-column-action = Actie
+consent-version-unrecorded = Niet vastgelegd
+consent-stop = Delen stoppen
+consent-stop-confirm = Het delen van uw gegevens met dit zorgteam stoppen? Het ziet dan uw gegevens en de metingen die u vanaf nu doet niet meer, en de links die het naar uw resultaten maakte werken niet meer. Eerder gedeelde metingen blijven voor het team zichtbaar.
+consent-withdrawn = U deelt uw gegevens niet meer met het zorgteam. Het ziet uw gegevens niet meer.
+
 # Legal hold and erasure (administrators).
 erase-title = Juridische bewaarplicht en wissen
 erase-link = Juridische bewaarplicht en wissen

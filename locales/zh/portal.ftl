@@ -410,6 +410,20 @@ legend-grey = 无法读取或无结果
 # A physician's work list when the physician cares for no patient.
 worklist-no-patients = 您还没有患者：当您所在小组的患者进行测量后，等待您评估的内容会显示在这里。
 
+# The account page's consent: to the processing of health data, and to sharing with care teams.
+consent-title = 同意
+consent-health-data = 您于 { $date } 同意处理您的健康数据（文本版本 { $version }）。
+consent-sharing-title = 与您共享数据的医护团队
+consent-sharing-help = 下列每个医护团队都能看到您的信息，以及您在该团队处方期间进行的测量。您可以随时停止与某个医护团队共享：您在该团队的处方随即结束。
+consent-sharing-none = 您的数据未与任何医护团队共享。
+consent-column-since = 共享起始
+consent-column-version = 文本版本
+consent-column-action = 操作
+consent-version-unrecorded = 未记录
+consent-stop = 停止共享
+consent-stop-confirm = 停止与此医护团队共享您的数据？该团队将不再看到您的信息以及您从现在起进行的测量，其为您的结果创建的链接也将失效。此前已共享的测量仍对其可见。
+consent-withdrawn = 您已停止与该医护团队共享数据。该团队不再能看到您的信息。
+
 # Legal hold and erasure (administrators).
 erase-title = 法律保留与删除
 erase-link = 法律保留与删除

@@ -1,13 +1,16 @@
 //! Accounts: creating one (registration, or an administrator for someone else), changing its
 //! fields or password, activation, lifting a lockout, global roles.
 
-use super::{ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, act_on, done, entry};
+use super::{
+    ANONYMOUS, ActionError, ActionResult, Actions, EntryExt, act_on, consents, done, entry,
+};
 use crate::auth::{IssuedTokens, LoginError};
 use crate::domain::account::{
     Email, Language, NewPassword, PersonName, PhoneNumber, Role, TimeZone,
 };
 use crate::domain::id::Id;
 use crate::domain::network::Network;
+use crate::store::entities::consent::ConsentDoor;
 use crate::store::entities::user;
 use crate::store::{AdminTask, AuditAction, NewUser, Service, StoreError, Tx, UserChanges, Viewer};
 
@@ -62,8 +65,9 @@ pub struct AccountChanges {
 
 impl Actions {
     /// Creates an account and its empty profile. Without a viewer it is a registration (the
-    /// new user is the actor of the record and gets no roles); with one, an administrator
-    /// creates it for someone else.
+    /// new user is the actor of the record and gets no roles), which records the new user's
+    /// consent to the processing of health data; with one, an administrator creates it for
+    /// someone else.
     pub async fn create_account(
         &self,
         viewer: Option<&Viewer>,
@@ -91,15 +95,25 @@ impl Actions {
             // An administrator chose this password: the user is asked for its own.
             let due = viewer.is_some();
             let created = insert_account(tx, &Service::SignIn, new, password_hash, due).await?;
-            let record = match viewer {
-                Some(viewer) => entry(viewer, AuditAction::UserCreate, "user", &created.id),
+            let detail = format!("roles: {}", roles.join(","));
+            let records = match viewer {
+                // The patient is not there to consent: an administrator's account records none.
+                Some(viewer) => {
+                    vec![entry(viewer, AuditAction::UserCreate, "user", &created.id).detail(detail)]
+                }
                 None => {
                     let itself = Viewer::of(&created);
-                    entry(&itself, AuditAction::UserRegister, "user", &created.id)
+                    let registered = entry(&itself, AuditAction::UserRegister, "user", &created.id)
+                        .detail(detail);
+                    // Registering is consent to the processing of health data at the version
+                    // the server states (`GET /consent/v1/current`); only the API registers.
+                    let consent =
+                        consents::give_health_data(tx, &itself, &created.id, ConsentDoor::Api)
+                            .await?;
+                    vec![registered, consent]
                 }
             };
-            let record = record.detail(format!("roles: {}", roles.join(",")));
-            done(created, record)
+            done(created, records)
         })
         .await
     }

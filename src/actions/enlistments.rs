@@ -1,21 +1,25 @@
 //! Enlistments: a patient's prescription in a group, and a user's place on a group's staff.
 
-use super::{ActionError, ActionResult, Actions, EntryExt, done, entry};
+use super::{ActionError, ActionResult, Actions, EntryExt, consents, done, entry};
 use crate::domain::account::StaffRole;
 use crate::domain::id::Id;
 use crate::domain::time::{check_millis, rfc3339_millis};
+use crate::store::entities::consent::ConsentDoor;
 use crate::store::entities::user;
-use crate::store::{AdminTask, AuditAction, GroupTask, Viewer};
+use crate::store::{AdminTask, AuditAction, AuditEntry, GroupTask, Tx, Viewer};
 
 impl Actions {
     /// Starts or extends a patient's prescription in a group until `expiry` (epoch ms, in the
-    /// future): administrators, and the staff of that group.
+    /// future): administrators, and the staff of that group. A prescription that starts
+    /// records the patient's consent to sharing with the group, given through `door` and
+    /// recorded by `viewer`.
     pub async fn enlist_patient(
         &self,
         viewer: &Viewer,
         patient: &Id,
         group: &Id,
         expiry: i64,
+        door: ConsentDoor,
     ) -> ActionResult<()> {
         self.act(async |tx| {
             tx.visible_user(viewer, patient).await?;
@@ -42,7 +46,13 @@ impl Actions {
             let record = entry(viewer, AuditAction::EnlistmentPatient, "user", patient)
                 .patient(patient)
                 .detail(detail);
-            done((), record)
+            let mut records = vec![record];
+            if previous.is_none() {
+                // The patient agrees to the group's staff seeing their data when the
+                // prescription is made with them; extending it asks nothing new.
+                records.push(consents::give_sharing(tx, viewer, patient, group, door).await?);
+            }
+            done((), records)
         })
         .await
     }
@@ -60,13 +70,7 @@ impl Actions {
             let account = tx.visible_user(viewer, patient).await?;
             tx.group_to_staff(viewer, group, GroupTask::EndEnlistments)
                 .await?;
-            tx.end_patient_enlistment(patient, group).await?;
-            let (links, files) = tx
-                .end_prescription_grants(patient, group, &viewer.user_id)
-                .await?;
-            let record = entry(viewer, AuditAction::EnlistmentPatientEnd, "user", patient)
-                .patient(patient)
-                .detail(format!("group {group}{}", ended(links, files)));
+            let record = end_prescription(tx, viewer, patient, group).await?;
             done(account, record)
         })
         .await
@@ -111,6 +115,28 @@ impl Actions {
         })
         .await
     }
+}
+
+/// Ends `patient`'s running prescription in `group` now, with what it granted (the links the
+/// group's staff made to the patient's data, the tokens of the report files of the
+/// measurements shared with the group), by `viewer`, whose rights the caller checked; answers
+/// the audit record. The one way a prescription ends: by its staff or an administrator, or by
+/// the patient withdrawing consent to sharing with the group. `NotFound` when none runs.
+pub(super) async fn end_prescription(
+    tx: &Tx,
+    viewer: &Viewer,
+    patient: &Id,
+    group: &Id,
+) -> ActionResult<AuditEntry> {
+    tx.end_patient_enlistment(patient, group).await?;
+    let (links, files) = tx
+        .end_prescription_grants(patient, group, &viewer.user_id)
+        .await?;
+    Ok(
+        entry(viewer, AuditAction::EnlistmentPatientEnd, "user", patient)
+            .patient(patient)
+            .detail(format!("group {group}{}", ended(links, files))),
+    )
 }
 
 /// What ending a grant did, for its audit record.

@@ -16,6 +16,7 @@
 
 mod account_links;
 mod accounts;
+mod consents;
 mod enlistments;
 mod erasure;
 pub mod fhir;

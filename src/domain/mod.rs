@@ -3,6 +3,7 @@
 pub mod account;
 pub mod audit;
 pub mod clock;
+pub mod consent;
 pub mod country;
 pub mod group;
 pub mod id;

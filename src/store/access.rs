@@ -104,6 +104,9 @@ pub enum Denied {
     /// Only staff and administrators have patients.
     #[error("only staff and administrators have patients")]
     NoPatients,
+    /// A patient's consent is withdrawn by the patient, or by an administrator for them.
+    #[error("a consent is withdrawn by its patient and by administrators")]
+    OthersConsent,
 }
 
 impl Viewer {
@@ -151,6 +154,16 @@ impl Viewer {
             Ok(())
         } else {
             Err(Denied::OwnReview)
+        }
+    }
+
+    /// A patient's consent is withdrawn by the patient, or by an administrator on their
+    /// behalf; the staff who would lose the patient do not decide it for them.
+    pub fn may_withdraw_consent(&self, patient_id: &Id) -> Result<(), Denied> {
+        if self.admin || self.user_id == *patient_id {
+            Ok(())
+        } else {
+            Err(Denied::OthersConsent)
         }
     }
 
@@ -211,6 +224,13 @@ impl Reader {
         let user = self.visible_user(viewer, id).await?;
         viewer.may_change_user(id)?;
         Ok(user)
+    }
+
+    /// Patient `id`, whose consent the viewer withdraws: the patient, and administrators.
+    pub async fn consent_to_withdraw(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
+        let patient = self.visible_user(viewer, id).await?;
+        viewer.may_withdraw_consent(id)?;
+        Ok(patient)
     }
 
     /// Group `id` for work on its patients: its staff and administrators.
@@ -297,6 +317,16 @@ mod tests {
         assert_eq!(
             viewer("a", true).may_review(&"a".into()),
             Err(Denied::OwnReview)
+        );
+    }
+
+    #[test]
+    fn consents_are_withdrawn_by_their_patient_and_administrators() {
+        assert_eq!(viewer("p", false).may_withdraw_consent(&"p".into()), Ok(()));
+        assert_eq!(viewer("a", true).may_withdraw_consent(&"p".into()), Ok(()));
+        assert_eq!(
+            viewer("s", false).may_withdraw_consent(&"p".into()),
+            Err(Denied::OthersConsent)
         );
     }
 

@@ -9,6 +9,7 @@ mod availability;
 mod backup;
 mod cache;
 mod conn;
+mod consents;
 pub mod entities;
 mod erasure;
 mod files;
@@ -44,6 +45,7 @@ use sea_orm::{
 pub use access::{AdminTask, Denied, GroupTask};
 pub use account_links::NewAccountLink;
 pub use audit::{AuditAction, AuditEntry, AuditFilter};
+pub use consents::NewConsent;
 pub use erasure::{Holdings, RetentionDue, Tombstoned, erasure_key_prefix};
 pub use files::NewFile;
 pub use groups::NewGroup;

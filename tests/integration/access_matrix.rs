@@ -391,6 +391,7 @@ fn api_rows(f: &Fixture) -> Vec<Row> {
             .body(|_| json!({"token": "no-such-token"}))
             .public()
             .expect(PUBLIC),
+        api("GET", "/consent/v1/current", at("/consent/v1/current".into())).expect(PUBLIC),
         api("GET", "/data/v1/measurement-reports/documents",
             at(format!("/data/v1/measurement-reports/documents?eq(data.measurementId,{m_ghent})")))
             .expect(ANY),
@@ -491,6 +492,11 @@ fn api_rows(f: &Fixture) -> Vec<Row> {
         api("PUT", "/users/v1/{id}", at(format!("/users/v1/{p}")))
             .body(|_| json!({"last_name": "Tester"}))
             .expect([200, 403, 404, 404, 404, 404, 200, 401]),
+        api("GET", "/users/v1/{id}/consents", at(format!("/users/v1/{p}/consents"))).expect(RECORD),
+        // The patient never shared with Spare: nothing to withdraw, once the caller may.
+        api("POST", "/users/v1/{id}/consents/withdraw", at(format!("/users/v1/{p}/consents/withdraw")))
+            .body({ let s = spare.clone(); move |_| json!({"group_id": s}) })
+            .expect([404, 403, 404, 404, 404, 404, 404, 401]),
         api("PUT", "/users/v1/{id}/legal_hold", at(format!("/users/v1/{x}/legal_hold")))
             .body(|_| json!({"legal_hold": false}))
             .expect(ADMIN_HIDDEN),
@@ -1029,6 +1035,18 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
         )
         .body(|_| form(&[]))
         .expect(PORTAL_ADMIN),
+        // The patient stops sharing with Ghent, after every row that needs Ghent's physician
+        // to see the patient; nobody else has a prescription there to stop.
+        portal(
+            "POST",
+            "/account/consents/withdraw",
+            at("/portal/account/consents/withdraw".into()),
+        )
+        .body({
+            let g = ghent.clone();
+            move |_| form(&[("group_id", g.as_str())])
+        })
+        .expect([303, 404, 404, 404, 404, 404, 404, 303]),
         // Last: these end the caller's own sessions.
         portal(
             "POST",

@@ -426,6 +426,11 @@ async fn a_prescription_has_one_outcome_and_one_record_through_both_doors() {
         .await;
     assert_eq!(page.status, 200, "{}", page.body);
     let (portal, middle) = records_since(&app, before).await;
+    // The prescription that starts records the patient's consent to sharing with the group;
+    // the API's call below, to the same end, extends it and asks for no new consent.
+    let (consent, portal): (Vec<Record>, Vec<Record>) =
+        portal.into_iter().partition(|r| r.action == "consent.give");
+    assert_eq!(consent.len(), 1, "{consent:?}");
     let record = app
         .get(&format!("/users/v1/{patient_b}"), &world.admin.token)
         .await;

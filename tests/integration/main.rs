@@ -15,6 +15,7 @@ mod bounds;
 mod browser;
 mod cli;
 mod client;
+mod consents;
 mod erasure;
 mod errors;
 mod faults;

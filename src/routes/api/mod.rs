@@ -7,6 +7,7 @@
 //! same table, so the two cannot name different endpoints.
 
 pub mod auth;
+pub mod consents;
 pub mod erasure;
 pub mod error;
 pub mod extract;
@@ -71,6 +72,9 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
         .service(erasure::set_legal_hold)
         .service(erasure::request_erasure)
         .service(erasure::erasure_progress)
+        .service(consents::current)
+        .service(consents::history)
+        .service(consents::withdraw)
         .service(profiles::list_profiles)
         .service(profiles::update_profiles)
         .service(profiles::get_profile)

@@ -31,6 +31,7 @@ impl Modify for BearerAuth {
     tags(
         (name = "auth", description = "OAuth2 tokens"),
         (name = "users", description = "Accounts, enlistments, roles"),
+        (name = "consents", description = "Consent to the processing of health data and to sharing with groups"),
         (name = "profiles", description = "Personal and device information"),
         (name = "groups", description = "Care teams"),
         (name = "measurements", description = "Heart-rhythm measurements (camelCase dialect)"),

@@ -14,6 +14,7 @@ use crate::domain::account::{
 };
 use crate::domain::id::Id;
 use crate::routes::AppState;
+use crate::store::entities::consent::ConsentDoor;
 use crate::store::entities::{patient_enlistment, staff_enlistment, user};
 use crate::store::resources::USERS;
 use crate::store::{StoreError, UserRecord, Viewer};
@@ -320,7 +321,9 @@ pub struct PatientEnlistmentRequest {
     pub expiry_timestamp: i64,
 }
 
-/// Enlists a patient in a group (administrators, or staff of that group).
+/// Enlists a patient in a group (administrators, or staff of that group). A prescription that
+/// starts records the patient's consent to sharing with the group, through the API, by the
+/// caller (see `GET /users/v1/{id}/consents`).
 #[utoipa::path(tag = "users", security(("bearer" = [])),
     request_body = PatientEnlistmentRequest, params(("id" = String, Path, description = "user id")),
     responses((status = 200, body = UserBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
@@ -335,7 +338,13 @@ pub async fn add_patient_enlistment(
     let viewer = caller.viewer();
     state
         .actions
-        .enlist_patient(&viewer, &id, &group_id, body.expiry_timestamp)
+        .enlist_patient(
+            &viewer,
+            &id,
+            &group_id,
+            body.expiry_timestamp,
+            ConsentDoor::Api,
+        )
         .await?;
     visible_record(&state, &viewer, &id).await
 }

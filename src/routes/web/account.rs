@@ -15,6 +15,7 @@ use crate::actions::ActionError;
 use crate::domain::account::{Email, Language, NewPassword};
 use crate::domain::id::Id;
 use crate::store::StoreError;
+use crate::store::entities::consent::{self, ConsentDoor, ConsentKind};
 use crate::store::entities::user;
 
 /// A language as the picker shows it: in its own name.
@@ -45,6 +46,16 @@ pub fn language_choices(current: Language) -> Vec<LanguageChoice> {
         .collect()
 }
 
+/// A group the patient's data is shared with (a running prescription), with the consent
+/// recorded when it started: `version` is `None` for a prescription older than consents'
+/// records, which is then shared since the prescription started.
+pub struct SharingRow {
+    pub group_id: String,
+    pub group: String,
+    pub since: String,
+    pub version: Option<String>,
+}
+
 /// One row of an enlistment table.
 pub struct EnlistmentRow {
     pub group: String,
@@ -63,6 +74,10 @@ struct AccountPage {
     zones: Vec<super::zones::ZoneGroup>,
     patient_rows: Vec<EnlistmentRow>,
     staff_rows: Vec<EnlistmentRow>,
+    /// The groups the member's data is shared with, each to be stopped on its own.
+    sharing: Vec<SharingRow>,
+    /// The consent to the processing of health data in force, in words, when one is recorded.
+    health_consent: Option<String>,
     created: String,
     updated: String,
     roles: String,
@@ -137,6 +152,30 @@ async fn page_with(
             })
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
+    let consents = store.consents_of(&member.viewer(), member.id()).await?;
+    let sharing = record
+        .patient_enlistments
+        .iter()
+        .filter(|e| e.expiry_timestamp > now)
+        .map(|e| {
+            let given = latest(&consents, ConsentKind::GroupSharing, Some(e.group_id));
+            SharingRow {
+                group_id: e.group_id.to_string(),
+                group: name(&e.group_id),
+                since: member.date(given.map_or(e.creation_timestamp, |c| c.creation_timestamp)),
+                version: given.map(|c| c.text_version.clone()),
+            }
+        })
+        .collect();
+    let health_consent = latest(&consents, ConsentKind::HealthData, None).map(|c| {
+        member.tr.text_with(
+            "consent-health-data",
+            &[
+                ("date", member.date(c.creation_timestamp)),
+                ("version", c.text_version.clone()),
+            ],
+        )
+    });
     let zones = super::zones::zone_groups(&member.tr, store.clock().now(), &details.time_zone);
     let mut response = html(&AccountPage {
         c: Chrome::new(&member, "account", "account-title"),
@@ -144,6 +183,8 @@ async fn page_with(
         zones,
         patient_rows,
         staff_rows,
+        sharing,
+        health_consent,
         created: member.datetime(record.user.creation_timestamp),
         updated: member.datetime(record.user.update_timestamp),
         roles: record
@@ -166,11 +207,58 @@ async fn page_with(
     Ok(response)
 }
 
-/// The account page (`?saved=1` after a settings change).
+/// The consent of `kind` (for sharing, with `group`) in force, if it is a given one: the
+/// latest recorded.
+fn latest(
+    consents: &[consent::Model],
+    kind: ConsentKind,
+    group: Option<Id>,
+) -> Option<&consent::Model> {
+    consents
+        .iter()
+        .rev()
+        .find(|c| c.kind == kind && c.group_id == group)
+        .filter(|c| c.given)
+}
+
+/// The account page (`?saved=1` after a settings change, `?withdrawn=1` after sharing with a
+/// group stopped).
 pub async fn show(member: Member, req: actix_web::HttpRequest) -> Result<HttpResponse, WebError> {
-    let saved = req.query_string().split('&').any(|p| p == "saved=1");
-    let notice = saved.then(|| member.tr.text("account-saved"));
+    let flag = |name: &str| {
+        req.query_string()
+            .split('&')
+            .any(|p| p.strip_suffix("=1") == Some(name))
+    };
+    let notice = if flag("saved") {
+        Some(member.tr.text("account-saved"))
+    } else if flag("withdrawn") {
+        Some(member.tr.text("consent-withdrawn"))
+    } else {
+        None
+    };
     page(member, notice, None).await
+}
+
+/// The group to stop sharing with.
+#[derive(Debug, Deserialize)]
+pub struct WithdrawForm {
+    pub group_id: String,
+}
+
+/// Stops sharing the member's data with a group (after the page's confirmation): the group's
+/// access ends as when its prescription ends, and the withdrawal is recorded.
+pub async fn withdraw_sharing(
+    member: Member,
+    CsrfForm(form): CsrfForm<WithdrawForm>,
+) -> Result<HttpResponse, WebError> {
+    let group = Id::parse(&form.group_id).map_err(|_| WebError::NotFound)?;
+    let me = *member.id();
+    member
+        .state
+        .actions
+        .withdraw_group_sharing(&member.viewer(), &me, &group, ConsentDoor::Portal)
+        .await?;
+    Ok(see_other("/portal/account?withdrawn=1#sharing"))
 }
 
 /// Changes the account's details (names, phone number, language, time zone); the next page is

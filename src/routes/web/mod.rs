@@ -67,6 +67,7 @@ portal_routes! {
     post "/account/email/stop/{secret}" => account::stop_email;
     post "/admin/users/{id}/password-reset" => admin::reset_password;
     post "/account/sign-out-everywhere" => account::sign_out_everywhere;
+    post "/account/consents/withdraw" => account::withdraw_sharing;
     get "/notifications" => notifications::inbox;
     get "/notifications/bell" => notifications::bell;
     post "/notifications/read-all" => notifications::mark_all_read;

@@ -19,6 +19,7 @@ use crate::routes::web::context::{CsrfForm, Member};
 use crate::routes::web::error::WebError;
 use crate::routes::web::patients::PageQuery;
 use crate::routes::web::view::{self, PAGE_SIZE, Pager};
+use crate::store::entities::consent::ConsentDoor;
 use crate::store::entities::group;
 use crate::store::resources::GROUPS;
 
@@ -267,7 +268,7 @@ pub async fn enlist(
             return groups_page(&member, 0, None, Some("admin-enlist-invalid")).await;
         };
         match actions
-            .enlist_patient(&viewer, &user_id, &group_id, end)
+            .enlist_patient(&viewer, &user_id, &group_id, end, ConsentDoor::Portal)
             .await
         {
             Ok(()) => {}
@@ -334,7 +335,7 @@ pub async fn extend_enlistment(
     match member
         .state
         .actions
-        .enlist_patient(&member.viewer(), &patient, &group, end)
+        .enlist_patient(&member.viewer(), &patient, &group, end, ConsentDoor::Portal)
         .await
     {
         Ok(()) => groups_page(&member, 0, Some("admin-prescription-extended"), None).await,
