@@ -208,27 +208,7 @@ mod tests {
     use super::*;
 
     fn patient() -> user::Model {
-        user::Model {
-            id: "6740a0000000000000000002".into(),
-            email: "anna@tacho.test".into(),
-            password_hash: String::new(),
-            first_name: "Anna".into(),
-            last_name: "Janssens".into(),
-            phone_number: None,
-            language: "NL".into(),
-            time_zone: "Europe/Brussels".into(),
-            activation: true,
-            roles: serde_json::json!([]),
-            profile_image: None,
-            failed_count: 0,
-            last_failed_timestamp: None,
-            password_change_due: false,
-            legal_hold: false,
-            erased_timestamp: None,
-            deactivation_timestamp: None,
-            creation_timestamp: 0,
-            update_timestamp: 0,
-        }
+        crate::reports::render_data_tests::patient()
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub mod series;
 pub mod turns;
 
 #[cfg(test)]
-mod render_data_tests;
+pub(crate) mod render_data_tests;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -17,8 +17,8 @@ const MEASUREMENT_TYP: &str = include_str!("../../templates/pdf/measurement.typ"
 const PERIODIC_TYP: &str = include_str!("../../templates/pdf/periodic.typ");
 const COMMON_TYP: &str = include_str!("../../templates/pdf/common.typ");
 
-/// A patient, shared with the other report tests.
-pub(super) fn patient() -> user::Model {
+/// A patient, shared with the other report tests and the actions' tests.
+pub(crate) fn patient() -> user::Model {
     user::Model {
         id: "6740a0000000000000000002".into(),
         email: "anna@tacho.test".into(),
