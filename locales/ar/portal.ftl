@@ -428,6 +428,29 @@ consent-stop = إيقاف المشاركة
 consent-stop-confirm = هل تريد إيقاف مشاركة بياناتك مع فريق الرعاية هذا؟ لن يرى بعد ذلك بياناتك ولا القياسات التي تجريها من الآن، وستتوقف الروابط التي أنشأها إلى نتائجك عن العمل. تبقى القياسات التي شوركت من قبل مرئية له.
 consent-withdrawn = أوقفت مشاركة بياناتك مع فريق الرعاية. لم يعد يرى بياناتك.
 
+# تصدير المريض لسجله الكامل: صفحة الحساب، وصفحة المستخدم لدى المسؤول، وملف README.txt في الأرشيف.
+export-title = بياناتك
+export-help = نزّل كل ما يحفظه Tacho عنك في أرشيف ZIP واحد: قياساتك في جدول وبصيغة بيانات الصحة FHIR، وتقارير PDF التي أُعدّت حتى الآن.
+export-download = تنزيل بياناتي (ZIP)
+export-title-admin = بيانات هذا المريض
+export-help-admin = السجل الكامل للمريض في أرشيف ZIP واحد، كما سينزّله المريض نفسه. يُسجَّل التنزيل في سجل التدقيق.
+export-download-admin = تنزيل بيانات المريض (ZIP)
+export-progress = تقدّم إعداد الأرشيف
+export-received = تم استلام
+export-preparing = جارٍ إعداد الأرشيف…
+export-saved = تم تنزيل الأرشيف.
+export-failed = تعذّر إعداد الأرشيف. حاول مرة أخرى لاحقاً.
+export-too-many = طُلب هذا الأرشيف عدة مرات خلال الساعة الماضية. انتظر قليلاً ثم حاول مرة أخرى.
+export-readme-title = بياناتك في Tacho
+export-readme-made = صُدّر لـ { $name } في { $date } الساعة { $time }، { $zone }.
+export-readme-contents = محتوى هذا الأرشيف:
+export-readme-readme = هذه الملاحظة.
+export-readme-record = سجلك الكامل بصيغة بيانات الصحة HL7 FHIR R4 (حزمة Bundle من النوع "collection"): حسابك، وكل قياس حُلّل مع نتائجه، وتقاريرك. يمكن للبرامج الصحية التي تقرأ FHIR استيراده.
+export-readme-csv = سطر لكل قياس: وقت أخذه (بحسب توقيتك)، ومعدل ضربات القلب، والنتيجة كما يعرضها Tacho، وجودة الإشارة، واستنتاج طبيبك إن وُجد. تفتحه برامج الجداول الحسابية.
+export-readme-reports = تقارير PDF عن قياساتك وفتراتك، كما أُعدّت تماماً؛ والتقرير الدوري الذي لم يفتحه أحد بعد يُعدّ لهذا الأرشيف.
+export-readme-columns = أعمدة measurements.csv: measurement_id، وtaken_at (التاريخ والوقت مع الفرق عن UTC)، وheart_rate_bpm، وresult_code وresult، وsignal_quality_code وsignal_quality، وreview_conclusion_code وreview_conclusion، وreviewed_by، وreviewed_at، وreview_note (ملاحظة طبيبك لك).
+export-readme-screening = يفحص Tacho نظم القلب فحصاً مسحياً بكاميرا هاتف ذكي. ولا يضع تشخيصاً: النتيجة ليست تشخيصاً. ناقش نتائجك مع طبيبك.
+
 # Legal hold and erasure (administrators).
 erase-title = الحجز القانوني والمحو
 erase-link = الحجز القانوني والمحو

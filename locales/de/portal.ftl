@@ -428,6 +428,30 @@ consent-stop = Teilen beenden
 consent-stop-confirm = Das Teilen Ihrer Daten mit diesem Behandlungsteam beenden? Es sieht dann weder Ihre Angaben noch die Messungen, die Sie ab jetzt machen, und die Links, die es zu Ihren Ergebnissen erstellt hat, funktionieren nicht mehr. Bereits geteilte Messungen bleiben für das Team sichtbar.
 consent-withdrawn = Sie teilen Ihre Daten nicht mehr mit dem Behandlungsteam. Es sieht Ihre Angaben nicht mehr.
 
+# Der Export der ganzen Akte durch den Patienten: Kontoseite, Benutzerseite eines Administrators
+# und die README.txt des Archivs.
+export-title = Ihre Daten
+export-help = Laden Sie alles, was Tacho über Sie gespeichert hat, als ein ZIP-Archiv herunter: Ihre Messungen als Tabelle und im Gesundheitsdatenformat FHIR sowie die bisher erstellten PDF-Berichte.
+export-download = Meine Daten herunterladen (ZIP)
+export-title-admin = Daten dieses Patienten
+export-help-admin = Die ganze Akte des Patienten als ein ZIP-Archiv, so wie der Patient sie herunterladen würde. Der Download wird im Prüfprotokoll festgehalten.
+export-download-admin = Daten des Patienten herunterladen (ZIP)
+export-progress = Fortschritt des Archivs
+export-received = Empfangen
+export-preparing = Das Archiv wird erstellt …
+export-saved = Das Archiv wurde heruntergeladen.
+export-failed = Das Archiv konnte nicht erstellt werden. Versuchen Sie es später erneut.
+export-too-many = Dieses Archiv wurde in der letzten Stunde mehrmals angefordert. Warten Sie eine Weile und versuchen Sie es erneut.
+export-readme-title = Ihre Tacho-Daten
+export-readme-made = Exportiert für { $name } am { $date } um { $time }, { $zone }.
+export-readme-contents = Inhalt dieses Archivs:
+export-readme-readme = dieser Hinweis.
+export-readme-record = Ihre ganze Akte im Gesundheitsdatenformat HL7 FHIR R4 (ein Bundle vom Typ „collection“): Ihr Konto, jede ausgewertete Messung mit ihren Ergebnissen und Ihre Berichte. Gesundheitssoftware, die FHIR liest, kann sie importieren.
+export-readme-csv = eine Zeile je Messung: wann sie aufgenommen wurde (nach Ihrer Uhr), die Herzfrequenz, das Ergebnis, wie Tacho es zeigt, die Signalqualität und die Beurteilung Ihres Arztes, falls es eine gibt. Tabellenprogramme öffnen sie.
+export-readme-reports = die PDF-Berichte zu Ihren Messungen und Zeiträumen, genau so, wie sie erstellt wurden; ein periodischer Bericht, den noch niemand geöffnet hatte, wird für dieses Archiv erstellt.
+export-readme-columns = Die Spalten von measurements.csv: measurement_id, taken_at (Datum und Uhrzeit mit dem Abstand zu UTC), heart_rate_bpm, result_code und result, signal_quality_code und signal_quality, review_conclusion_code und review_conclusion, reviewed_by, reviewed_at, review_note (die Notiz Ihres Arztes an Sie).
+export-readme-screening = Tacho prüft den Herzrhythmus mit einer Smartphone-Kamera (Screening). Tacho stellt keine Diagnose: Ein Ergebnis ist keine Diagnose. Sprechen Sie mit Ihrem Arzt über Ihre Ergebnisse.
+
 # Legal hold and erasure (administrators).
 erase-title = Rechtliche Sperre und Löschung
 erase-link = Rechtliche Sperre und Löschung

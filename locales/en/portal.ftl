@@ -428,6 +428,30 @@ consent-stop = Stop sharing
 consent-stop-confirm = Stop sharing your data with this care team? It will no longer see your details or the measurements you make from now on, and the links it made to your results will stop working. Measurements shared before stay visible to it.
 consent-withdrawn = You stopped sharing your data with the care team. It no longer sees your details.
 
+# The patient's export of the whole record: the account page, an administrator's user page, and
+# the README.txt of the archive.
+export-title = Your data
+export-help = Download everything Tacho holds about you as one ZIP archive: your measurements as a table and in the FHIR health-data format, and the PDF reports made so far.
+export-download = Download my data (ZIP)
+export-title-admin = This patient's data
+export-help-admin = The patient's whole record as one ZIP archive, as the patient would download it. The download is recorded in the audit trail.
+export-download-admin = Download the patient's data (ZIP)
+export-progress = Progress of the archive
+export-received = Received
+export-preparing = Preparing the archive…
+export-saved = The archive has been downloaded.
+export-failed = The archive could not be made. Try again later.
+export-too-many = This archive was asked for several times in the last hour. Wait a while and try again.
+export-readme-title = Your Tacho data
+export-readme-made = Exported for { $name } on { $date } at { $time }, { $zone }.
+export-readme-contents = What this archive holds:
+export-readme-readme = this note.
+export-readme-record = your whole record in the HL7 FHIR R4 health-data format (a Bundle of type "collection"): your account, every analysed measurement with its results, and your reports. Health software that reads FHIR can import it.
+export-readme-csv = one line per measurement: when it was taken (on your clock), the heart rate, the result as Tacho shows it, the signal quality, and your physician's conclusion if there is one. Spreadsheet programs open it.
+export-readme-reports = the PDF reports of your measurements and periods, exactly as they were made; a periodic report nobody had opened yet is made for this archive.
+export-readme-columns = The columns of measurements.csv: measurement_id, taken_at (date and time with the offset from UTC), heart_rate_bpm, result_code and result, signal_quality_code and signal_quality, review_conclusion_code and review_conclusion, reviewed_by, reviewed_at, review_note (your physician's note to you).
+export-readme-screening = Tacho screens the heart rhythm with a smartphone camera. It does not diagnose: a result is not a diagnosis. Talk to your physician about your results.
+
 # Legal hold and erasure (administrators).
 erase-title = Legal hold and erasure
 erase-link = Legal hold and erasure

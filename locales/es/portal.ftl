@@ -428,6 +428,30 @@ consent-stop = Dejar de compartir
 consent-stop-confirm = ¿Dejar de compartir sus datos con este equipo asistencial? Ya no verá sus datos ni las mediciones que haga a partir de ahora, y los enlaces que creó a sus resultados dejarán de funcionar. Las mediciones compartidas antes siguen visibles para él.
 consent-withdrawn = Ya no comparte sus datos con el equipo asistencial. Ya no ve sus datos.
 
+# La exportación del historial completo por el paciente: página de la cuenta, página de un
+# usuario para un administrador y el README.txt del archivo.
+export-title = Sus datos
+export-help = Descargue todo lo que Tacho guarda sobre usted en un solo archivo ZIP: sus mediciones en una tabla y en el formato de datos de salud FHIR, y los informes PDF generados hasta ahora.
+export-download = Descargar mis datos (ZIP)
+export-title-admin = Datos de este paciente
+export-help-admin = El historial completo del paciente en un solo archivo ZIP, tal como lo descargaría el paciente. La descarga queda registrada en el registro de auditoría.
+export-download-admin = Descargar los datos del paciente (ZIP)
+export-progress = Progreso del archivo
+export-received = Recibido
+export-preparing = Preparando el archivo…
+export-saved = El archivo se ha descargado.
+export-failed = No se pudo generar el archivo. Inténtelo de nuevo más tarde.
+export-too-many = Este archivo se ha pedido varias veces en la última hora. Espere un rato e inténtelo de nuevo.
+export-readme-title = Sus datos de Tacho
+export-readme-made = Exportado para { $name } el { $date } a las { $time }, { $zone }.
+export-readme-contents = Contenido de este archivo:
+export-readme-readme = esta nota.
+export-readme-record = su historial completo en el formato de datos de salud HL7 FHIR R4 (un Bundle de tipo «collection»): su cuenta, cada medición analizada con sus resultados y sus informes. El software sanitario que lee FHIR puede importarlo.
+export-readme-csv = una línea por medición: cuándo se tomó (en su hora), la frecuencia cardíaca, el resultado tal como lo muestra Tacho, la calidad de la señal y la conclusión de su médico si la hay. Las hojas de cálculo lo abren.
+export-readme-reports = los informes PDF de sus mediciones y periodos, exactamente como se generaron; un informe periódico que nadie había abierto aún se genera para este archivo.
+export-readme-columns = Las columnas de measurements.csv: measurement_id, taken_at (fecha y hora con la diferencia respecto a UTC), heart_rate_bpm, result_code y result, signal_quality_code y signal_quality, review_conclusion_code y review_conclusion, reviewed_by, reviewed_at, review_note (la nota de su médico para usted).
+export-readme-screening = Tacho hace un cribado del ritmo cardíaco con la cámara de un teléfono inteligente. No diagnostica: un resultado no es un diagnóstico. Hable de sus resultados con su médico.
+
 # Legal hold and erasure (administrators).
 erase-title = Retención legal y borrado
 erase-link = Retención legal y borrado

@@ -428,6 +428,30 @@ consent-stop = Arrêter le partage
 consent-stop-confirm = Arrêter de partager vos données avec cette équipe de soins ? Elle ne verra plus vos informations ni les mesures que vous ferez désormais, et les liens qu’elle a créés vers vos résultats ne fonctionneront plus. Les mesures déjà partagées lui restent visibles.
 consent-withdrawn = Vous ne partagez plus vos données avec l’équipe de soins. Elle ne voit plus vos informations.
 
+# L’export du dossier complet par le patient : page du compte, page d’un utilisateur pour un
+# administrateur, et le README.txt de l’archive.
+export-title = Vos données
+export-help = Téléchargez tout ce que Tacho conserve sur vous en une seule archive ZIP : vos mesures sous forme de tableau et au format de données de santé FHIR, et les rapports PDF produits jusqu’ici.
+export-download = Télécharger mes données (ZIP)
+export-title-admin = Données de ce patient
+export-help-admin = Le dossier complet du patient en une seule archive ZIP, tel que le patient la téléchargerait. Le téléchargement est consigné dans le journal d’audit.
+export-download-admin = Télécharger les données du patient (ZIP)
+export-progress = Progression de l’archive
+export-received = Reçu
+export-preparing = Préparation de l’archive…
+export-saved = L’archive a été téléchargée.
+export-failed = L’archive n’a pas pu être produite. Réessayez plus tard.
+export-too-many = Cette archive a été demandée plusieurs fois au cours de la dernière heure. Patientez un moment, puis réessayez.
+export-readme-title = Vos données Tacho
+export-readme-made = Exporté pour { $name } le { $date } à { $time }, { $zone }.
+export-readme-contents = Contenu de cette archive :
+export-readme-readme = cette note.
+export-readme-record = votre dossier complet au format de données de santé HL7 FHIR R4 (un Bundle de type « collection ») : votre compte, chaque mesure analysée avec ses résultats, et vos rapports. Les logiciels de santé qui lisent FHIR peuvent l’importer.
+export-readme-csv = une ligne par mesure : quand elle a été prise (à votre heure), la fréquence cardiaque, le résultat tel que Tacho l’affiche, la qualité du signal, et la conclusion de votre médecin s’il y en a une. Les tableurs l’ouvrent.
+export-readme-reports = les rapports PDF de vos mesures et de vos périodes, exactement tels qu’ils ont été produits ; un rapport périodique que personne n’avait encore ouvert est produit pour cette archive.
+export-readme-columns = Les colonnes de measurements.csv : measurement_id, taken_at (date et heure avec le décalage par rapport à UTC), heart_rate_bpm, result_code et result, signal_quality_code et signal_quality, review_conclusion_code et review_conclusion, reviewed_by, reviewed_at, review_note (la note de votre médecin à votre intention).
+export-readme-screening = Tacho dépiste le rythme cardiaque avec la caméra d’un smartphone. Il ne pose pas de diagnostic : un résultat n’est pas un diagnostic. Parlez de vos résultats avec votre médecin.
+
 # Legal hold and erasure (administrators).
 erase-title = Conservation légale et effacement
 erase-link = Conservation légale et effacement

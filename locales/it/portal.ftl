@@ -428,6 +428,30 @@ consent-stop = Interrompi la condivisione
 consent-stop-confirm = Interrompere la condivisione dei suoi dati con questo team di cura? Non vedrà più i suoi dati né le misurazioni che eseguirà da ora in poi, e i link che ha creato ai suoi risultati smetteranno di funzionare. Le misurazioni condivise in precedenza gli restano visibili.
 consent-withdrawn = Non condivide più i suoi dati con il team di cura. Il team non vede più i suoi dati.
 
+# L’esportazione dell’intera cartella da parte del paziente: pagina dell’account, pagina di un
+# utente per un amministratore e il README.txt dell’archivio.
+export-title = I suoi dati
+export-help = Scarichi tutto ciò che Tacho conserva su di lei in un unico archivio ZIP: le sue misurazioni in una tabella e nel formato di dati sanitari FHIR, e i referti PDF prodotti finora.
+export-download = Scarica i miei dati (ZIP)
+export-title-admin = Dati di questo paziente
+export-help-admin = L’intera cartella del paziente in un unico archivio ZIP, come la scaricherebbe il paziente. Il download viene annotato nel registro di controllo.
+export-download-admin = Scarica i dati del paziente (ZIP)
+export-progress = Avanzamento dell’archivio
+export-received = Ricevuti
+export-preparing = Preparazione dell’archivio…
+export-saved = L’archivio è stato scaricato.
+export-failed = Non è stato possibile produrre l’archivio. Riprovi più tardi.
+export-too-many = Questo archivio è stato richiesto più volte nell’ultima ora. Attenda un po’ e riprovi.
+export-readme-title = I suoi dati Tacho
+export-readme-made = Esportato per { $name } il { $date } alle { $time }, { $zone }.
+export-readme-contents = Contenuto di questo archivio:
+export-readme-readme = questa nota.
+export-readme-record = la sua intera cartella nel formato di dati sanitari HL7 FHIR R4 (un Bundle di tipo "collection"): il suo account, ogni misurazione analizzata con i suoi risultati e i suoi referti. I software sanitari che leggono FHIR possono importarla.
+export-readme-csv = una riga per misurazione: quando è stata eseguita (secondo il suo orologio), la frequenza cardiaca, il risultato come lo mostra Tacho, la qualità del segnale e la conclusione del suo medico, se c’è. I fogli di calcolo lo aprono.
+export-readme-reports = i referti PDF delle sue misurazioni e dei suoi periodi, esattamente come sono stati prodotti; un referto periodico che nessuno aveva ancora aperto viene prodotto per questo archivio.
+export-readme-columns = Le colonne di measurements.csv: measurement_id, taken_at (data e ora con lo scarto da UTC), heart_rate_bpm, result_code e result, signal_quality_code e signal_quality, review_conclusion_code e review_conclusion, reviewed_by, reviewed_at, review_note (la nota del suo medico per lei).
+export-readme-screening = Tacho esegue uno screening del ritmo cardiaco con la fotocamera di uno smartphone. Non fa diagnosi: un risultato non è una diagnosi. Parli dei suoi risultati con il suo medico.
+
 # Legal hold and erasure (administrators).
 erase-title = Blocco legale e cancellazione
 erase-link = Blocco legale e cancellazione

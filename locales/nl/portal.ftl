@@ -428,6 +428,30 @@ consent-stop = Delen stoppen
 consent-stop-confirm = Het delen van uw gegevens met dit zorgteam stoppen? Het ziet dan uw gegevens en de metingen die u vanaf nu doet niet meer, en de links die het naar uw resultaten maakte werken niet meer. Eerder gedeelde metingen blijven voor het team zichtbaar.
 consent-withdrawn = U deelt uw gegevens niet meer met het zorgteam. Het ziet uw gegevens niet meer.
 
+# De export van het hele dossier door de patiënt: de accountpagina, de gebruikerspagina van een
+# beheerder en de README.txt van het archief.
+export-title = Uw gegevens
+export-help = Download alles wat Tacho over u bewaart als één ZIP-archief: uw metingen als tabel en in het gezondheidsgegevensformaat FHIR, en de pdf-rapporten die tot nu toe zijn gemaakt.
+export-download = Mijn gegevens downloaden (ZIP)
+export-title-admin = Gegevens van deze patiënt
+export-help-admin = Het hele dossier van de patiënt als één ZIP-archief, zoals de patiënt het zou downloaden. De download wordt vastgelegd in het auditlogboek.
+export-download-admin = Gegevens van de patiënt downloaden (ZIP)
+export-progress = Voortgang van het archief
+export-received = Ontvangen
+export-preparing = Het archief wordt gemaakt…
+export-saved = Het archief is gedownload.
+export-failed = Het archief kon niet worden gemaakt. Probeer het later opnieuw.
+export-too-many = Dit archief is het afgelopen uur meermaals gevraagd. Wacht even en probeer het opnieuw.
+export-readme-title = Uw Tacho-gegevens
+export-readme-made = Geëxporteerd voor { $name } op { $date } om { $time }, { $zone }.
+export-readme-contents = Wat dit archief bevat:
+export-readme-readme = deze toelichting.
+export-readme-record = uw hele dossier in het gezondheidsgegevensformaat HL7 FHIR R4 (een Bundle van het type "collection"): uw account, elke geanalyseerde meting met haar resultaten, en uw rapporten. Zorgsoftware die FHIR leest, kan het importeren.
+export-readme-csv = één regel per meting: wanneer ze werd genomen (op uw klok), de hartslag, de uitslag zoals Tacho die toont, de signaalkwaliteit, en de conclusie van uw arts als die er is. Rekenbladprogramma's openen het.
+export-readme-reports = de pdf-rapporten van uw metingen en periodes, precies zoals ze werden gemaakt; een periodiek rapport dat nog niemand had geopend, wordt voor dit archief gemaakt.
+export-readme-columns = De kolommen van measurements.csv: measurement_id, taken_at (datum en tijd met het verschil met UTC), heart_rate_bpm, result_code en result, signal_quality_code en signal_quality, review_conclusion_code en review_conclusion, reviewed_by, reviewed_at, review_note (de notitie van uw arts voor u).
+export-readme-screening = Tacho screent het hartritme met een smartphonecamera. Het stelt geen diagnose: een uitslag is geen diagnose. Bespreek uw uitslagen met uw arts.
+
 # Legal hold and erasure (administrators).
 erase-title = Juridische bewaarplicht en wissen
 erase-link = Juridische bewaarplicht en wissen

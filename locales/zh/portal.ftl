@@ -424,6 +424,29 @@ consent-stop = 停止共享
 consent-stop-confirm = 停止与此医护团队共享您的数据？该团队将不再看到您的信息以及您从现在起进行的测量，其为您的结果创建的链接也将失效。此前已共享的测量仍对其可见。
 consent-withdrawn = 您已停止与该医护团队共享数据。该团队不再能看到您的信息。
 
+# 患者导出完整记录：账户页面、管理员的用户页面，以及归档中的 README.txt。
+export-title = 您的数据
+export-help = 将 Tacho 保存的有关您的全部数据下载为一个 ZIP 归档：以表格和 FHIR 健康数据格式提供的测量，以及迄今生成的 PDF 报告。
+export-download = 下载我的数据（ZIP）
+export-title-admin = 该患者的数据
+export-help-admin = 该患者的完整记录，作为一个 ZIP 归档，与患者本人下载的相同。此次下载会记录在审计日志中。
+export-download-admin = 下载该患者的数据（ZIP）
+export-progress = 归档进度
+export-received = 已接收
+export-preparing = 正在准备归档…
+export-saved = 归档已下载。
+export-failed = 无法生成归档。请稍后再试。
+export-too-many = 过去一小时内已多次请求此归档。请稍候再试。
+export-readme-title = 您的 Tacho 数据
+export-readme-made = 为 { $name } 导出于 { $date } { $time }，{ $zone }。
+export-readme-contents = 本归档包含：
+export-readme-readme = 本说明。
+export-readme-record = 采用 HL7 FHIR R4 健康数据格式的完整记录（类型为 "collection" 的 Bundle）：您的账户、每次已分析的测量及其结果，以及您的报告。支持 FHIR 的医疗软件可以导入。
+export-readme-csv = 每次测量一行：测量时间（按您的时区）、心率、Tacho 显示的结果、信号质量，以及医生的结论（如有）。电子表格程序可以打开。
+export-readme-reports = 您的测量和周期的 PDF 报告，与生成时完全相同；尚无人打开过的定期报告会为本归档生成。
+export-readme-columns = measurements.csv 的列：measurement_id、taken_at（带 UTC 偏移的日期和时间）、heart_rate_bpm、result_code 和 result、signal_quality_code 和 signal_quality、review_conclusion_code 和 review_conclusion、reviewed_by、reviewed_at、review_note（医生给您的备注）。
+export-readme-screening = Tacho 使用智能手机摄像头筛查心律。它不做诊断：结果不是诊断。请与您的医生讨论您的结果。
+
 # Legal hold and erasure (administrators).
 erase-title = 法律保留与删除
 erase-link = 法律保留与删除

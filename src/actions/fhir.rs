@@ -531,6 +531,29 @@ impl Actions {
         count: u64,
         base: &str,
     ) -> ActionResult<FhirPage> {
+        let page = self
+            .everything_page(viewer, patient, offset, count, base)
+            .await?;
+        let held = page
+            .entries
+            .iter()
+            .filter(|(_, mode)| *mode == "match")
+            .count();
+        self.record_fhir(viewer, patient, format!("$everything, {held} resources"))
+            .await?;
+        Ok(page)
+    }
+
+    /// A page of [`Actions::fhir_everything`], read without an audit record of its own: for
+    /// an action that records the whole read once (the patient's export).
+    pub(super) async fn everything_page(
+        &self,
+        viewer: &Viewer,
+        patient: &Id,
+        offset: u64,
+        count: u64,
+        base: &str,
+    ) -> ActionResult<FhirPage> {
         let user = self.fhir_subject(viewer, patient).await?;
         let zone = zone_of(&user);
         let mut entries: Vec<(Resource, &'static str)> = Vec::new();
@@ -629,9 +652,6 @@ impl Actions {
             ));
             entries.push((Resource::DiagnosticReport(Box::new(report)), "match"));
         }
-        let held = entries.iter().filter(|(_, mode)| *mode == "match").count();
-        self.record_fhir(viewer, patient, format!("$everything, {held} resources"))
-            .await?;
         Ok(FhirPage {
             more: offset + count < measured + periodic_total,
             entries,

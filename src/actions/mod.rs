@@ -19,6 +19,7 @@ mod accounts;
 mod consents;
 mod enlistments;
 mod erasure;
+mod export;
 pub mod fhir;
 mod groups;
 mod measurements;
@@ -34,6 +35,7 @@ use std::sync::Arc;
 pub use account_links::{AdminReset, EMAIL_LINK_HOURS, RESET_LINK_HOURS};
 pub use accounts::{AccountChanges, NewAccount, RoleChange};
 pub use erasure::ErasureProgress;
+pub use export::{EXPORTS_PER_HOUR, Export, ExportThrottle};
 pub use measurements::Review;
 pub use notifications::{DELIVERY_LOG_SIZE, WebhookRequest};
 pub use reports::{MeasurementPdf, PeriodicPdf};
@@ -110,6 +112,8 @@ pub struct Actions {
     reports: Arc<Reports>,
     sessions: Arc<dyn SessionEnder>,
     notifier: Notifier,
+    /// Exports of a whole record per acting account, for both doors.
+    export_throttle: Arc<ExportThrottle>,
 }
 
 impl Actions {
@@ -129,6 +133,7 @@ impl Actions {
             reports,
             sessions,
             notifier,
+            export_throttle: Arc::new(ExportThrottle::new(EXPORTS_PER_HOUR)),
         }
     }
 

@@ -104,6 +104,9 @@ pub enum Denied {
     /// Only staff and administrators have patients.
     #[error("only staff and administrators have patients")]
     NoPatients,
+    /// A patient's whole record leaves Tacho for the patient and administrators only.
+    #[error("a patient's record is exported by the patient and by administrators")]
+    OthersRecord,
     /// A patient's consent is withdrawn by the patient, or by an administrator for them.
     #[error("a consent is withdrawn by its patient and by administrators")]
     OthersConsent,
@@ -164,6 +167,17 @@ impl Viewer {
             Ok(())
         } else {
             Err(Denied::OthersConsent)
+        }
+    }
+
+    /// Whether the viewer may export the whole record of `patient_id`, which it sees: the
+    /// patient, and administrators for them. A physician sees only what was shared with its
+    /// groups, so an export by one would be a part presented as the whole.
+    pub fn may_export(&self, patient_id: &Id) -> Result<(), Denied> {
+        if self.admin || self.user_id == *patient_id {
+            Ok(())
+        } else {
+            Err(Denied::OthersRecord)
         }
     }
 
@@ -254,6 +268,13 @@ impl Reader {
         Ok(patient)
     }
 
+    /// Patient `id` for an export of its whole record.
+    pub async fn patient_to_export(&self, viewer: &Viewer, id: &Id) -> StoreResult<user::Model> {
+        let patient = self.visible_user(viewer, id).await?;
+        viewer.may_export(&patient.id)?;
+        Ok(patient)
+    }
+
     /// Whether the viewer has a list of patients: administrators and staff of any group.
     pub async fn may_list_patients(&self, viewer: &Viewer) -> StoreResult<()> {
         if viewer.admin {
@@ -327,6 +348,16 @@ mod tests {
         assert_eq!(
             viewer("s", false).may_withdraw_consent(&"p".into()),
             Err(Denied::OthersConsent)
+        );
+    }
+
+    #[test]
+    fn a_record_is_exported_by_its_patient_and_administrators() {
+        assert_eq!(viewer("p", false).may_export(&"p".into()), Ok(()));
+        assert_eq!(viewer("a", true).may_export(&"p".into()), Ok(()));
+        assert_eq!(
+            viewer("s", false).may_export(&"p".into()),
+            Err(Denied::OthersRecord)
         );
     }
 

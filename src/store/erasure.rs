@@ -192,7 +192,8 @@ impl Reader {
         }
         let mut named = Condition::any();
         for id in ids {
-            named = named.add(file::Column::Name.starts_with(format!("tacho-report-{id}-")));
+            named =
+                named.add(file::Column::Name.starts_with(super::files::periodic_file_prefix(id)));
         }
         Ok(file::Entity::find()
             .filter(named)

@@ -141,3 +141,52 @@ impl Tx {
         Ok(())
     }
 }
+
+impl Reader {
+    /// Up to `limit` of the stored files about `patient` (its measurements' and periodic
+    /// reports' PDFs, every language and version kept), in id order after `after`: a page of
+    /// the whole record's export. Files are otherwise read only through a capability; a
+    /// whole record's are read only by the patient and administrators
+    /// ([`super::Viewer::may_export`]), and only while the viewer sees the patient.
+    pub async fn patient_files(
+        &self,
+        viewer: &super::Viewer,
+        patient: &Id,
+        after: Option<Id>,
+        limit: u64,
+    ) -> StoreResult<Vec<file::Model>> {
+        use sea_orm::{QueryOrder, QuerySelect};
+        viewer.may_export(patient)?;
+        let mut select = file::Entity::find()
+            .filter(file::Column::PatientId.eq(*patient))
+            .filter(viewer.users("files", "patient_id", self.now()))
+            .order_by_asc(file::Column::Id)
+            .limit(limit.max(1));
+        if let Some(after) = after {
+            select = select.filter(file::Column::Id.gt(after));
+        }
+        Ok(select.all(&self.db).await?)
+    }
+
+    /// Whether a PDF of periodic report `report` is stored, in any language, about a patient
+    /// `viewer` sees: an export makes the PDFs nobody has opened yet.
+    pub async fn has_periodic_pdf(&self, viewer: &super::Viewer, report: &Id) -> StoreResult<bool> {
+        use sea_orm::QuerySelect;
+        let found = file::Entity::find()
+            .select_only()
+            .column(file::Column::Id)
+            .filter(file::Column::Name.starts_with(periodic_file_prefix(report)))
+            .filter(viewer.users("files", "patient_id", self.now()))
+            .limit(1)
+            .into_tuple::<Id>()
+            .one(&self.db)
+            .await?;
+        Ok(found.is_some())
+    }
+}
+
+/// How the stored PDFs of periodic report `report` are named: `tacho-report-<id>-<language>.pdf`
+/// (`reports::Reports::periodic_report_pdf`), the one tie between a report and its files.
+pub(super) fn periodic_file_prefix(report: &Id) -> String {
+    format!("tacho-report-{report}-")
+}

@@ -388,6 +388,47 @@ impl Reader {
         ));
         self.partial_page(select, spec).await
     }
+
+    /// Up to `limit` of `patient`'s measurements that `viewer` sees, oldest first by when they
+    /// were taken (the phone's time, else the upload) and then by id, after `after` (the last
+    /// row's time and id): a keyset page, so that reading a whole record costs the same per
+    /// page however far it has gone.
+    pub async fn measurement_headers_after(
+        &self,
+        viewer: &Viewer,
+        patient: &Id,
+        after: Option<(i64, Id)>,
+        limit: u64,
+    ) -> StoreResult<Vec<measurement::Header>> {
+        use sea_orm::sea_query::{Alias, ExprTrait, Func, SimpleExpr};
+        use sea_orm::{Condition, Order};
+        let column = |c: measurement::Column| Expr::col((Alias::new("measurements"), c));
+        let taken: SimpleExpr = Func::coalesce([
+            SimpleExpr::from(column(measurement::Column::MeasurementTimestamp)),
+            SimpleExpr::from(column(measurement::Column::CreationTimestamp)),
+        ])
+        .into();
+        let id = column(measurement::Column::Id);
+        let mut condition = Condition::all().add(measurement::Column::CreatorId.eq(*patient));
+        if let Some((at, last)) = after {
+            condition = condition.add(
+                Condition::any().add(taken.clone().gt(at)).add(
+                    Condition::all()
+                        .add(taken.clone().eq(at))
+                        .add(id.clone().gt(last)),
+                ),
+            );
+        }
+        let spec = ListSpec {
+            condition,
+            order: vec![(taken, Order::Asc), (id, Order::Asc)],
+            limit,
+            offset: 0,
+            select: None,
+            skip_count: true,
+        };
+        Ok(self.list_measurement_headers(viewer, &spec).await?.0)
+    }
 }
 
 impl Reader {

@@ -489,6 +489,8 @@ fn api_rows(f: &Fixture) -> Vec<Row> {
                 "language": "en", "time_zone": "Europe/Brussels"}))
             .expect(PUBLIC),
         api("GET", "/users/v1/{id}", at(format!("/users/v1/{p}"))).expect(RECORD),
+        api("GET", "/users/v1/{id}/export", at(format!("/users/v1/{p}/export")))
+            .expect([200, 403, 404, 404, 404, 404, 200, 401]),
         api("PUT", "/users/v1/{id}", at(format!("/users/v1/{p}")))
             .body(|_| json!({"last_name": "Tester"}))
             .expect([200, 403, 404, 404, 404, 404, 200, 401]),
@@ -626,6 +628,12 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
         })
         .expect([410; 8]),
         portal("GET", "/account", at("/portal/account".into())).expect(MEMBER),
+        portal(
+            "GET",
+            "/account/export",
+            at("/portal/account/export".into()),
+        )
+        .expect(MEMBER),
         portal(
             "POST",
             "/account/settings",
@@ -852,6 +860,12 @@ fn portal_rows(f: &Fixture) -> Vec<Row> {
             at(format!("/portal/admin/users/{x}")),
         )
         .expect(PORTAL_ADMIN_HIDDEN_PAGE),
+        portal(
+            "GET",
+            "/admin/users/{id}/export",
+            at(format!("/portal/admin/users/{p}/export")),
+        )
+        .expect([200, 403, 404, 404, 404, 404, 200, 303]),
         portal(
             "POST",
             "/admin/users/{id}",

@@ -18,6 +18,7 @@ mod client;
 mod consents;
 mod erasure;
 mod errors;
+mod export;
 mod faults;
 mod fhir;
 mod files;

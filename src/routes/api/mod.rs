@@ -10,6 +10,7 @@ pub mod auth;
 pub mod consents;
 pub mod erasure;
 pub mod error;
+pub mod export;
 pub mod extract;
 pub mod fhir;
 pub mod files;
@@ -72,6 +73,7 @@ pub fn configure(cfg: &mut ServiceConfig, measurement_limit: BodyLimit) {
         .service(erasure::set_legal_hold)
         .service(erasure::request_erasure)
         .service(erasure::erasure_progress)
+        .service(export::export_record)
         .service(consents::current)
         .service(consents::history)
         .service(consents::withdraw)

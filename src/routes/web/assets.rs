@@ -21,7 +21,7 @@ struct Asset {
     body: &'static [u8],
 }
 
-const ASSETS: [Asset; 3] = [
+const ASSETS: [Asset; 4] = [
     Asset {
         name: "htmx.min.js",
         content_type: "text/javascript; charset=utf-8",
@@ -31,6 +31,11 @@ const ASSETS: [Asset; 3] = [
         name: "portal.js",
         content_type: "text/javascript; charset=utf-8",
         body: include_bytes!("../../../static/portal.js"),
+    },
+    Asset {
+        name: "export.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_bytes!("../../../static/export.js"),
     },
     Asset {
         name: "portal.css",

@@ -13,6 +13,7 @@ pub mod context;
 mod contrast;
 pub mod details;
 pub mod error;
+pub mod export;
 pub mod links;
 pub mod measurements;
 pub mod notifications;
@@ -61,6 +62,7 @@ portal_routes! {
     post "/account/settings" => account::save_settings;
     post "/account/password" => account::change_password;
     post "/account/email" => account::change_email;
+    get "/account/export" => export::own;
     get "/account/email/confirm/{secret}" => account::confirm_email_form;
     post "/account/email/confirm/{secret}" => account::confirm_email;
     get "/account/email/stop/{secret}" => account::stop_email_form;
@@ -97,6 +99,7 @@ portal_routes! {
     get "/admin/users" => admin::users;
     post "/admin/users" => admin::create_user;
     get "/admin/users/{id}" => admin::edit_user_form;
+    get "/admin/users/{id}/export" => export::of_user;
     post "/admin/users/{id}" => admin::edit_user;
     post "/admin/users/{id}/activation" => admin::set_activation;
     post "/admin/users/{id}/unblock" => admin::unblock;
