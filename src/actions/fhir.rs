@@ -13,6 +13,7 @@ use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::domain::account::TimeZone;
 use crate::domain::audit::AuditAction;
 use crate::domain::id::Id;
+use crate::domain::measurement::Status;
 use crate::fhir::DateRange;
 use crate::fhir::codes::ObservationKind;
 use crate::fhir::map::{self, MeasurementFacts, PdfFacts};
@@ -719,9 +720,11 @@ fn periodic_diagnostic_report(
 ) -> DiagnosticReport {
     let zone = zone_of(patient);
     let language = patient.language.to_ascii_lowercase();
+    let measurements = analysed_items(report);
     let facts = map::PeriodicFacts {
         id: &report.id,
         patient: &report.user_id,
+        measurements: &measurements,
         start: report.period_start_timestamp,
         end: report.period_end_timestamp,
         created: report.creation_timestamp,
@@ -738,4 +741,28 @@ fn periodic_diagnostic_report(
         sha1: None,
     };
     map::periodic_report(&facts, &pdf)
+}
+
+/// The analysed measurements a periodic report lists (the items of its `data` whose status
+/// has results: those that have Observations).
+fn analysed_items(report: &report::Model) -> Vec<Id> {
+    #[derive(serde::Deserialize)]
+    struct Item {
+        id: Id,
+        status: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Data {
+        #[serde(default)]
+        measurements: Vec<Item>,
+    }
+    serde_json::from_str::<Data>(&report.data)
+        .map(|data| {
+            data.measurements
+                .into_iter()
+                .filter(|item| Status::parse(&item.status).is_some_and(Status::has_results))
+                .map(|item| item.id)
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -455,6 +455,9 @@ pub fn measurement_report(
 pub struct PeriodicFacts<'a> {
     pub id: &'a Id,
     pub patient: &'a Id,
+    /// The analysed measurements the report lists, each referenced by its rhythm
+    /// Observation.
+    pub measurements: &'a [Id],
     pub start: i64,
     pub end: i64,
     pub created: i64,
@@ -479,7 +482,11 @@ pub fn periodic_report(facts: &PeriodicFacts, pdf: &PdfFacts) -> DiagnosticRepor
         issued: date_time(facts.created, facts.zone),
         performer: Vec::new(),
         results_interpreter: Vec::new(),
-        result: Vec::new(),
+        result: facts
+            .measurements
+            .iter()
+            .map(|m| Reference::to("Observation", &observation_id(m, ObservationKind::Rhythm)))
+            .collect(),
         conclusion: Some(SCREENING_NOTE.to_owned()),
         conclusion_code: Vec::new(),
         presented_form: vec![attachment(pdf, facts.zone)],

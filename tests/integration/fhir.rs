@@ -391,6 +391,25 @@ async fn an_ehr_client_pages_a_record_reads_coded_results_and_pdfs_and_all_of_it
         pdf.to_vec()
     );
     assert!(listed[&periodic_id]["effectivePeriod"]["start"].is_string());
+    // The periodic report's results: the rhythm of each analysed measurement of its period,
+    // each a resource the reader can read (the unreadable one has no Observations).
+    let results: Vec<String> = listed[&periodic_id]["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            format!("Observation/{regular}-rhythm"),
+            format!("Observation/{irregular}-rhythm")
+        ]
+    );
+    for reference in &results {
+        let observation = read(&app, &format!("/fhir/R4/{reference}"), token).await;
+        assert_eq!(observation["code"]["coding"][0]["code"], "8884-9");
+    }
     let only_periodic = read(
         &app,
         &format!(
