@@ -643,3 +643,120 @@ async fn errors_are_operation_outcomes_and_the_access_rules_hold() {
         .collect();
     assert_valid(&outcomes);
 }
+
+/// The parts of a resource that do not change from one run to the next (no ids, no times), with
+/// every reference named by what it points at: `Patient`, `Observation/<n>-<kind>` (the `n`th
+/// measurement, oldest first), `Device/<n>-phone`, `Device/tacho-analysis-*`.
+fn golden_projection(resource: &Value, measurements: &[String], patient: &str) -> Value {
+    let name = |text: &str| -> String {
+        let mut text = text.replace(patient, "<patient>");
+        for (n, id) in measurements.iter().enumerate() {
+            text = text.replace(id, &format!("<m{}>", n + 1));
+        }
+        text
+    };
+    let codings = |concept: &Value| -> Value {
+        concept["coding"]
+            .as_array()
+            .map(|codings| {
+                codings
+                    .iter()
+                    .map(|c| {
+                        json!(format!(
+                            "{}|{}",
+                            c["system"].as_str().unwrap_or(""),
+                            c["code"].as_str().unwrap_or("")
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let reference = |value: &Value| name(value["reference"].as_str().unwrap_or(""));
+    match resource["resourceType"].as_str().unwrap_or("") {
+        "Patient" => json!({
+            "resourceType": "Patient",
+            "gender": resource["gender"],
+            "birthDate": resource["birthDate"],
+            "language": codings(&resource["communication"][0]["language"]),
+            "identifier": resource["identifier"].as_array().map(|ids| ids.iter().map(|i| json!(i["system"])).collect::<Vec<_>>()),
+        }),
+        "Observation" => json!({
+            "resourceType": "Observation",
+            "id": name(resource["id"].as_str().unwrap_or("")),
+            "status": resource["status"],
+            "category": resource["category"].as_array().map(|c| c.iter().map(codings).collect::<Vec<_>>()),
+            "code": codings(&resource["code"]),
+            "value": resource.get("valueQuantity").map(|q| json!({
+                "value": q["value"], "unit": q["unit"], "system": q["system"], "code": q["code"],
+            })).or_else(|| resource.get("valueCodeableConcept").map(codings))
+              .or_else(|| resource.get("valueString").cloned()),
+            "dataAbsentReason": resource.get("dataAbsentReason").map(codings),
+            "interpretation": resource["interpretation"].as_array().map(|i| i.iter().map(codings).collect::<Vec<_>>()),
+            "subject": reference(&resource["subject"]),
+            "device": resource.get("device").map(reference),
+            "performer": resource["performer"].as_array().map(|p| p.len()),
+        }),
+        "Device" => json!({
+            "resourceType": "Device",
+            "id": name(resource["id"].as_str().unwrap_or("")),
+            "type": codings(&resource["type"]),
+            "patient": resource.get("patient").map(reference),
+        }),
+        other => json!({"resourceType": other}),
+    }
+}
+
+#[tokio::test]
+async fn the_demo_patients_record_matches_its_golden_file() {
+    let app = spawn_app().await;
+    tacho::demo::seed(&app.store, app.operator.auth.hasher())
+        .await
+        .unwrap();
+    let token = app
+        .password_grant("anna@tacho.test", tacho::demo::DEMO_PASSWORD)
+        .await
+        .assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let me = app.get("/users/v1/me", &token).await;
+    let patient = me.assert_ok()["id"].as_str().unwrap().to_owned();
+    let listed = app
+        .get(
+            "/data/v1/measurements/documents?sort(data.measurement_timestamp)&limit(50)",
+            &token,
+        )
+        .await;
+    let measurements: Vec<String> = listed.assert_ok()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(measurements.len(), 4);
+    let everything = read(
+        &app,
+        &format!("/fhir/R4/Patient/{patient}/$everything?_count=100"),
+        &token,
+    )
+    .await;
+    let mut projected: Vec<Value> = resources(&everything)
+        .iter()
+        .map(|r| golden_projection(r, &measurements, &patient))
+        .collect();
+    projected.sort_by_key(|v| v.to_string());
+    let actual = serde_json::to_string_pretty(&projected).unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fhir_demo_anna.golden.json");
+    if std::env::var("TACHO_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &actual).unwrap();
+    }
+    let golden = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} ({e}); TACHO_BLESS=1 writes it", path.display()));
+    assert!(
+        golden == actual,
+        "the demo patient's FHIR record changed; if on purpose, run with TACHO_BLESS=1 and review the diff of {}:\n{actual}",
+        path.display()
+    );
+}
