@@ -256,14 +256,8 @@ impl Actions {
         let data: serde_json::Value = serde_json::from_str(&m.data).map_err(|e| {
             ActionError::Internal(anyhow::anyhow!("a stored measurement is not JSON: {e}"))
         })?;
-        let facts = MeasurementFacts {
-            id: &m.id,
-            patient: &m.creator_id,
-            data: &data,
-            taken: m.measurement_timestamp.unwrap_or(m.creation_timestamp),
-            updated: m.update_timestamp,
-            zone: zone_of(&user),
-        };
+        let header = measurement::Header::from(&m);
+        let facts = facts(&header, &data, zone_of(&user));
         let observation = map::observation(&facts, kind);
         self.record_fhir(viewer, &m.creator_id, "1 Observation".to_owned())
             .await?;
@@ -679,7 +673,7 @@ fn facts<'a>(
         taken: header
             .measurement_timestamp
             .unwrap_or(header.creation_timestamp),
-        updated: header.review_timestamp.unwrap_or(header.creation_timestamp),
+        updated: header.update_timestamp,
         zone,
     }
 }

@@ -230,6 +230,17 @@ async fn an_ehr_client_pages_a_record_reads_coded_results_and_pdfs_and_all_of_it
             )
         })
         .collect();
+    // A resource says the same last change whether it is read or found.
+    let read_again = read(
+        &app,
+        &format!("/fhir/R4/Observation/{regular}-heart-rate"),
+        token,
+    )
+    .await;
+    assert_eq!(
+        read_again["meta"]["lastUpdated"],
+        by_measurement[regular.as_str()]["meta"]["lastUpdated"]
+    );
     for (id, rate) in [(&regular, 72.0), (&irregular, 110.0)] {
         let o = &by_measurement[id.as_str()];
         assert_eq!(

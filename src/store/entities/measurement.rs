@@ -62,6 +62,8 @@ pub struct Header {
     pub reviewer_id: Option<Id>,
     pub review_timestamp: Option<i64>,
     pub creation_timestamp: i64,
+    /// The last change of any kind (context, tags, review, re-analysis).
+    pub update_timestamp: i64,
 }
 
 impl From<&Model> for Header {
@@ -79,6 +81,7 @@ impl From<&Model> for Header {
             reviewer_id: m.reviewer_id,
             review_timestamp: m.review_timestamp,
             creation_timestamp: m.creation_timestamp,
+            update_timestamp: m.update_timestamp,
         }
     }
 }
