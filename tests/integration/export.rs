@@ -614,6 +614,10 @@ async fn only_the_patient_and_administrators_export_and_each_account_a_few_times
     assert!((1..=3600).contains(&wait), "{wait}");
     let page = portal_download(&app, &patient_browser, "/portal/account/export").await;
     assert_eq!(page.status, 429);
+    assert!(
+        page.headers.contains_key("retry-after"),
+        "the portal's page says when to come back too"
+    );
     let text = String::from_utf8_lossy(&page.bytes);
     assert!(text.contains("several times in the last hour"), "{text}");
     // Another account's allowance is its own; a record without measurements is an archive

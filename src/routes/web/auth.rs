@@ -90,7 +90,9 @@ pub async fn login(
             return refused("login-frozen");
         }
         Err(LoginError::Blocked) => return refused("login-blocked"),
-        Err(LoginError::Throttled { .. }) => return Err(WebError::TooManyRequests),
+        Err(LoginError::Throttled { retry_after_secs }) => {
+            return Err(WebError::TooManyRequests { retry_after_secs });
+        }
         Err(other) => return Err(WebError::Internal(other.into())),
     };
     let session = &visitor.session;

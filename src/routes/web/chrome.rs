@@ -307,6 +307,12 @@ pub async fn portal_middleware(
             let mut response = HttpResponse::build(status)
                 .content_type("text/html; charset=utf-8")
                 .body(body);
+            // When to come back is the handler's to say; the page keeps it.
+            if let Some(after) = res.headers().get(header::RETRY_AFTER) {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, after.clone());
+            }
             if htmx {
                 response.headers_mut().insert(
                     header::HeaderName::from_static("hx-retarget"),

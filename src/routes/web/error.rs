@@ -37,9 +37,10 @@ pub enum WebError {
     /// message key says which.
     #[error("conflict: {0}")]
     Conflict(&'static str),
-    /// Too many login attempts from this address.
+    /// Too many attempts (logins from this address, exports by this account); the answer's
+    /// `Retry-After` says in how many seconds to try again.
     #[error("too many requests")]
-    TooManyRequests,
+    TooManyRequests { retry_after_secs: u64 },
     /// A report took longer than the render deadline.
     #[error("report render deadline passed")]
     RenderDeadline,
@@ -103,7 +104,7 @@ impl WebError {
             WebError::PasswordChangeDue { .. } => "password-change-due",
             WebError::Csrf => "error-csrf",
             WebError::BadRequest(key) | WebError::Conflict(key) => key,
-            WebError::TooManyRequests => "error-too-many",
+            WebError::TooManyRequests { .. } => "error-too-many",
             WebError::RenderDeadline => "error-render-deadline",
             WebError::Unavailable => "error-unavailable",
             WebError::Internal(_) => "error-internal",
@@ -119,7 +120,7 @@ impl ResponseError for WebError {
             WebError::LoginRequired | WebError::PasswordChangeDue { .. } => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::Conflict(_) => StatusCode::CONFLICT,
-            WebError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            WebError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             WebError::RenderDeadline | WebError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -155,6 +156,9 @@ impl ResponseError for WebError {
                 header::RETRY_AFTER,
                 crate::routes::api::error::RETRY_AFTER_UNAVAILABLE,
             ));
+        }
+        if let WebError::TooManyRequests { retry_after_secs } = *self {
+            builder.insert_header((header::RETRY_AFTER, retry_after_secs.max(1)));
         }
         let mut response = builder
             .content_type("text/html; charset=utf-8")
@@ -207,7 +211,9 @@ impl From<ActionError> for WebError {
             ActionError::Forbidden(_) => WebError::Forbidden(Denied::OwnReview),
             ActionError::State { key, .. } => WebError::BadRequest(key),
             ActionError::Report(err) => err.into(),
-            ActionError::Throttled { .. } => WebError::TooManyRequests,
+            ActionError::Throttled { retry_after_secs } => {
+                WebError::TooManyRequests { retry_after_secs }
+            }
             ActionError::Internal(err) => err.into(),
         }
     }

@@ -4,6 +4,7 @@
 //! its progress when scripts run. The action, its rule and its audit record are the API's
 //! (`Actions::export_record`).
 
+use actix_web::http::header;
 use actix_web::web::Path;
 use actix_web::{HttpRequest, HttpResponse};
 
@@ -46,16 +47,18 @@ async fn download(member: &Member, req: &HttpRequest, id: &Id) -> Result<HttpRes
     match started {
         Ok(export) => Ok(zip_response(export)),
         // The portal's own words: the login throttle's say "from your address".
-        Err(ActionError::Throttled { .. }) => Ok(too_many()),
+        Err(ActionError::Throttled { retry_after_secs }) => Ok(too_many(retry_after_secs)),
         Err(other) => Err(other.into()),
     }
 }
 
-/// 429, rendered by the portal's middleware as a page (or a toast) in the member's language.
-fn too_many() -> HttpResponse {
+/// 429 with `Retry-After`, rendered by the portal's middleware as a page (or a toast) in the
+/// member's language.
+fn too_many(retry_after_secs: u64) -> HttpResponse {
     const KEY: &str = "export-too-many";
     let mut response = HttpResponse::TooManyRequests()
         .content_type("text/html; charset=utf-8")
+        .insert_header((header::RETRY_AFTER, retry_after_secs.max(1)))
         .body(KEY);
     response
         .extensions_mut()
