@@ -483,3 +483,4 @@ erase-files = Dateien
 erase-held = Für diesen Patienten ist eine rechtliche Sperre gesetzt: Heben Sie sie vor der Löschung auf.
 erase-confirmation = Die Bestätigung muss die E-Mail-Adresse oder der vollständige Name des Patienten sein.
 erase-done = Dieses Konto wurde gelöscht.
+erase-under-way = Die Löschung dieses Patienten läuft bereits.

@@ -483,3 +483,4 @@ erase-files = Files
 erase-held = A legal hold is set on this patient: lift it before erasing.
 erase-confirmation = The confirmation must be the patient's e-mail address or full name.
 erase-done = This account has been erased.
+erase-under-way = An erasure of this patient is under way.

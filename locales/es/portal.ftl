@@ -483,3 +483,4 @@ erase-files = Archivos
 erase-held = Este paciente tiene una retención legal: levántela antes de borrar.
 erase-confirmation = La confirmación debe ser el correo o el nombre completo del paciente.
 erase-done = Esta cuenta ha sido borrada.
+erase-under-way = Ya hay un borrado de este paciente en curso.

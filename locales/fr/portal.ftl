@@ -483,3 +483,4 @@ erase-files = Fichiers
 erase-held = Une conservation légale est posée sur ce patient : levez-la avant d’effacer.
 erase-confirmation = La confirmation doit être l’adresse e-mail ou le nom complet du patient.
 erase-done = Ce compte a été effacé.
+erase-under-way = Un effacement de ce patient est déjà en cours.

@@ -483,3 +483,4 @@ erase-files = File
 erase-held = Su questo paziente è posto un blocco legale: lo tolga prima di cancellare.
 erase-confirmation = La conferma deve essere l’indirizzo e-mail o il nome completo del paziente.
 erase-done = Questo account è stato cancellato.
+erase-under-way = È già in corso una cancellazione di questo paziente.

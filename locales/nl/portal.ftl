@@ -483,3 +483,4 @@ erase-files = Bestanden
 erase-held = Voor deze patiënt geldt een bewaarplicht: hef ze op voor u wist.
 erase-confirmation = De bevestiging moet het e-mailadres of de volledige naam van de patiënt zijn.
 erase-done = Dit account is gewist.
+erase-under-way = Het wissen van deze patiënt is al bezig.

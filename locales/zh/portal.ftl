@@ -478,3 +478,4 @@ erase-files = 文件
 erase-held = 该患者设有法律保留：请先解除再删除。
 erase-confirmation = 确认内容必须是患者的电子邮件地址或全名。
 erase-done = 该账户已被删除。
+erase-under-way = 该患者的删除已在进行中。

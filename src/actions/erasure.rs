@@ -106,7 +106,7 @@ impl Actions {
 
     /// Asks for `patient`'s erasure (administrators), confirmed by `typed`, which must be the
     /// patient's e-mail address or full name. Refused under a legal hold, for one's own
-    /// account, and for an account already erased. The account is deactivated at once (its
+    /// account, for an account already erased, and while an erasure of it is under way. The account is deactivated at once (its
     /// tokens, links and sessions end); the data goes in a background job, whose progress
     /// [`Actions::erasure_progress`] tells.
     pub async fn request_erasure(
@@ -128,6 +128,16 @@ impl Actions {
                 return Err(ActionError::State {
                     message: "a legal hold is set on this patient: lift it before erasing".into(),
                     key: "erase-held",
+                });
+            }
+            let under_way = tx
+                .erasure_job_of(viewer, patient)
+                .await?
+                .is_some_and(|job| matches!(job.status, JobStatus::Queued | JobStatus::Running));
+            if under_way {
+                return Err(ActionError::State {
+                    message: "an erasure of this patient is under way".into(),
+                    key: "erase-under-way",
                 });
             }
             if !names_patient(typed, &account) {

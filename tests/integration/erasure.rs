@@ -429,6 +429,9 @@ async fn a_hold_set_after_the_request_stops_the_erasure_before_the_tombstone() {
         .post(&path, &cast.admin.token, json!({"confirmation": EMAIL}))
         .await;
     assert_eq!(asked.status, StatusCode::ACCEPTED);
+    app.post(&path, &cast.admin.token, json!({"confirmation": EMAIL}))
+        .await
+        .assert_error(400, 27);
     app.put(
         &format!("/users/v1/{}/legal_hold", cast.patient.id),
         &cast.admin.token,
