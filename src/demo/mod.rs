@@ -1,6 +1,7 @@
 //! The demo world of `tacho serve --demo`: an administrator, two groups with a physician each,
-//! and four patients with profiles, running prescriptions and a few measurements each (the
-//! test fixtures). Seeding twice changes nothing.
+//! and four patients with profiles, running prescriptions (with their consents to processing
+//! and sharing) and a few measurements each (the test fixtures). Seeding twice changes
+//! nothing.
 
 use chrono::Duration;
 use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait};
@@ -8,9 +9,12 @@ use serde_json::json;
 
 use crate::auth::password::PasswordHasher;
 use crate::domain::account::StaffRole;
+use crate::domain::consent::{GROUP_SHARING_VERSION, HEALTH_DATA_VERSION};
 use crate::domain::id::Id;
 use crate::domain::measurement::NewMeasurement;
 use crate::domain::profile::ProfilePatch;
+use crate::store::NewConsent;
+use crate::store::entities::consent::{ConsentDoor, ConsentKind};
 use crate::store::{NewGroup, NewUser, Service, Store, StoreResult, Tx, Unaudited, Viewer};
 
 pub mod clinic;
@@ -187,6 +191,25 @@ pub async fn seed(store: &Store, hasher: &PasswordHasher) -> anyhow::Result<Vec<
                 }
                 ("patient", Some(g)) => {
                     tx.enlist_patient(&user.id, &group_ids[g], prescription_end)
+                        .await?;
+                    // The demo patients consented as the apps' patients do: to the processing
+                    // of their health data, and to sharing with their care team.
+                    let consent = |kind, group_id| NewConsent {
+                        user_id: user.id,
+                        kind,
+                        group_id,
+                        text_version: match kind {
+                            ConsentKind::HealthData => HEALTH_DATA_VERSION,
+                            ConsentKind::GroupSharing => GROUP_SHARING_VERSION,
+                        }
+                        .to_owned(),
+                        door: ConsentDoor::Operator,
+                        given: true,
+                        actor_id: user.id,
+                    };
+                    tx.record_consent(consent(ConsentKind::HealthData, None))
+                        .await?;
+                    tx.record_consent(consent(ConsentKind::GroupSharing, Some(group_ids[g])))
                         .await?;
                 }
                 _ => {}
