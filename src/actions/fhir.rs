@@ -10,7 +10,7 @@ use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ColumnTrait, Condition, Order};
 
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
-use crate::domain::account::TimeZone;
+use crate::domain::account::{Language, TimeZone};
 use crate::domain::audit::AuditAction;
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
@@ -18,7 +18,7 @@ use crate::fhir::DateRange;
 use crate::fhir::codes::ObservationKind;
 use crate::fhir::map::{self, MeasurementFacts, PdfFacts};
 use crate::fhir::model::{DiagnosticReport, DocumentReference, Observation, Patient, Resource};
-use crate::store::entities::{measurement, measurement_report, report, user};
+use crate::store::entities::{file, measurement, measurement_report, report, user};
 use crate::store::query::ListSpec;
 use crate::store::{ReportRecord, Viewer};
 
@@ -400,10 +400,21 @@ impl Actions {
         if search.newest_first {
             dated.reverse();
         }
-        let page: Vec<Resource> = dated
+        let window: Vec<(i64, Id, Dated)> = dated
             .into_iter()
             .skip(search.offset as usize)
             .take(search.count as usize)
+            .collect();
+        let mut pdfs: HashMap<Id, file::Model> = HashMap::new();
+        for (_, _, item) in &window {
+            if let Dated::Periodic(report) = item
+                && let Some(pdf) = self.periodic_pdf_of(viewer, report, &user).await
+            {
+                pdfs.insert(report.id, pdf);
+            }
+        }
+        let page: Vec<Resource> = window
+            .into_iter()
             .filter_map(|(_, _, item)| {
                 let report = match item {
                     Dated::Measurement(record) => {
@@ -412,7 +423,9 @@ impl Actions {
                             serde_json::from_str(payloads.get(&header.id)?).ok()?;
                         measurement_diagnostic_report(&record, header, &data, zone, base)?
                     }
-                    Dated::Periodic(report) => periodic_diagnostic_report(&report, &user, base),
+                    Dated::Periodic(report) => {
+                        periodic_diagnostic_report(&report, &user, base, pdfs.get(&report.id))
+                    }
                 };
                 Some(if search.documents {
                     Resource::DocumentReference(Box::new(map::document_reference(&report)))
@@ -493,8 +506,9 @@ impl Actions {
         }
         let report = self.store.visible_report(viewer, id).await?;
         let user = self.store.patient_of_report(viewer, id).await?;
+        let pdf = self.periodic_pdf_of(viewer, &report, &user).await;
         Ok((
-            periodic_diagnostic_report(&report, &user, base),
+            periodic_diagnostic_report(&report, &user, base, pdf.as_ref()),
             report.user_id,
         ))
     }
@@ -640,7 +654,8 @@ impl Actions {
             .periodic_reports(viewer, patient, &search, into_periodic + room)
             .await?;
         for report in periodic.into_iter().skip(into_periodic as usize) {
-            let report = periodic_diagnostic_report(&report, &user, base);
+            let pdf = self.periodic_pdf_of(viewer, &report, &user).await;
+            let report = periodic_diagnostic_report(&report, &user, base, pdf.as_ref());
             entries.push((
                 Resource::DocumentReference(Box::new(map::document_reference(&report))),
                 "match",
@@ -707,10 +722,13 @@ fn measurement_diagnostic_report(
     ))
 }
 
+/// A periodic report as a DiagnosticReport; `pdf` is its PDF in the patient's language and
+/// zone (what its Binary serves), which gives the attachment its size and hash.
 fn periodic_diagnostic_report(
     report: &report::Model,
     patient: &user::Model,
     base: &str,
+    pdf: Option<&file::Model>,
 ) -> DiagnosticReport {
     let zone = zone_of(patient);
     let language = patient.language.to_ascii_lowercase();
@@ -725,16 +743,44 @@ fn periodic_diagnostic_report(
         updated: report.update_timestamp,
         zone,
     };
-    // The PDF is made when it is first asked for: its size and hash are not known before.
     let pdf = PdfFacts {
         binary_url: binary_url(base, &report.id),
         language: &language,
-        title: format!("periodic-report-{}.pdf", report.id),
-        created: report.creation_timestamp,
-        size: None,
-        sha1: None,
+        title: pdf.map_or_else(
+            || format!("periodic-report-{}.pdf", report.id),
+            |f| f.name.clone(),
+        ),
+        created: pdf.map_or(report.creation_timestamp, |f| f.creation_timestamp),
+        size: pdf.and_then(|f| u64::try_from(f.size).ok()),
+        sha1: pdf.and_then(|f| f.sha1.clone()),
     };
     map::periodic_report(&facts, &pdf)
+}
+
+impl Actions {
+    /// The PDF of periodic `report` as its Binary serves it (the patient's language and zone),
+    /// made now if nobody has asked for it yet, so that its attachment carries its size and
+    /// hash. A render that fails leaves the attachment without them rather than failing the
+    /// read: the Binary itself then answers the error.
+    async fn periodic_pdf_of(
+        &self,
+        viewer: &Viewer,
+        report: &report::Model,
+        patient: &user::Model,
+    ) -> Option<file::Model> {
+        let language = Language::or_english(Some(&patient.language));
+        let made = self
+            .reports
+            .periodic_report_pdf(&viewer.user_id, report, patient, language, zone_of(patient))
+            .await;
+        match made {
+            Ok(file) => Some(file),
+            Err(err) => {
+                tracing::warn!(report = %report.id, error = %err, "a periodic report's PDF could not be made for its attachment");
+                None
+            }
+        }
+    }
 }
 
 /// The analysed measurements a periodic report lists (the items of its `data` whose status

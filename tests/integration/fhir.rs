@@ -421,6 +421,24 @@ async fn an_ehr_client_pages_a_record_reads_coded_results_and_pdfs_and_all_of_it
         let observation = read(&app, &format!("/fhir/R4/{reference}"), token).await;
         assert_eq!(observation["code"]["coding"][0]["code"], "8884-9");
     }
+    // Nobody had opened the periodic report's PDF: it is made for its attachment, whose size
+    // and hash are those of what its Binary serves.
+    let form = &listed[&periodic_id]["presentedForm"][0];
+    let pdf = app
+        .client
+        .get(app.url(&path_of(form["url"].as_str().unwrap())))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pdf.status(), 200);
+    let pdf = pdf.bytes().await.unwrap();
+    assert!(pdf.starts_with(b"%PDF"));
+    assert_eq!(form["size"], pdf.len());
+    assert_eq!(
+        form["hash"],
+        base64::engine::general_purpose::STANDARD.encode(sha1::Sha1::digest(&pdf))
+    );
     let only_periodic = read(
         &app,
         &format!(
