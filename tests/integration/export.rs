@@ -860,3 +860,66 @@ async fn with_scripts_the_account_page_shows_the_archive_arriving_then_saves_it(
         eprintln!("Chromium session did not quit cleanly: {error}");
     }
 }
+
+#[tokio::test]
+async fn a_demo_patients_export_opens_and_matches_the_portal() {
+    let app = spawn_app().await;
+    tacho::demo::seed(&app.store, app.operator.auth.hasher())
+        .await
+        .unwrap();
+    let login = app
+        .password_grant("anna@tacho.test", tacho::demo::DEMO_PASSWORD)
+        .await;
+    let token = login.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let me = app.get("/users/v1/me", &token).await;
+    let id = me.assert_ok()["id"].as_str().unwrap().to_owned();
+    // A periodic report nobody opened: the archive holds its PDF all the same.
+    let admin = app
+        .password_grant("admin@tacho.test", tacho::demo::DEMO_PASSWORD)
+        .await;
+    let admin = admin.assert_ok()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let report = app
+        .post("/reports/v1", &admin, serde_json::json!({"user_id": id}))
+        .await;
+    let report = report.assert_ok()["id"].as_str().unwrap().to_owned();
+
+    let download = api_export(&app, &token, &id).await;
+    assert_eq!(download.status, 200);
+    let entries = unzip(&download.bytes);
+    let rows = csv_rows(&entries["measurements.csv"].bytes);
+    let mut browser = crate::portal::Browser::new(&app);
+    let logged = browser
+        .login("anna@tacho.test", tacho::demo::DEMO_PASSWORD)
+        .await;
+    assert_eq!(logged.status, 303);
+    let page = browser.get("/portal/measurements").await;
+    let shown = portal_rows(&page.body);
+    assert_eq!(shown.len(), 4, "the demo's four measurements");
+    assert_eq!(
+        rows.keys().collect::<Vec<_>>(),
+        shown.keys().collect::<Vec<_>>()
+    );
+    for (measurement, (key, label, _, _)) in &shown {
+        assert_eq!(&rows[measurement]["result_code"], key);
+        assert_eq!(&rows[measurement]["result"], label);
+    }
+    let pdf = entries
+        .get(&format!("reports/tacho-report-{report}-nl.pdf"))
+        .expect("the periodic report's PDF, in Anna's language");
+    let served = fetch(
+        app.client
+            .get(app.url(&format!("/reports/v1/{report}/pdf")))
+            .bearer_auth(&token),
+    )
+    .await;
+    assert!(
+        pdf.bytes == served.bytes,
+        "the PDF the portal and API serve"
+    );
+}
