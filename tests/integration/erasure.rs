@@ -495,6 +495,11 @@ async fn administrators_erase_from_the_portal_and_watch_it_happen() {
     assert!(waiting.body.contains("<progress"));
 
     app.work_queue().await;
+    let list = admin.get("/portal/admin/users").await;
+    assert!(
+        list.body.contains("Erased account"),
+        "the list names a tombstone as one"
+    );
     admin.headers.push(("HX-Request", "true".into()));
     let fragment = admin.get(&page).await;
     assert!(

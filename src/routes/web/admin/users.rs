@@ -88,7 +88,12 @@ fn user_row(visitor: &Visitor, u: &user::Model, now: i64) -> UserRow {
     };
     UserRow {
         id: u.id,
-        name: full_name(&u.first_name, &u.last_name),
+        // An erased account has no name left: the list says what it is.
+        name: if u.erased_timestamp.is_some() {
+            visitor.tr.text("erase-tombstone")
+        } else {
+            full_name(&u.first_name, &u.last_name)
+        },
         email: u.email.clone(),
         language: u.language.clone(),
         active: u.activation,
