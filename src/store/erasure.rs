@@ -466,7 +466,11 @@ impl Tx {
                 .rows_affected;
         }
         let events: HashSet<Id> = events.into_iter().collect();
-        self.delete_jobs_naming(|payload| {
+        // The deliveries still to make; those made name only ids, and the patient's own are
+        // found by the last step.
+        let pending = Condition::all()
+            .add(job::Column::Status.is_in([job::JobStatus::Queued, job::JobStatus::Running]));
+        self.delete_jobs_naming(pending, |payload| {
             payload
                 .get("event_id")
                 .and_then(|v| v.as_str())
@@ -477,11 +481,12 @@ impl Tx {
         Ok(deleted)
     }
 
-    /// Deletes the jobs (of the scheduler and the notifier, in any state) whose payload
-    /// `names` picks. Payloads are JSON objects of ids; the erasure job's own is not among
-    /// the kinds looked at.
+    /// Deletes the jobs of the scheduler and the notifier that `which` selects and whose
+    /// payload `names` picks. Payloads are JSON objects of ids; the erasure job's own is not
+    /// among the kinds looked at.
     async fn delete_jobs_naming(
         &self,
+        which: Condition,
         names: impl Fn(&serde_json::Value) -> bool,
     ) -> StoreResult<u64> {
         use job::JobKind;
@@ -495,6 +500,7 @@ impl Tx {
                 JobKind::Digest,
                 JobKind::Webhook,
             ]))
+            .filter(which)
             .into_tuple::<(Id, String)>()
             .all(&self.db)
             .await?;
@@ -540,8 +546,11 @@ impl Tx {
         self.delete_events(Condition::all().add(event::Column::PatientId.eq(*patient)))
             .await?;
         let text = patient.to_string();
+        // Every job that names the patient, in any state (a failed e-mail's error may hold
+        // the address), found by the id in its payload before the payload is read.
+        let naming = Condition::all().add(job::Column::Payload.contains(text.as_str()));
         gone.jobs += self
-            .delete_jobs_naming(|payload| {
+            .delete_jobs_naming(naming, |payload| {
                 payload.get("user_id").and_then(|v| v.as_str()) == Some(text.as_str())
             })
             .await?;

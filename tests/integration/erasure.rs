@@ -266,7 +266,7 @@ async fn erase(app: &TestApp, cast: &Cast, trace: &Trace) {
     assert_eq!(asked.body["status"], "queued");
     assert_eq!(
         asked.body["at_start"],
-        json!({"measurements": 3, "reports": 1, "files": 3})
+        json!({"measurements": trace.measurements.len(), "reports": 1, "files": 3})
     );
     let locked_out = app.get("/users/v1/me", &cast.patient.token).await;
     assert_eq!(locked_out.status, 401, "the account is deactivated at once");
@@ -392,8 +392,35 @@ async fn an_erased_patient_leaves_no_trace_in_the_database_or_the_bucket() {
 
 #[tokio::test]
 async fn an_erasure_empties_the_local_file_folder_of_the_patients_documents() {
-    let app = spawn_app().await;
-    let (cast, trace) = record_of(&app).await;
+    let app = spawn_app_with(|s| s.webhook_allow_loopback = true).await;
+    let (cast, mut trace) = record_of(&app).await;
+    // A webhook of the group that cannot be reached: its deliveries about the patient wait
+    // for their next attempt, and the erasure takes them away.
+    let groups = app.get("/groups/v1", &cast.admin.token).await;
+    let group = groups.assert_ok()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let hook = app
+        .post(
+            "/webhooks/v1",
+            &cast.admin.token,
+            json!({"url": "http://127.0.0.1:9/hook", "events": ["measurement.analysed"], "group_id": group}),
+        )
+        .await;
+    assert_eq!(hook.status, 201, "{:?}", hook.body);
+    let now = app.clock_millis();
+    trace.measurements.push(
+        app.measure_at(&cast.patient, now - 600_000, 70.0, "normal", &[])
+            .await,
+    );
+    app.work_queue().await;
+    let pending =
+        "SELECT id AS v FROM jobs WHERE kind = 'webhook' AND status IN ('queued', 'running')";
+    assert!(
+        !texts(&app, pending).await.is_empty(),
+        "a delivery waits to be retried"
+    );
     let folder = app.settings.data_dir.join("files");
     let named = |keys: &[String]| {
         files_under(&folder)
@@ -403,6 +430,10 @@ async fn an_erasure_empties_the_local_file_folder_of_the_patients_documents() {
     };
     assert_eq!(named(&trace.file_keys), 3);
     erase(&app, &cast, &trace).await;
+    assert!(
+        texts(&app, pending).await.is_empty(),
+        "no delivery about the patient is left"
+    );
     assert_eq!(named(&trace.file_keys), 0, "{:?}", files_under(&folder));
     assert_no_trace(&app, &trace).await;
 }
