@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    QuerySelect, Select,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -77,24 +77,64 @@ fn unheld_file() -> Condition {
         .add(not_held((file::Entity, file::Column::PatientId)))
 }
 
+// What an erasure removes, and what retention removes: each set is selected here once, so
+// that what progress counts and what a dry run lists are what the steps delete.
+
+/// `patient`'s measurements.
+fn measurements_of(scope: &dyn Scope, patient: &Id) -> Select<measurement::Entity> {
+    measurement::Entity::find()
+        .filter(measurement::Column::CreatorId.eq(*patient))
+        .filter(scope.measurements("measurements", "id", "creator_id"))
+}
+
+/// `patient`'s periodic reports.
+fn reports_of(scope: &dyn Scope, patient: &Id) -> Select<report::Entity> {
+    report::Entity::find()
+        .filter(report::Column::UserId.eq(*patient))
+        .filter(scope.periodic_reports())
+}
+
+/// The stored documents about `patient`.
+fn files_about(scope: &dyn Scope, patient: &Id) -> Select<file::Entity> {
+    file::Entity::find()
+        .filter(file::Column::PatientId.eq(*patient))
+        .filter(scope.files())
+}
+
+/// Measurements stored before `cutoff`, of patients under no hold.
+fn measurements_before(scope: &dyn Scope, cutoff: i64) -> Select<measurement::Entity> {
+    measurement::Entity::find()
+        .filter(measurement::Column::CreationTimestamp.lt(cutoff))
+        .filter(not_held((
+            measurement::Entity,
+            measurement::Column::CreatorId,
+        )))
+        .filter(scope.measurements("measurements", "id", "creator_id"))
+}
+
+/// Periodic reports made before `cutoff`, of patients under no hold.
+fn reports_before(scope: &dyn Scope, cutoff: i64) -> Select<report::Entity> {
+    report::Entity::find()
+        .filter(report::Column::CreationTimestamp.lt(cutoff))
+        .filter(not_held((report::Entity, report::Column::UserId)))
+        .filter(scope.periodic_reports())
+}
+
+/// Stored documents made before `cutoff`, about patients under no hold (or about no patient
+/// known: files stored before their patient was kept, whose name did not tell it).
+fn files_made_before(scope: &dyn Scope, cutoff: i64) -> Select<file::Entity> {
+    file::Entity::find()
+        .filter(file::Column::CreationTimestamp.lt(cutoff))
+        .filter(unheld_file())
+        .filter(scope.files())
+}
+
 impl Reader {
     /// What `patient` still has, as `scope` sees it.
     pub async fn holdings(&self, scope: &dyn Scope, patient: &Id) -> StoreResult<Holdings> {
-        let measurements = measurement::Entity::find()
-            .filter(measurement::Column::CreatorId.eq(*patient))
-            .filter(scope.measurements("measurements", "id", "creator_id"))
-            .count(&self.db)
-            .await?;
-        let reports = report::Entity::find()
-            .filter(report::Column::UserId.eq(*patient))
-            .filter(scope.periodic_reports())
-            .count(&self.db)
-            .await?;
-        let files = file::Entity::find()
-            .filter(file::Column::PatientId.eq(*patient))
-            .filter(scope.files())
-            .count(&self.db)
-            .await?;
+        let measurements = measurements_of(scope, patient).count(&self.db).await?;
+        let reports = reports_of(scope, patient).count(&self.db).await?;
+        let files = files_about(scope, patient).count(&self.db).await?;
         Ok(Holdings {
             measurements,
             reports,
@@ -109,9 +149,7 @@ impl Reader {
         patient: &Id,
         limit: u64,
     ) -> StoreResult<Vec<file::Model>> {
-        Ok(file::Entity::find()
-            .filter(file::Column::PatientId.eq(*patient))
-            .filter(scope.files())
+        Ok(files_about(scope, patient)
             .order_by_asc(file::Column::Id)
             .limit(limit)
             .all(&self.db)
@@ -125,11 +163,9 @@ impl Reader {
         patient: &Id,
         limit: u64,
     ) -> StoreResult<Vec<Id>> {
-        Ok(measurement::Entity::find()
+        Ok(measurements_of(scope, patient)
             .select_only()
             .column(measurement::Column::Id)
-            .filter(measurement::Column::CreatorId.eq(*patient))
-            .filter(scope.measurements("measurements", "id", "creator_id"))
             .order_by_asc(measurement::Column::Id)
             .limit(limit)
             .into_tuple()
@@ -144,11 +180,9 @@ impl Reader {
         patient: &Id,
         limit: u64,
     ) -> StoreResult<Vec<Id>> {
-        Ok(report::Entity::find()
+        Ok(reports_of(scope, patient)
             .select_only()
             .column(report::Column::Id)
-            .filter(report::Column::UserId.eq(*patient))
-            .filter(scope.periodic_reports())
             .order_by_asc(report::Column::Id)
             .limit(limit)
             .into_tuple()
@@ -202,19 +236,14 @@ impl Reader {
             .await?)
     }
 
-    /// Up to `limit` stored documents made before `cutoff`, about patients under no hold (or
-    /// about no patient known: files stored before their patient was kept, whose name did not
-    /// tell it).
+    /// Up to `limit` stored documents made before `cutoff` ([`files_made_before`]).
     pub async fn files_before(
         &self,
         scope: &dyn Scope,
         cutoff: i64,
         limit: u64,
     ) -> StoreResult<Vec<file::Model>> {
-        Ok(file::Entity::find()
-            .filter(file::Column::CreationTimestamp.lt(cutoff))
-            .filter(unheld_file())
-            .filter(scope.files())
+        Ok(files_made_before(scope, cutoff)
             .order_by_asc(file::Column::CreationTimestamp)
             .limit(limit)
             .all(&self.db)
@@ -229,15 +258,9 @@ impl Reader {
         cutoff: i64,
         limit: u64,
     ) -> StoreResult<Vec<Id>> {
-        Ok(measurement::Entity::find()
+        Ok(measurements_before(scope, cutoff)
             .select_only()
             .column(measurement::Column::Id)
-            .filter(measurement::Column::CreationTimestamp.lt(cutoff))
-            .filter(not_held((
-                measurement::Entity,
-                measurement::Column::CreatorId,
-            )))
-            .filter(scope.measurements("measurements", "id", "creator_id"))
             .order_by_asc(measurement::Column::CreationTimestamp)
             .limit(limit)
             .into_tuple()
@@ -253,12 +276,9 @@ impl Reader {
         cutoff: i64,
         limit: u64,
     ) -> StoreResult<Vec<Id>> {
-        Ok(report::Entity::find()
+        Ok(reports_before(scope, cutoff)
             .select_only()
             .column(report::Column::Id)
-            .filter(report::Column::CreationTimestamp.lt(cutoff))
-            .filter(not_held((report::Entity, report::Column::UserId)))
-            .filter(scope.periodic_reports())
             .order_by_asc(report::Column::CreationTimestamp)
             .limit(limit)
             .into_tuple()
@@ -304,27 +324,9 @@ impl Reader {
 
     /// What a retention run at `cutoff` would erase now.
     pub async fn retention_due(&self, scope: &dyn Scope, cutoff: i64) -> StoreResult<RetentionDue> {
-        let measurements = measurement::Entity::find()
-            .filter(measurement::Column::CreationTimestamp.lt(cutoff))
-            .filter(not_held((
-                measurement::Entity,
-                measurement::Column::CreatorId,
-            )))
-            .filter(scope.measurements("measurements", "id", "creator_id"))
-            .count(&self.db)
-            .await?;
-        let reports = report::Entity::find()
-            .filter(report::Column::CreationTimestamp.lt(cutoff))
-            .filter(not_held((report::Entity, report::Column::UserId)))
-            .filter(scope.periodic_reports())
-            .count(&self.db)
-            .await?;
-        let files = file::Entity::find()
-            .filter(file::Column::CreationTimestamp.lt(cutoff))
-            .filter(unheld_file())
-            .filter(scope.files())
-            .count(&self.db)
-            .await?;
+        let measurements = measurements_before(scope, cutoff).count(&self.db).await?;
+        let reports = reports_before(scope, cutoff).count(&self.db).await?;
+        let files = files_made_before(scope, cutoff).count(&self.db).await?;
         let accounts = self.accounts_deactivated_before(scope, cutoff).await?;
         Ok(RetentionDue {
             measurements,
