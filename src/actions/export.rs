@@ -18,19 +18,13 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
-use std::num::NonZeroU32;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use bytes::Bytes;
 use chrono::{DateTime, Datelike, SecondsFormat, Timelike};
 use chrono_tz::Tz;
 use futures_util::Stream;
-use governor::clock::{Clock, DefaultClock};
-use governor::middleware::NoOpMiddleware;
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use zip::write::{SimpleFileOptions, StreamWriter};
@@ -38,6 +32,7 @@ use zip::{CompressionMethod, ZipWriter};
 
 use super::{ActionError, ActionResult, Actions, EntryExt, entry};
 use crate::analysis::{Indicator, Label, ResultKey, rate_label};
+use crate::auth::throttle::Throttle;
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::audit::AuditAction;
 use crate::domain::id::Id;
@@ -71,9 +66,6 @@ const PERIODIC_REPORTS_MADE: u64 = 10_000;
 const PAYLOADS_AT_ONCE: usize = 25;
 /// File rows read per statement; their contents are read one at a time.
 const FILES_PAGE: u64 = 50;
-/// Accounts remembered by the throttle beyond which those back at a full allowance are
-/// forgotten.
-const MAX_TRACKED: usize = 10_000;
 
 /// The columns of `measurements.csv`, in order (`docs/api.md` describes each).
 const CSV_COLUMNS: [&str; 12] = [
@@ -91,34 +83,9 @@ const CSV_COLUMNS: [&str; 12] = [
     "review_note",
 ];
 
-/// Exports started per acting account: governor's GCRA, a token bucket of
-/// [`EXPORTS_PER_HOUR`] refilled over the hour.
-pub struct ExportThrottle {
-    limiter: RateLimiter<Id, DefaultKeyedStateStore<Id>, DefaultClock, NoOpMiddleware>,
-    clock: DefaultClock,
-}
-
-impl ExportThrottle {
-    /// A throttle allowing `per_hour` exports per account and hour (at least one).
-    pub fn new(per_hour: u32) -> Self {
-        let per_hour = NonZeroU32::new(per_hour).unwrap_or(NonZeroU32::MIN);
-        let clock = DefaultClock::default();
-        ExportThrottle {
-            limiter: RateLimiter::dashmap_with_clock(Quota::per_hour(per_hour), clock.clone()),
-            clock,
-        }
-    }
-
-    /// Takes one export for `account`; when none is left, how long to wait.
-    fn take(&self, account: &Id) -> Result<(), Duration> {
-        if self.limiter.len() >= MAX_TRACKED {
-            self.limiter.retain_recent();
-        }
-        self.limiter
-            .check_key(account)
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
-    }
-}
+/// Exports started per acting account: a token bucket of [`EXPORTS_PER_HOUR`] refilled over
+/// the hour.
+pub type ExportThrottle = Throttle<Id>;
 
 /// The bytes of an archive as they are made. An error ends the body early, which the client
 /// sees as a broken download, never as a complete archive.
@@ -722,6 +689,8 @@ fn readme(tr: &Translator, name: String, made: DateTime<Tz>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn file(id: Id, name: &str) -> file::Model {
@@ -776,7 +745,7 @@ mod tests {
 
     #[test]
     fn a_throttle_allows_a_burst_per_account_then_says_how_long_to_wait() {
-        let throttle = ExportThrottle::new(2);
+        let throttle = ExportThrottle::per_hour(2);
         let (one, other) = (Id::generate(), Id::generate());
         assert!(throttle.take(&one).is_ok());
         assert!(throttle.take(&one).is_ok());

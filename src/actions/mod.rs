@@ -133,7 +133,7 @@ impl Actions {
             reports,
             sessions,
             notifier,
-            export_throttle: Arc::new(ExportThrottle::new(EXPORTS_PER_HOUR)),
+            export_throttle: Arc::new(ExportThrottle::per_hour(EXPORTS_PER_HOUR)),
         }
     }
 
