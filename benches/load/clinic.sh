@@ -15,6 +15,9 @@
 #   needs wrk and curl: apt-get install wrk curl)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=benches/load/needs.sh
+source benches/load/needs.sh
+needs wrk curl
 patients="${1:-500}"
 measurements="${2:-10}"
 duration="${3:-10}"

@@ -8,6 +8,9 @@
 # Usage: benches/load/portal.sh [DURATION] [CONNECTIONS]   (needs wrk: apt-get install wrk)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=benches/load/needs.sh
+source benches/load/needs.sh
+needs wrk curl
 duration="${1:-10}"
 connections="${2:-1}"
 threads=$(( connections < 2 ? 1 : 2 ))

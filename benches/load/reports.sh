@@ -7,6 +7,9 @@
 # Usage: benches/load/reports.sh [DURATION] [RENDERS]   (needs wrk, curl, python3)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=benches/load/needs.sh
+source benches/load/needs.sh
+needs wrk curl
 duration="${1:-10}"
 renders="${2:-1000}"
 cargo build --release -q

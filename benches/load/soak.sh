@@ -14,6 +14,9 @@
 # Usage: benches/load/soak.sh [DURATION] [CONNECTIONS]   (needs wrk: apt-get install wrk)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=benches/load/needs.sh
+source benches/load/needs.sh
+needs wrk curl
 duration="${1:-60}"
 connections="${2:-256}"
 work=$(mktemp -d)

@@ -5,6 +5,9 @@
 # Usage: benches/load/users_me.sh [DURATION]   (needs wrk: apt-get install wrk)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=benches/load/needs.sh
+source benches/load/needs.sh
+needs wrk curl
 duration="${1:-20}"
 pg_url="${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 cargo build --release -q
