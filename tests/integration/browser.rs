@@ -249,13 +249,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .execute("window.notReloaded = true;", vec![])
         .await
         .unwrap();
-    let token = app
-        .password_grant("anna@tacho.test", demo::DEMO_PASSWORD)
-        .await
-        .assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = app.demo_token("anna@tacho.test").await;
     let fixture: Value = serde_json::from_str(include_str!("../fixtures/sinus_72.json")).unwrap();
     app.post("/data/v1/measurements/documents", &token, fixture)
         .await
@@ -718,13 +712,7 @@ async fn every_page(app: &TestApp, client: &Client) -> Vec<(&'static str, Vec<St
         .expect("a link to a measurement");
     logout(client).await;
     // A periodic report of Anna's, made by her physician, for its page.
-    let physician = app
-        .password_grant("dr.peeters@tacho.test", demo::DEMO_PASSWORD)
-        .await
-        .assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let physician = app.demo_token("dr.peeters@tacho.test").await;
     let report = app
         .post(
             "/reports/v1",

@@ -104,23 +104,14 @@ async fn the_demo_seed_is_idempotent_and_logs_in() {
         .unwrap();
     assert_eq!(first.len(), 7);
     assert_eq!(first.len(), second.len());
-    let admin = app
-        .password_grant("admin@tacho.test", demo::DEMO_PASSWORD)
-        .await;
-    let token = admin.assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = app.demo_token("admin@tacho.test").await;
     let users = app.get("/users/v1", &token).await;
     assert_eq!(
         users.body["page"]["total"], 7,
         "seeding twice creates nobody twice"
     );
     assert_eq!(app.get("/groups/v1", &token).await.body["page"]["total"], 2);
-    let physician = app
-        .password_grant("dr.peeters@tacho.test", demo::DEMO_PASSWORD)
-        .await;
-    let physician_token = physician.body["access_token"].as_str().unwrap().to_owned();
+    let physician_token = app.demo_token("dr.peeters@tacho.test").await;
     let patients = app
         .get("/profiles/v1?sort(country)", &physician_token)
         .await;
@@ -687,15 +678,6 @@ async fn reanalyse_rewrites_only_what_changed() {
     assert!(reanalyse(&app, &["--since", "2999-01-01"]).starts_with("0 measurements examined"));
 }
 
-/// A token of the demo account `email`.
-async fn demo_token(app: &TestApp, email: &str) -> String {
-    let grant = app.password_grant(email, demo::DEMO_PASSWORD).await;
-    grant.assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 #[tokio::test]
 async fn a_clinic_is_built_to_size_once_and_each_physician_sees_only_their_group() {
     use tacho::demo::clinic::{Built, Size, build};
@@ -748,7 +730,7 @@ async fn a_clinic_is_built_to_size_once_and_each_physician_sees_only_their_group
 
     // The first group's physician sees its five patients' 25 measurements, with a mix of
     // results and some of them reviewed, and is notified of them.
-    let token = demo_token(&app, "dr1.1@clinic.test").await;
+    let token = app.demo_token("dr1.1@clinic.test").await;
     let all = app
         .get("/data/v1/measurements/documents?limit(50)", &token)
         .await;
@@ -772,7 +754,7 @@ async fn a_clinic_is_built_to_size_once_and_each_physician_sees_only_their_group
         notifications.body
     );
     // The third group (patients 10 and 11) is another physician's.
-    let third = demo_token(&app, "dr3.2@clinic.test").await;
+    let third = app.demo_token("dr3.2@clinic.test").await;
     let theirs = app
         .get("/data/v1/measurements/documents?limit(50)", &third)
         .await;

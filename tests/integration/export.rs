@@ -867,23 +867,11 @@ async fn a_demo_patients_export_opens_and_matches_the_portal() {
     tacho::demo::seed(&app.store, app.operator.auth.hasher())
         .await
         .unwrap();
-    let login = app
-        .password_grant("anna@tacho.test", tacho::demo::DEMO_PASSWORD)
-        .await;
-    let token = login.assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = app.demo_token("anna@tacho.test").await;
     let me = app.get("/users/v1/me", &token).await;
     let id = me.assert_ok()["id"].as_str().unwrap().to_owned();
     // A periodic report nobody opened: the archive holds its PDF all the same.
-    let admin = app
-        .password_grant("admin@tacho.test", tacho::demo::DEMO_PASSWORD)
-        .await;
-    let admin = admin.assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let admin = app.demo_token("admin@tacho.test").await;
     let report = app
         .post("/reports/v1", &admin, serde_json::json!({"user_id": id}))
         .await;

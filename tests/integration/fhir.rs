@@ -97,6 +97,28 @@ fn path_of(url: &str) -> String {
     rest[rest.find('/').unwrap()..].to_owned()
 }
 
+/// The PDF an attachment (`presentedForm`) points at, checked against the size and SHA-1 the
+/// attachment states.
+async fn attached_pdf(app: &TestApp, form: &Value, token: &str) -> Vec<u8> {
+    let pdf = app
+        .client
+        .get(app.url(&path_of(form["url"].as_str().unwrap())))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pdf.status(), 200);
+    assert_eq!(pdf.headers()["content-type"], "application/pdf");
+    let pdf = pdf.bytes().await.unwrap().to_vec();
+    assert!(pdf.starts_with(b"%PDF"));
+    assert_eq!(form["size"], pdf.len());
+    assert_eq!(
+        form["hash"],
+        base64::engine::general_purpose::STANDARD.encode(sha1::Sha1::digest(&pdf))
+    );
+    pdf
+}
+
 fn link(bundle: &Value, relation: &str) -> Option<String> {
     bundle["link"]
         .as_array()?
@@ -380,26 +402,14 @@ async fn an_ehr_client_pages_a_record_reads_coded_results_and_pdfs_and_all_of_it
     let form = &measured["presentedForm"][0];
     assert_eq!(form["contentType"], "application/pdf");
     assert_eq!(form["language"], "nl");
-    let pdf = app
-        .client
-        .get(app.url(&path_of(form["url"].as_str().unwrap())))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(pdf.headers()["content-type"], "application/pdf");
-    let pdf = pdf.bytes().await.unwrap();
-    assert!(pdf.starts_with(b"%PDF"));
-    assert_eq!(form["size"], pdf.len());
-    let sha1 = base64::engine::general_purpose::STANDARD.encode(sha1::Sha1::digest(&pdf));
-    assert_eq!(form["hash"], sha1);
+    let pdf = attached_pdf(&app, form, token).await;
     let binary = read(&app, &path_of(form["url"].as_str().unwrap()), token).await;
     assert_eq!(binary["resourceType"], "Binary");
     assert_eq!(
         base64::engine::general_purpose::STANDARD
             .decode(binary["data"].as_str().unwrap())
             .unwrap(),
-        pdf.to_vec()
+        pdf
     );
     assert!(listed[&periodic_id]["effectivePeriod"]["start"].is_string());
     // The periodic report's results: the rhythm of each analysed measurement of its period,
@@ -424,21 +434,7 @@ async fn an_ehr_client_pages_a_record_reads_coded_results_and_pdfs_and_all_of_it
     // Nobody had opened the periodic report's PDF: it is made for its attachment, whose size
     // and hash are those of what its Binary serves.
     let form = &listed[&periodic_id]["presentedForm"][0];
-    let pdf = app
-        .client
-        .get(app.url(&path_of(form["url"].as_str().unwrap())))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(pdf.status(), 200);
-    let pdf = pdf.bytes().await.unwrap();
-    assert!(pdf.starts_with(b"%PDF"));
-    assert_eq!(form["size"], pdf.len());
-    assert_eq!(
-        form["hash"],
-        base64::engine::general_purpose::STANDARD.encode(sha1::Sha1::digest(&pdf))
-    );
+    attached_pdf(&app, form, token).await;
     let only_periodic = read(
         &app,
         &format!(
@@ -742,13 +738,7 @@ async fn the_demo_patients_record_matches_its_golden_file() {
     tacho::demo::seed(&app.store, app.operator.auth.hasher())
         .await
         .unwrap();
-    let token = app
-        .password_grant("anna@tacho.test", tacho::demo::DEMO_PASSWORD)
-        .await
-        .assert_ok()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = app.demo_token("anna@tacho.test").await;
     let me = app.get("/users/v1/me", &token).await;
     let patient = me.assert_ok()["id"].as_str().unwrap().to_owned();
     let listed = app

@@ -417,6 +417,15 @@ impl TestApp {
             .await
     }
 
+    /// A token of the demo account `email` (seeded by `tacho::demo::seed`).
+    pub async fn demo_token(&self, email: &str) -> String {
+        let grant = self.password_grant(email, tacho::demo::DEMO_PASSWORD).await;
+        grant.assert_ok()["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
     /// Logs in through the client SDK.
     pub async fn sign_in(&self, email: &str) -> tacho_client::Client {
         tacho_client::Client::login(&self.address, email, PASSWORD)
