@@ -33,6 +33,7 @@ mod m20261128_000160_ids_as_varchar;
 mod m20261128_000170_sort_indexes_nulls_first;
 mod m20261128_000180_files_sha1;
 mod m20261128_000190_patient_rights;
+mod m20261128_000200_kept_tallies;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -68,6 +69,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000170_sort_indexes_nulls_first::Migration),
             Box::new(m20261128_000180_files_sha1::Migration),
             Box::new(m20261128_000190_patient_rights::Migration),
+            Box::new(m20261128_000200_kept_tallies::Migration),
         ]
     }
 }

@@ -379,10 +379,10 @@ impl Tx {
             return Ok(0);
         }
         let ids = || ids.iter().copied();
-        notification::Entity::delete_many()
-            .filter(notification::Column::MeasurementId.is_in(ids()))
-            .exec(&self.db)
-            .await?;
+        self.delete_notifications(
+            Condition::all().add(notification::Column::MeasurementId.is_in(ids())),
+        )
+        .await?;
         self.delete_events(Condition::all().add(event::Column::MeasurementId.is_in(ids())))
             .await?;
         shared_link::Entity::delete_many()
@@ -397,10 +397,12 @@ impl Tx {
             .filter(measurement_user::Column::MeasurementId.is_in(ids()))
             .exec(&self.db)
             .await?;
+        let groups = self.groups_of_measurements(ids()).await?;
         measurement_group::Entity::delete_many()
             .filter(measurement_group::Column::MeasurementId.is_in(ids()))
             .exec(&self.db)
             .await?;
+        self.recount_groups(&groups).await?;
         measurement_tag::Entity::delete_many()
             .filter(measurement_tag::Column::MeasurementId.is_in(ids()))
             .exec(&self.db)
@@ -420,10 +422,10 @@ impl Tx {
             return Ok(0);
         }
         let ids = || ids.iter().copied();
-        notification::Entity::delete_many()
-            .filter(notification::Column::ReportId.is_in(ids()))
-            .exec(&self.db)
-            .await?;
+        self.delete_notifications(
+            Condition::all().add(notification::Column::ReportId.is_in(ids())),
+        )
+        .await?;
         self.delete_events(Condition::all().add(event::Column::ReportId.is_in(ids())))
             .await?;
         report_link::Entity::delete_many()
@@ -453,10 +455,10 @@ impl Tx {
         let mut deleted = 0;
         for chunk in events.chunks(500) {
             let chunk = || chunk.iter().copied();
-            notification::Entity::delete_many()
-                .filter(notification::Column::EventId.is_in(chunk()))
-                .exec(&self.db)
-                .await?;
+            self.delete_notifications(
+                Condition::all().add(notification::Column::EventId.is_in(chunk())),
+            )
+            .await?;
             webhook_delivery::Entity::delete_many()
                 .filter(webhook_delivery::Column::EventId.is_in(chunk()))
                 .exec(&self.db)
@@ -536,15 +538,13 @@ impl Tx {
             .await?
             .ok_or(StoreError::NotFound)?;
         let mut gone = Tombstoned::default();
-        gone.notifications += notification::Entity::delete_many()
-            .filter(
+        gone.notifications += self
+            .delete_notifications(
                 Condition::any()
                     .add(notification::Column::PatientId.eq(*patient))
                     .add(notification::Column::UserId.eq(*patient)),
             )
-            .exec(&self.db)
-            .await?
-            .rows_affected;
+            .await?;
         self.delete_events(Condition::all().add(event::Column::PatientId.eq(*patient)))
             .await?;
         let text = patient.to_string();

@@ -285,7 +285,7 @@ impl Reader {
 
     /// How many measurements `viewer` sees: exactly those [`Viewer::measurements`] admits
     /// (its own, and those shared with a group it is staff in), counted from the indexes
-    /// alone. Counting the list's rows instead probes the access gate per row, which for a
+    /// alone, and for one group from its kept tally. Counting the list's rows instead probes the access gate per row, which for a
     /// physician of a large group is most of a page's time.
     async fn count_visible_measurements(&self, viewer: &Viewer) -> StoreResult<u64> {
         use sea_orm::sea_query::{Query, UnionType};
@@ -310,13 +310,11 @@ impl Reader {
                     .from(measurement::Entity)
                     .and_where(measurement::Column::CreatorId.eq(viewer.user_id))
                     .to_owned();
-                let shared = measurement_group::Entity::find()
-                    .filter(measurement_group::Column::GroupId.eq(*group));
-                let both = shared
-                    .clone()
+                let both = measurement_group::Entity::find()
+                    .filter(measurement_group::Column::GroupId.eq(*group))
                     .filter(measurement_group::Column::MeasurementId.in_subquery(own_ids));
                 let own = own.count(&self.db).await?;
-                let shared = shared.count(&self.db).await?;
+                let shared = self.measurements_shared_with(group).await?;
                 let both = both.count(&self.db).await?;
                 Ok(own + shared - both)
             }
@@ -586,6 +584,7 @@ impl Tx {
             measurement_group::Entity::insert_many(rows)
                 .exec(&txn)
                 .await?;
+            super::group_tallies::count_shared(&txn, &unique_groups).await?;
         }
         replace_tags(&txn, &id, &new.tags).await?;
         // The analysis is the service's act, not the patient's: the patient is told too.

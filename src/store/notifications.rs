@@ -491,36 +491,16 @@ impl Reader {
 
     /// [`Reader::readable`] for `reader`'s entries, judged by `scope`.
     fn readable_as(&self, reader: &Viewer, scope: &dyn Scope) -> Condition {
-        // The entry's measurement is judged by the entry's own columns (its id, and its
-        // patient, who made it), as the access gate judges anything that hangs off a
-        // measurement: no read of the measurements table per entry.
-        let report_seen = Query::select()
-            .expr(Expr::val(1))
-            .from(report::Entity)
-            .and_where(
-                Expr::col((report::Entity, report::Column::Id))
-                    .equals((notification::Entity, notification::Column::ReportId)),
-            )
-            .cond_where(scope.periodic_reports())
-            .to_owned();
         Condition::all()
             .add(notification::Column::UserId.eq(reader.user_id))
             .add(scope.users("notifications", "patient_id", self.now()))
-            .add(
-                Condition::any()
-                    .add(notification::Column::MeasurementId.is_null())
-                    .add(scope.measurements("notifications", "measurement_id", "patient_id")),
-            )
-            .add(
-                Condition::any()
-                    .add(notification::Column::Kind.ne(EventKind::PeriodicReportCreated))
-                    .add(Expr::exists(report_seen)),
-            )
+            .add(entry_readable(scope))
     }
 
-    /// A page of `viewer`'s inbox. The page probes the access gate per entry it reads; the
-    /// exact total reads every entry the viewer may read, where the gate is cheaper as a set
-    /// ([`AsSet`]).
+    /// A page of `viewer`'s inbox. The page probes the access gate per entry it reads. The
+    /// exact total of the whole inbox is read from the kept tallies, one row per patient
+    /// ([`Reader::inbox_total`]); a filtered one reads every entry the filter and the viewer
+    /// may read, where the gate is cheaper as a set ([`AsSet`]).
     pub async fn inbox(
         &self,
         viewer: &Viewer,
@@ -531,9 +511,14 @@ impl Reader {
             ..spec.clone()
         };
         let (entries, _) = self.page(self.inbox_of(viewer), &page).await?;
-        let total = self
-            .total(self.inbox_as(viewer, &AsSet(viewer)), spec)
-            .await?;
+        let total = if spec.skip_count {
+            None
+        } else if spec.condition.is_empty() {
+            Some(self.inbox_total(viewer).await?)
+        } else {
+            self.total(self.inbox_as(viewer, &AsSet(viewer)), spec)
+                .await?
+        };
         Ok((entries, total))
     }
 
@@ -599,6 +584,35 @@ impl Reader {
     }
 }
 
+/// The rules an inbox entry carries itself, judged by `scope`: its measurement, if it names
+/// one, is one `scope` sees; a periodic report's entry names a report `scope` sees. The
+/// entry's measurement is judged by the entry's own columns (its id, and its patient, who
+/// made it), as the access gate judges anything that hangs off a measurement: no read of the
+/// measurements table per entry. Whether its patient is one `scope` sees is the other half
+/// of [`Reader::readable`].
+pub(super) fn entry_readable(scope: &dyn Scope) -> Condition {
+    let report_seen = Query::select()
+        .expr(Expr::val(1))
+        .from(report::Entity)
+        .and_where(
+            Expr::col((report::Entity, report::Column::Id))
+                .equals((notification::Entity, notification::Column::ReportId)),
+        )
+        .cond_where(scope.periodic_reports())
+        .to_owned();
+    Condition::all()
+        .add(
+            Condition::any()
+                .add(notification::Column::MeasurementId.is_null())
+                .add(scope.measurements("notifications", "measurement_id", "patient_id")),
+        )
+        .add(
+            Condition::any()
+                .add(notification::Column::Kind.ne(EventKind::PeriodicReportCreated))
+                .add(Expr::exists(report_seen)),
+        )
+}
+
 impl Tx {
     /// Marks read the staff's unread entries about `measurement` (every reader but its
     /// patient, `patient`): a review concludes it, so what asked them to look at it has been
@@ -660,6 +674,11 @@ impl Tx {
                 .exec(&self.db)
                 .await?;
         }
+        let delivered: Vec<(Id, Id)> = planned
+            .iter()
+            .flat_map(|(p, _)| p.readers.iter().map(|r| (r.user.id, p.event.patient_id)))
+            .collect();
+        self.retally_inboxes(delivered).await?;
         let jobs: Vec<NewJob> = planned.iter().flat_map(|(_, j)| j.clone()).collect();
         if !jobs.is_empty() {
             super::jobs::insert_jobs(&self.db, self.now(), &jobs).await?;

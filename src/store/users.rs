@@ -475,6 +475,8 @@ impl Tx {
                 }
                 .insert(&self.db)
                 .await?;
+                // What the group shares, the user's inbox now counts as readable.
+                self.retally_reader(user_id).await?;
             }
         }
         self.touch_user(user_id, now).await
@@ -490,6 +492,8 @@ impl Tx {
         if result.rows_affected == 0 {
             return Err(StoreError::NotFound);
         }
+        // What only the group shared, the user's inbox no longer counts.
+        self.retally_reader(user_id).await?;
         self.touch_user(user_id, self.now()).await
     }
 

@@ -1268,3 +1268,178 @@ async fn events_wait_in_the_outbox_and_two_workers_fan_each_out_once() {
     // Nothing waits any more.
     assert_eq!(app.work_queue().await.notified, 0);
 }
+
+/// Checks that the inbox total of `who` (signed in with `token`) is the number of entries its
+/// pages list, and the number a filtered total counts through the gate entry by entry;
+/// returns it.
+async fn assert_total_is_listed(app: &TestApp, (who, token): &(String, String), step: &str) -> u64 {
+    let total = app.get("/notifications/v1?limit(50)", token).await;
+    let total = total.assert_ok()["page"]["total"].as_u64().unwrap();
+    let mut listed = 0;
+    loop {
+        let path = format!("/notifications/v1?limit(50,{listed})&skipCount()");
+        let page = app.get(&path, token).await;
+        let entries = page.assert_ok()["data"].as_array().unwrap().len() as u64;
+        if entries == 0 {
+            break;
+        }
+        listed += entries;
+    }
+    let filtered = app
+        .get("/notifications/v1?ge(creation_timestamp,0)", token)
+        .await;
+    let filtered = filtered.assert_ok()["page"]["total"].as_u64().unwrap();
+    assert_eq!(
+        (total, filtered),
+        (listed, listed),
+        "{step}: {who}'s total, its filtered total, and what its pages list"
+    );
+    total
+}
+
+/// Checks that the measurement list total of `who` (kept per group) is what a filtered total
+/// counts through the gate; returns it.
+async fn assert_measurement_total_is_counted(
+    app: &TestApp,
+    (who, token): &(String, String),
+    step: &str,
+) -> u64 {
+    let path = "/data/v1/measurements/documents";
+    let total = app.get(&format!("{path}?limit(1)"), token).await;
+    let total = total.assert_ok()["page"]["total"].as_u64().unwrap();
+    let filtered = app
+        .get(&format!("{path}?ge(creationTimestamp,0)&limit(1)"), token)
+        .await;
+    let filtered = filtered.assert_ok()["page"]["total"].as_u64().unwrap();
+    assert_eq!(total, filtered, "{step}: {who}'s measurement total");
+    total
+}
+
+/// Each reader's inbox total, checked as [`assert_total_is_listed`] and
+/// [`assert_measurement_total_is_counted`] do.
+async fn kept_totals(app: &TestApp, readers: &[(String, String)], step: &str) -> Vec<u64> {
+    let mut totals = Vec::new();
+    for reader in readers {
+        totals.push(assert_total_is_listed(app, reader, step).await);
+        assert_measurement_total_is_counted(app, reader, step).await;
+    }
+    totals
+}
+
+#[tokio::test]
+async fn kept_totals_are_what_the_pages_list_through_every_change_of_access() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    // The patient is in both groups, so what it records is shared with both.
+    app.enlist_patient(&world.admin, &world.patient, &world.group_b)
+        .await;
+    let at = app.clock_millis();
+    for i in 0..3 {
+        app.measure_at(&world.patient, at + i * 1_000, 90.0, "irregular", &[])
+            .await;
+    }
+    app.measure_at(&world.other_patient, at, 70.0, "normal", &[])
+        .await;
+    app.measure_at(&world.patient_b, at, 70.0, "normal", &[])
+        .await;
+    app.post(
+        "/reports/v1",
+        &world.staff_a.token,
+        json!({"user_id": world.patient.id}),
+    )
+    .await
+    .assert_ok();
+    app.work_queue().await;
+    // Group B's patient joins group A too: what it recorded before stays group B's alone.
+    app.enlist_patient(&world.admin, &world.patient_b, &world.group_a)
+        .await;
+    let signed_in = |users: &[&TestUser]| -> Vec<(String, String)> {
+        users
+            .iter()
+            .map(|u| (u.email.clone(), u.token.clone()))
+            .collect()
+    };
+    let mut readers = signed_in(&[
+        &world.staff_a,
+        &world.staff_b,
+        &world.other_patient,
+        &world.patient_b,
+        &world.admin,
+        &world.patient,
+    ]);
+    let start = kept_totals(&app, &readers, "delivered").await;
+    assert!(start[0] > 0 && start[1] > 0, "{start:?}");
+    let staff_a = &readers[0];
+    assert_eq!(
+        assert_measurement_total_is_counted(&app, staff_a, "delivered").await,
+        4,
+        "the patient's three and the other patient's one"
+    );
+
+    let staff =
+        |user: &TestUser, group: &str| format!("/users/v1/{}/staff_enlistments/{group}", user.id);
+    // Joining group A, staff B reads nothing new (its entries were delivered through B).
+    // Leaving group B, it no longer reads what group B's patient shared with group B alone,
+    // though it still cares for the patient through group A.
+    app.enlist_staff(&world.admin, &world.staff_b, &world.group_a)
+        .await;
+    assert_eq!(
+        kept_totals(&app, &readers, "staff B joins group A").await,
+        start
+    );
+    app.delete(
+        &staff(&world.staff_b, &world.group_b),
+        &world.admin.token,
+        None,
+    )
+    .await
+    .assert_ok();
+    let left = kept_totals(&app, &readers, "staff B leaves group B").await;
+    assert!(left[1] < start[1], "{left:?} against {start:?}");
+    // Staff A leaves its only group and comes back.
+    app.delete(
+        &staff(&world.staff_a, &world.group_a),
+        &world.admin.token,
+        None,
+    )
+    .await
+    .assert_ok();
+    assert_eq!(
+        kept_totals(&app, &readers, "staff A leaves group A").await[0],
+        0
+    );
+    app.enlist_staff(&world.admin, &world.staff_a, &world.group_a)
+        .await;
+    assert_eq!(
+        kept_totals(&app, &readers, "staff A is back").await[0],
+        start[0]
+    );
+
+    // An erasure deletes the patient's entries from every inbox.
+    let erasure = app
+        .post(
+            &format!("/users/v1/{}/erasure", world.patient.id),
+            &world.admin.token,
+            json!({"confirmation": "patient Tester"}),
+        )
+        .await;
+    assert_eq!(erasure.status, 202, "{}", erasure.body);
+    app.work_queue().await;
+    readers.pop();
+    let erased = kept_totals(&app, &readers, "the patient erased").await;
+    assert!(erased[0] < start[0], "{erased:?} against {start:?}");
+    assert_eq!(
+        assert_measurement_total_is_counted(&app, &readers[0], "erased").await,
+        1,
+        "the other patient's"
+    );
+
+    // The prescriptions run out: no write, and the staff read nothing of the patients.
+    app.clock.advance(Duration::days(31));
+    for (email, token) in &mut readers {
+        *token = app.login(email).await;
+    }
+    let ended = kept_totals(&app, &readers, "the prescriptions ran out").await;
+    assert_eq!((ended[0], ended[1]), (0, 0), "{ended:?}");
+    assert!(ended[2] > 0, "a patient still reads its own: {ended:?}");
+}

@@ -9,6 +9,8 @@ pub mod file;
 pub mod file_blob;
 pub mod group;
 pub mod group_notification_setting;
+pub mod group_tally;
+pub mod inbox_tally;
 pub mod job;
 pub mod login_attempt;
 pub mod measurement;
