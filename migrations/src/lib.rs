@@ -34,6 +34,7 @@ mod m20261128_000170_sort_indexes_nulls_first;
 mod m20261128_000180_files_sha1;
 mod m20261128_000190_patient_rights;
 mod m20261128_000200_kept_tallies;
+mod m20261128_000210_users_by_name;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -70,6 +71,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000180_files_sha1::Migration),
             Box::new(m20261128_000190_patient_rights::Migration),
             Box::new(m20261128_000200_kept_tallies::Migration),
+            Box::new(m20261128_000210_users_by_name::Migration),
         ]
     }
 }
