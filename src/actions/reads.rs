@@ -9,8 +9,8 @@ use crate::domain::id::Id;
 use crate::store::entities::{audit_event, measurement, profile, report, user};
 use crate::store::query::ListSpec;
 use crate::store::{
-    AuditAction, AuditEntry, AuditFilter, ListedRecord, PatientListing, PatientSummary,
-    ReportRecord, UserRecord, Viewer, WorkItem, WorkListing,
+    AuditAction, AuditEntry, AuditFilter, LIST_COUNTED, ListedRecord, PatientListing,
+    PatientSummary, ReportRecord, UserRecord, Viewer, WorkItem, WorkListing,
 };
 
 /// A page of a list: its items and, when asked, the total.
@@ -253,7 +253,11 @@ impl Actions {
             "audit-trail",
             &viewer.user_id,
         )
-        .detail(format!("{} of {total} entries from {offset}", events.len()));
+        .detail(format!(
+            "{} of {} entries from {offset}",
+            events.len(),
+            counted(total)
+        ));
         record.patient_id = filter.patient;
         self.store.record_read(record).await?;
         Ok((events, total))
@@ -276,10 +280,19 @@ impl Actions {
             "audit-trail",
             &viewer.user_id,
         )
-        .detail(format!("{} of {total} entries", events.len()));
+        .detail(format!("{} of {} entries", events.len(), counted(total)));
         record.patient_id = filter.patient;
         self.store.record_read(record).await?;
         Ok(events)
+    }
+}
+
+/// A total counted no further than [`LIST_COUNTED`] + 1, as a record says it.
+fn counted(total: u64) -> String {
+    if total > LIST_COUNTED {
+        format!("more than {LIST_COUNTED}")
+    } else {
+        total.to_string()
     }
 }
 

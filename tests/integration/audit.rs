@@ -384,3 +384,43 @@ async fn the_service_role_on_postgresql_may_only_append_to_and_read_the_audit_tr
         admin.execute_unprepared(&cleanup).await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn the_audit_trails_pages_count_no_further_than_a_thousand_entries() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    // Each read of a patient's record by its physician leaves an entry.
+    let path = format!("/users/v1/{}", world.patient.id);
+    for _ in 0..1_001 {
+        app.get(&path, &world.staff_a.token).await.assert_ok();
+    }
+    let mut admin = logged_in(&app, &world.admin).await;
+    let first = admin.get("/portal/admin/audit").await;
+    assert_eq!(first.status, 200);
+    assert!(
+        first
+            .body
+            .contains("Page 1 of more than 50 (more than 1000)"),
+        "{}",
+        first.body
+    );
+    assert!(first.body.contains("rel=\"next\""), "{}", first.body);
+    // Past the last entry, a page comes back short and has no next one.
+    let past = admin.get("/portal/admin/audit?page=60").await;
+    assert_eq!(past.status, 200);
+    assert!(!past.body.contains("rel=\"next\""), "{}", past.body);
+    let viewed = records(
+        &app,
+        AuditFilter {
+            text: Some("audit.view".into()),
+            ..AuditFilter::default()
+        },
+    )
+    .await;
+    assert!(
+        viewed
+            .iter()
+            .any(|(_, detail)| detail == "20 of more than 1000 entries from 0"),
+        "{viewed:?}"
+    );
+}

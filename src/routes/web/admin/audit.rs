@@ -245,7 +245,7 @@ pub async fn audit_trail(
     let mut response = html(&AuditPage {
         c: Chrome::new(&member, "admin", "admin-audit-title"),
         rows,
-        pager: Pager::new(page, total, &filter),
+        pager: Pager::counted_up_to(page, total, &filter).ended_at(events.len()),
         filter,
         query,
         error: error.clone(),
