@@ -5,7 +5,8 @@
 # (build, hash, render, store), after WARMUP untimed ones. The series are made as the peers'
 # harness makes its 30-minute series (sinus rhythm with drift and respiration, alternating
 # 300-beat stretches of irregular rhythm), plus one premature beat.
-# TACHO_BIN runs another build of the server (e.g. an older one, to compare).
+# TACHO_BIN runs another build of the server (e.g. an older one, to compare); REPORT_LANG the
+# reports' language (default en).
 # Usage: benches/load/first_render.sh [COUNT] [SIZES]   (default: 30 "71 2200 400000")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +26,7 @@ for _ in $(seq 1 100); do curl -sf "$base/health/ready" >/dev/null && break; sle
 kill -0 "$server" 2>/dev/null || { cat "$work/server.log"; exit 1; }
 
 python3 - "$base" "$count" "${WARMUP:-3}" $sizes <<'PY'
-import json, math, random, statistics, sys, time, urllib.error, urllib.request
+import json, math, os, random, statistics, sys, time, urllib.error, urllib.request
 
 base, count, warmup, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), [int(s) for s in sys.argv[4:]]
 
@@ -69,7 +70,7 @@ for size in sizes:
             break
         started = time.perf_counter()
         call("POST", "/data/v1/measurement-reports/documents", token,
-             {"measurementId": m["id"], "language": "en"})
+             {"measurementId": m["id"], "language": os.environ.get("REPORT_LANG", "en")})
         if k >= warmup:
             times.append((time.perf_counter() - started) * 1000)
     if times:

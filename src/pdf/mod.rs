@@ -48,11 +48,18 @@ pub enum Template {
     Periodic,
 }
 
-/// Modules every template may import: `(path, source)`.
-const MODULES: [(&str, &str); 1] = [(
-    "/common.typ",
-    include_str!("../../templates/pdf/common.typ"),
-)];
+/// Modules the templates import: `(path, source)`. None reads a report's own data, so
+/// typst keeps each one's evaluation from one report to the next ([`TemplateData`]).
+const MODULES: [(&str, &str); 2] = [
+    (
+        "/common.typ",
+        include_str!("../../templates/pdf/common.typ"),
+    ),
+    (
+        "/charts.typ",
+        include_str!("../../templates/pdf/charts.typ"),
+    ),
+];
 
 impl Template {
     /// Every template, in the order their sources enter [`revision`].
@@ -89,6 +96,24 @@ pub const STANDARDS: &str = "PDF/A-3b+PDF/UA-1";
 
 /// What [`STANDARDS`] names, as typst's export takes it.
 const PDF_STANDARDS: [PdfStandard; 2] = [PdfStandard::A_3b, PdfStandard::Ua_1];
+
+/// What a template is given. The whole is served to it as `/data.json`; its
+/// [`page`](TemplateData::page), the part every report of the template in one language
+/// shares (the language, its direction and the labels), again as `/page.json`.
+/// `common.typ` reads only the page, so typst's caches keep its evaluation, and every
+/// function it defines, from one report to the next in the same language.
+pub trait TemplateData: serde::Serialize {
+    /// The part served as `/page.json`.
+    fn page(&self) -> &impl serde::Serialize;
+}
+
+/// A JSON tree is its own page, with the page's fields among the rest: data built by hand
+/// (tests, benches) renders without being split.
+impl TemplateData for serde_json::Value {
+    fn page(&self) -> &impl serde::Serialize {
+        self
+    }
+}
 
 /// Document-level facts that are not part of the template's data.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,12 +180,12 @@ impl Engine {
         }
     }
 
-    /// Renders `template` with `data`, served to it as JSON at `/data.json`, into
-    /// PDF bytes. Deterministic: the same arguments give the same bytes.
+    /// Renders `template` with `data`, served to it as JSON at `/data.json` and
+    /// `/page.json`, into PDF bytes. Deterministic: the same arguments give the same bytes.
     pub fn render(
         &self,
         template: Template,
-        data: &impl serde::Serialize,
+        data: &impl TemplateData,
         meta: &RenderMeta,
     ) -> Result<Vec<u8>, RenderError> {
         // typst memoises across compilations in process-wide caches; without
@@ -186,7 +211,7 @@ impl Engine {
     pub(crate) fn compile(
         &self,
         template: Template,
-        data: &impl serde::Serialize,
+        data: &impl TemplateData,
         meta: &RenderMeta,
     ) -> Warned<Result<PagedDocument, RenderError>> {
         let main = self
@@ -195,8 +220,10 @@ impl Engine {
             .find(|(candidate, _)| *candidate == template)
             .map(|(_, source)| source.clone())
             .expect("every template is parsed in Engine::new");
-        let data = match serde_json::to_vec(data) {
-            Ok(data) => data,
+        let json =
+            serde_json::to_vec(data.page()).and_then(|page| Ok((page, serde_json::to_vec(data)?)));
+        let (page, data) = match json {
+            Ok(json) => json,
             Err(err) => {
                 return Warned {
                     output: Err(RenderError::Template(format!("data: {err}"))),
@@ -204,7 +231,13 @@ impl Engine {
                 };
             }
         };
-        let world = RenderWorld::new(&self.shared, main, &self.modules, data, meta.timestamp);
+        let world = RenderWorld::new(
+            &self.shared,
+            main,
+            &self.modules,
+            (page, data),
+            meta.timestamp,
+        );
         let Warned { output, warnings } = typst::compile::<PagedDocument>(&world);
         let output = output
             .map(|mut document| {
@@ -426,7 +459,6 @@ mod tests {
             "smoker": "Smoker", "activity-level": "Physical activity",
             "weight": "Weight", "length": "Height",
             "disclaimer": "This report shows the result of a screening. It is not a diagnosis.",
-            "generated-on": "Generated on 22/11/2026 10:00",
             "page-of": "Page {page} of {total}"
         });
         let chart_labels = serde_json::json!({
@@ -448,6 +480,7 @@ mod tests {
         let mut data = serde_json::json!({
             "lang": "en", "dir": "ltr",
             "labels": labels,
+            "generated_on": "Generated on 22/11/2026 10:00",
             "patient": {
                 "name": "Anna Janssens", "birthday": "14/03/1958", "age": "68 years",
                 "gender": "Female", "physician": "Dr. Jan Peeters"

@@ -1,6 +1,7 @@
 //! The sealed environment one report is compiled in.
 //!
-//! A template sees exactly two files, its own source and `/data.json`, the
+//! A template sees its own source, the modules it may import, `/data.json` and
+//! `/page.json`, the
 //! fonts compiled into the binary, and a fixed "today". It cannot reach the
 //! file system, the network, packages or the clock, which is what makes a
 //! report a pure function of its inputs.
@@ -17,6 +18,9 @@ use typst::{Library, World};
 
 /// Where templates find the data they are given: `json("/data.json")`.
 pub(crate) static DATA_ID: LazyLock<FileId> = LazyLock::new(|| project_file("/data.json"));
+
+/// Where templates find what every report of their language shares: `json("/page.json")`.
+pub(crate) static PAGE_ID: LazyLock<FileId> = LazyLock::new(|| project_file("/page.json"));
 
 /// Interns a path in the project root.
 ///
@@ -41,24 +45,26 @@ pub(crate) struct RenderWorld<'a> {
     main: Source,
     /// Modules the template may import.
     modules: &'a [Source],
+    page: Bytes,
     data: Bytes,
     now: DateTime<Utc>,
 }
 
 impl<'a> RenderWorld<'a> {
-    /// `main` is the template, `data` the serialised JSON behind
-    /// `/data.json`, and `now` the instant `datetime.today()` answers from.
+    /// `main` is the template, `page` and `data` the serialised JSON behind
+    /// `/page.json` and `/data.json`, and `now` the instant `datetime.today()` answers from.
     pub(crate) fn new(
         shared: &'a Shared,
         main: Source,
         modules: &'a [Source],
-        data: Vec<u8>,
+        (page, data): (Vec<u8>, Vec<u8>),
         now: DateTime<Utc>,
     ) -> Self {
         Self {
             shared,
             main,
             modules,
+            page: Bytes::new(page),
             data: Bytes::new(data),
             now,
         }
@@ -81,7 +87,7 @@ impl World for RenderWorld<'_> {
     fn source(&self, id: FileId) -> FileResult<Source> {
         if id == self.main.id() {
             Ok(self.main.clone())
-        } else if id == *DATA_ID {
+        } else if id == *DATA_ID || id == *PAGE_ID {
             Err(FileError::NotSource)
         } else if let Some(module) = self.modules.iter().find(|m| m.id() == id) {
             Ok(module.clone())
@@ -93,6 +99,8 @@ impl World for RenderWorld<'_> {
     fn file(&self, id: FileId) -> FileResult<Bytes> {
         if id == *DATA_ID {
             Ok(self.data.clone())
+        } else if id == *PAGE_ID {
+            Ok(self.page.clone())
         } else if id == self.main.id() {
             Ok(Bytes::from_string(self.main.text().to_owned()))
         } else if let Some(module) = self.modules.iter().find(|m| m.id() == id) {
@@ -119,7 +127,7 @@ impl World for RenderWorld<'_> {
     }
 }
 
-/// The error for every path but the two a template may read; packages get
+/// The error for every path but those a template may read; packages get
 /// their own error so the message says why `@preview/…` imports fail.
 fn not_found(id: FileId) -> FileError {
     match id.root() {
@@ -147,7 +155,7 @@ mod tests {
         let now = DateTime::parse_from_rfc3339("2026-11-22T23:30:00Z")
             .unwrap()
             .with_timezone(&Utc);
-        RenderWorld::new(shared, main, &[], b"{}".to_vec(), now)
+        RenderWorld::new(shared, main, &[], (b"{}".to_vec(), b"{}".to_vec()), now)
     }
 
     #[test]
@@ -155,6 +163,7 @@ mod tests {
         let shared = shared();
         let world = world(&shared);
         assert_eq!(world.file(*DATA_ID).unwrap().as_slice(), b"{}");
+        assert_eq!(world.file(*PAGE_ID).unwrap().as_slice(), b"{}");
         assert!(world.source(world.main()).is_ok());
         for path in ["/etc/passwd", "/main.typ/../data.txt", "/fonts/x.ttf"] {
             assert!(

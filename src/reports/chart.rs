@@ -22,14 +22,14 @@ pub const STRIP_ROW_SECONDS: f64 = 30.0;
 const STRIP_MARGIN_BELOW: f64 = 0.12;
 const STRIP_MARGIN_ABOVE: f64 = 0.35;
 
-/// The tachogram's plot as `measurement.typ` draws it: 163 mm wide, a 0.7 pt line, diamonds
+/// The tachogram's plot as `charts.typ` draws it: 163 mm wide, a 0.7 pt line, diamonds
 /// 2.5 pt across.
 const TACHOGRAM_WIDTH_MM: f64 = 163.0;
 const TACHOGRAM_HEIGHT_MM: f64 = 21.0;
 const TACHOGRAM_STROKE_PT: f64 = 0.7;
 const TACHOGRAM_MARKER_MM: f64 = 2.5 * 25.4 / 72.0;
 
-/// The strip's rows as `measurement.typ` draws them: 178 mm wide, a 0.6 pt line, beat
+/// The strip's rows as `charts.typ` draws them: 178 mm wide, a 0.6 pt line, beat
 /// markers 4.2 pt across.
 const STRIP_WIDTH_MM: f64 = 178.0;
 const STRIP_ROW_MM: f64 = 10.5;

@@ -74,7 +74,7 @@ impl Direction {
     }
 }
 
-/// A report's messages by key, as the templates read them (`d.labels`).
+/// A report's messages by key, as the templates read them (`L`, from `/page.json`).
 ///
 /// Kept in the order they were added, since the serialised order is part of the PDF's cache
 /// key; a key added again keeps its place and takes the new text.
@@ -132,31 +132,50 @@ pub fn as_of(changes: &[i64]) -> DateTime<Utc> {
         .unwrap_or_default()
 }
 
-/// The labels of a report: the shared ones, `own`, and the footer's "generated on" (at
-/// `as_of` in `zone`) and "page x of y" (with `{page}` and `{total}` for the template).
-pub fn labels(tr: &Translator, own: &[&'static str], as_of: DateTime<Utc>, zone: Tz) -> Labels {
-    let mut labels = Labels::default();
-    for &key in SHARED_LABELS.iter().chain(own) {
-        labels.insert(key, tr.text(key));
+/// What every report of one template in one language shares: the language, its direction
+/// and the messages. Part of the render data as its `lang`, `dir` and `labels`, and served to
+/// the templates apart as `/page.json` ([`crate::pdf::TemplateData`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page {
+    /// The language's code.
+    pub lang: &'static str,
+    pub dir: Direction,
+    pub labels: Labels,
+}
+
+impl Page {
+    /// The page of `language`: the shared labels, `own`, and "page x of y" (with `{page}` and
+    /// `{total}` for the template).
+    pub fn new(tr: &Translator, language: Language, own: &[&'static str]) -> Page {
+        let mut labels = Labels::default();
+        for &key in SHARED_LABELS.iter().chain(own) {
+            labels.insert(key, tr.text(key));
+        }
+        labels.insert(
+            "page-of",
+            tr.text_with(
+                "page-of",
+                &[("page", "{page}".into()), ("total", "{total}".into())],
+            ),
+        );
+        Page {
+            lang: language.code(),
+            dir: Direction::of(language),
+            labels,
+        }
     }
+}
+
+/// The footer's "generated on" sentence: `as_of` in `zone`. Kept out of the labels, which
+/// are the same for every report of a language.
+pub fn generated_on(tr: &Translator, as_of: DateTime<Utc>, zone: Tz) -> String {
     let local = as_of.with_timezone(&zone);
     let generated = format!(
         "{} {}",
         format::short_date(tr.language(), local.date_naive()),
         format::time(local)
     );
-    labels.insert(
-        "generated-on",
-        tr.text_with("generated-on", &[("date", generated)]),
-    );
-    labels.insert(
-        "page-of",
-        tr.text_with(
-            "page-of",
-            &[("page", "{page}".into()), ("total", "{total}".into())],
-        ),
-    );
-    labels
+    tr.text_with("generated-on", &[("date", generated)])
 }
 
 /// The colour of a physician's conclusion: its rhythm label's indicator colour, grey for free

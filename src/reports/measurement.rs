@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::common::{
-    Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, conclusion_colour, labels,
+    Page, PatientHeader, ReportData, RiskFactors, as_of, conclusion_colour, generated_on,
     patient_block, reviewed_by, risk_block, translated_or_raw,
 };
 use super::findings::{Findings, hex};
@@ -65,14 +65,21 @@ pub struct MeasurementReportInput<'a> {
 pub struct MeasurementReportData {
     /// The measurement's version: any update makes a new PDF, even of fields not printed.
     pub version: i64,
-    /// The language's code.
-    pub lang: &'static str,
-    pub dir: Direction,
-    pub labels: Labels,
+    /// The language, its direction and the labels.
+    #[serde(flatten)]
+    pub page: Page,
+    /// The footer's "generated on" sentence.
+    pub generated_on: String,
     pub patient: PatientHeader,
     pub measurement: MeasurementDetails,
     pub findings: Findings,
     pub risk: RiskFactors,
+}
+
+impl crate::pdf::TemplateData for MeasurementReportData {
+    fn page(&self) -> &impl Serialize {
+        &self.page
+    }
 }
 
 /// When and how the measurement was taken and what the reviewer said; every missing fact is
@@ -140,7 +147,6 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
         input.patient.update_timestamp,
         input.profile.map_or(0, |p| p.update_timestamp),
     ]);
-    let labels = labels(&tr, &LABELS, as_of, zone);
 
     let patient = patient_block(
         &tr,
@@ -227,9 +233,8 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
 
     let data = MeasurementReportData {
         version: m.update_timestamp,
-        lang: input.language.code(),
-        dir: Direction::of(input.language),
-        labels,
+        page: Page::new(&tr, input.language, &LABELS),
+        generated_on: generated_on(&tr, as_of, zone),
         patient,
         measurement,
         findings,

@@ -34,7 +34,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use crate::domain::account::{Language, TimeZone};
 use crate::domain::id::Id;
 use crate::domain::measurement::Status;
-use crate::pdf::{Engine, RenderMeta, Template};
+use crate::pdf::{Engine, RenderMeta, Template, TemplateData};
 use crate::storage::FileStorage;
 use crate::store::entities::{file, report, user};
 use crate::store::{
@@ -250,7 +250,7 @@ impl Reports {
     /// The stored file for `key`, rendering it first when no process has. The file and its
     /// row are written only once a render has finished in time; the row is stored under
     /// `name` and the id of the patient it is about (what erasure and retention find it by).
-    async fn pdf<D: Serialize + Send + 'static>(
+    async fn pdf<D: TemplateData + Send + 'static>(
         &self,
         reader_id: &Id,
         key: &str,
@@ -306,7 +306,7 @@ impl Reports {
     /// the thread finishes in the background and its result is dropped. The reader's turn
     /// travels with the thread and ends only when it does, so one account never has more
     /// than one render running, abandoned or not.
-    async fn render<D: Serialize + Send + 'static>(
+    async fn render<D: TemplateData + Send + 'static>(
         &self,
         reader_id: &Id,
         template: Template,

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::common::{
-    Direction, Labels, PatientHeader, ReportData, RiskFactors, as_of, labels, patient_block,
-    risk_block, translated_or_raw,
+    Page, PatientHeader, ReportData, RiskFactors, as_of, generated_on, patient_block, risk_block,
+    translated_or_raw,
 };
 use super::findings::{
     COLOURS_BY_SEVERITY, Headline, RESULT_KEYS, hex, key_colour, result_key, stored_colour,
@@ -181,10 +181,11 @@ pub struct PeriodicReportData {
     /// The report's version: whatever changes it makes a new PDF.
     pub version: i64,
     pub report_id: Id,
-    /// The language's code.
-    pub lang: &'static str,
-    pub dir: Direction,
-    pub labels: Labels,
+    /// The language, its direction and the labels.
+    #[serde(flatten)]
+    pub page: Page,
+    /// The footer's "generated on" sentence.
+    pub generated_on: String,
     pub period: Period,
     pub patient: PatientHeader,
     pub risk: RiskFactors,
@@ -198,6 +199,12 @@ pub struct PeriodicReportData {
     /// The measurements summed up per day or week, when there are more than
     /// [`LISTED_AT_MOST`]; `null` when every one is listed.
     pub digest: Option<Digest>,
+}
+
+impl crate::pdf::TemplateData for PeriodicReportData {
+    fn page(&self) -> &impl Serialize {
+        &self.page
+    }
 }
 
 /// The table of a period with too many measurements to list: one line per day or week.
@@ -415,9 +422,10 @@ pub fn build(
     ]);
     let start = local(zone, report.period_start_timestamp);
     let end = local(zone, report.period_end_timestamp);
-    let mut labels = labels(&tr, &LABELS, as_of, zone);
-    labels.insert("report-title", tr.text("periodic-report-title"));
-    labels.insert(
+    let mut page = Page::new(&tr, language, &LABELS);
+    page.labels
+        .insert("report-title", tr.text("periodic-report-title"));
+    page.labels.insert(
         "report-subtitle",
         translated_or_raw(&tr, "trigger", report.trigger.as_str()),
     );
@@ -436,9 +444,8 @@ pub fn build(
     let data = PeriodicReportData {
         version: report.update_timestamp,
         report_id: report.id,
-        lang: language.code(),
-        dir: Direction::of(language),
-        labels,
+        page,
+        generated_on: generated_on(&tr, as_of, zone),
         period,
         patient: patient_block(&tr, language, input.patient, &profile, end.date_naive()),
         risk: risk_block(&tr, language, &profile),

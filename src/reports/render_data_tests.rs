@@ -11,11 +11,13 @@ use super::common::ReportData;
 use super::{measurement, periodic};
 use crate::domain::account::Language;
 use crate::domain::measurement::Status;
+use crate::pdf::TemplateData;
 use crate::store::entities::{measurement as stored, profile, report, user};
 
 const MEASUREMENT_TYP: &str = include_str!("../../templates/pdf/measurement.typ");
 const PERIODIC_TYP: &str = include_str!("../../templates/pdf/periodic.typ");
 const COMMON_TYP: &str = include_str!("../../templates/pdf/common.typ");
+const CHARTS_TYP: &str = include_str!("../../templates/pdf/charts.typ");
 
 /// A patient, shared with the other report tests and the actions' tests.
 pub(crate) fn patient() -> user::Model {
@@ -324,7 +326,8 @@ fn the_templates_find_every_field_and_label_they_read() {
         ("measurement", MEASUREMENT_TYP, measurement_reports()),
         ("periodic", PERIODIC_TYP, periodic_reports()),
     ] {
-        let fields = fields_read(COMMON_TYP, "d")
+        // The page's fields are the data's too: `TemplateData::page` serves them apart.
+        let fields = fields_read(COMMON_TYP, "P")
             .union(&fields_read(template, "d"))
             .copied()
             .collect::<BTreeSet<_>>();
@@ -333,7 +336,9 @@ fn the_templates_find_every_field_and_label_they_read() {
             .copied()
             .collect::<BTreeSet<_>>();
         assert!(
-            fields.contains("labels") && labels.contains("brand"),
+            fields.contains("labels")
+                && fields.contains("generated_on")
+                && labels.contains("brand"),
             "{name}: {fields:?}"
         );
         for data in &reports {
@@ -348,6 +353,48 @@ fn the_templates_find_every_field_and_label_they_read() {
             }
         }
     }
+}
+
+/// The modules read `/page.json` alone, or typst could not keep them from one report to the
+/// next; and the page is what the data says of the language, with nothing of one report.
+#[test]
+fn the_page_is_the_language_and_its_labels_only() {
+    for module in [COMMON_TYP, CHARTS_TYP] {
+        assert!(!module.contains(r#"json("/data.json")"#));
+    }
+    let (patient, profile) = (patient(), profile());
+    let built: Vec<(Value, Value)> = [
+        json!({}),
+        json!({"context": {"symptoms": ["PALPITATIONS"]}}),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(day, payload)| {
+        let mut m = measurement(payload);
+        m.update_timestamp += day as i64 * 86_400_000;
+        let built = measurement::build(&measurement::MeasurementReportInput {
+            measurement: &m,
+            patient: &patient,
+            profile: Some(&profile),
+            language: Language::Ar,
+            time_zone: chrono_tz::Europe::Brussels,
+            reviewer: None,
+        });
+        let data = serde_json::to_value(&built.data).unwrap();
+        let page = serde_json::to_value(built.data.page()).unwrap();
+        assert_eq!(
+            page,
+            json!({"lang": data["lang"], "dir": data["dir"], "labels": data["labels"]})
+        );
+        assert_eq!(page["dir"], "rtl");
+        (page, data)
+    })
+    .collect();
+    assert_eq!(built[0].0, built[1].0, "two measurements, one page");
+    assert_ne!(
+        built[0].1["generated_on"], built[1].1["generated_on"],
+        "each with its own footer"
+    );
 }
 
 #[test]
@@ -367,6 +414,7 @@ version: int
 lang: string
 dir: string
 labels: object
+generated_on: string
 patient: object
 patient.name: string
 patient.birthday: null|string
@@ -468,6 +516,7 @@ report_id: string
 lang: string
 dir: string
 labels: object
+generated_on: string
 period: object
 period.range: string
 period.zone: string
