@@ -100,8 +100,9 @@ const PDF_STANDARDS: [PdfStandard; 2] = [PdfStandard::A_3b, PdfStandard::Ua_1];
 /// What a template is given. The whole is served to it as `/data.json`; its
 /// [`page`](TemplateData::page), the part every report of the template in one language
 /// shares (the language, its direction and the labels), again as `/page.json`.
-/// `common.typ` reads only the page, so typst's caches keep its evaluation, and every
-/// function it defines, from one report to the next in the same language.
+/// The modules (`common.typ`, `charts.typ`) read only the page, so typst's caches keep
+/// their evaluation, and every function they define, from one report to the next in the
+/// same language.
 pub trait TemplateData: serde::Serialize {
     /// The part served as `/page.json`.
     fn page(&self) -> &impl serde::Serialize;

@@ -1,10 +1,9 @@
 //! The sealed environment one report is compiled in.
 //!
 //! A template sees its own source, the modules it may import, `/data.json` and
-//! `/page.json`, the
-//! fonts compiled into the binary, and a fixed "today". It cannot reach the
-//! file system, the network, packages or the clock, which is what makes a
-//! report a pure function of its inputs.
+//! `/page.json`, the fonts compiled into the binary, and a fixed "today". It
+//! cannot reach the file system, the network, packages or the clock, which is
+//! what makes a report a pure function of its inputs.
 
 use std::sync::LazyLock;
 
