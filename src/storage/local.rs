@@ -72,6 +72,30 @@ impl LocalStorage {
     }
 }
 
+/// Writes `content` at `path` unless a file is there already. It is written under a temporary
+/// name and renamed: readers never see a partial file, and a write that fails (a full disk)
+/// leaves nothing behind. The name carries the writer's process id, so that what a killed
+/// process left is known as such.
+fn write_new(path: &std::path::Path, content: &[u8]) -> std::io::Result<()> {
+    if path.try_exists().unwrap_or(false) {
+        return Ok(());
+    }
+    let dir = path.parent().expect("keyed paths have a parent");
+    std::fs::create_dir_all(dir)?;
+    let key = path.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = dir.join(format!(
+        ".{key}.{}-{}.tmp",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    let written =
+        std::fs::write(&temporary, content).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
 /// The process id in a temporary file's name (`.<key>.<pid>-<uuid>.tmp`).
 fn temporary_writer(name: &str) -> Option<u32> {
     let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
@@ -92,30 +116,11 @@ impl FileStorage for LocalStorage {
             let path = self
                 .path(key)
                 .ok_or_else(|| anyhow::anyhow!("invalid file key"))?;
-            if tokio::fs::try_exists(&path).await.unwrap_or(false) {
-                return Ok(());
-            }
-            let dir = path.parent().expect("keyed paths have a parent");
-            tokio::fs::create_dir_all(dir)
-                .await
-                .map_err(StorageFault::of_io)?;
-            // Written under a temporary name and renamed: readers never see a partial file,
-            // and a write that fails (a full disk) leaves nothing behind. The name carries the
-            // writer's process id, so that what a killed process left is known as such.
-            let temporary = dir.join(format!(
-                ".{key}.{}-{}.tmp",
-                std::process::id(),
-                uuid::Uuid::new_v4().simple()
-            ));
-            let written = match tokio::fs::write(&temporary, &content).await {
-                Ok(()) => tokio::fs::rename(&temporary, &path).await,
-                Err(err) => Err(err),
-            };
-            if let Err(err) = written {
-                let _ = tokio::fs::remove_file(&temporary).await;
-                return Err(StorageFault::of_io(err).into());
-            }
-            Ok(())
+            // One trip to the blocking pool for the whole write rather than one per call: each
+            // trip is a hand-off between threads, and a report waits for its PDF's write.
+            tokio::task::spawn_blocking(move || write_new(&path, &content))
+                .await?
+                .map_err(|err| StorageFault::of_io(err).into())
         })
     }
 
