@@ -1,6 +1,7 @@
 //! Stored files and, for the database storage backend, their contents.
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryTrait, Set};
 
 use super::entities::{file, file_blob};
 use super::{Reader, Scope, Service, StoreResult, Tx};
@@ -99,8 +100,10 @@ impl Tx {
     /// returned, so every process ends up pointing at one file per key.
     pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
         // A key recorded meanwhile wins without an error, which on PostgreSQL would abort the
-        // transaction: the row is inserted unless the key exists, then read back.
-        file::Entity::insert(file::ActiveModel {
+        // transaction: the row is inserted unless the key exists, and read only then. The
+        // statement returns the row it inserted (written out here: sea-orm's own RETURNING is
+        // off for SQLite and reads the row back with a second statement).
+        let mut insert = file::Entity::insert(file::ActiveModel {
             id: Set(Id::generate()),
             legacy_secret_hash: Set(String::new()),
             token_version: Set(0),
@@ -113,12 +116,25 @@ impl Tx {
             sha1: Set(Some(new.sha1)),
             creation_timestamp: Set(self.now()),
         })
-        .on_conflict_do_nothing_on([file::Column::CacheKey])
-        .exec_without_returning(&self.db)
-        .await?;
-        self.file_by_cache_key(&Service::Reports, &new.cache_key)
-            .await?
-            .ok_or(super::StoreError::NotFound)
+        .on_conflict(
+            OnConflict::column(file::Column::CacheKey)
+                .do_nothing()
+                .to_owned(),
+        )
+        .into_query();
+        insert.returning_all();
+        let statement = self.db.get_database_backend().build(&insert);
+        let inserted = file::Entity::find()
+            .from_raw_sql(statement)
+            .one(&self.db)
+            .await?;
+        match inserted {
+            Some(file) => Ok(file),
+            None => self
+                .file_by_cache_key(&Service::Reports, &new.cache_key)
+                .await?
+                .ok_or(super::StoreError::NotFound),
+        }
     }
 
     /// Deletes the contents under `cache_key` (the `database` storage backend), if any.

@@ -264,3 +264,31 @@ async fn the_file_cache_can_be_turned_off() {
     assert!(pdf.starts_with(b"%PDF"));
     assert!(app.state.files.get(&Id::parse(file_id).unwrap()).is_none());
 }
+
+/// One row per content: when two instances finish the same render, the second to record the
+/// file gets the first one's row back (same id, so tokens already handed out keep working).
+#[tokio::test]
+async fn a_file_recorded_twice_keeps_its_first_row() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let new = |name: &str| tacho::store::NewFile {
+        cache_key: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".into(),
+        name: name.into(),
+        patient_id: Id::parse(&world.patient.id).unwrap(),
+        mimetype: "application/pdf".into(),
+        size: 4,
+        sha256: "sha256".into(),
+        sha1: "sha1".into(),
+    };
+    let record = |file: tacho::store::NewFile| {
+        app.store
+            .write(tacho::store::Unaudited::Renders, async |tx| {
+                tx.insert_file(file).await
+            })
+    };
+    let first = record(new("first.pdf")).await.unwrap();
+    assert_eq!(first.name, "first.pdf");
+    assert_eq!(first.size, 4);
+    let second = record(new("second.pdf")).await.unwrap();
+    assert_eq!(second, first);
+}
