@@ -1,8 +1,9 @@
 //! Rendering a 60-second measurement's report: warm renders with changing data, cold renders
 //! (a fresh process each: font parsing, library set-up and the first layout), and fetching the
 //! cached PDF over HTTP from the real server. Then reports of RR-only uploads of 71, 2,200
-//! (30 minutes) and 400,000 intervals, whose cost should not grow with the series. Last, a
-//! periodic report of 3,000 measurements in a month, summed up per day.
+//! (30 minutes) and 400,000 intervals, whose cost should not grow with the series (the render
+//! alone, the render data's build and hash alone, and both). Last, a periodic report of 3,000
+//! measurements in a month, summed up per day.
 //!
 //! `cargo bench --bench render` (all), `cargo bench --bench render -- "RR intervals"` (the
 //! series lengths only)
@@ -213,6 +214,19 @@ fn series_lengths(c: &mut Criterion) {
                 },
                 |(data, meta)| {
                     black_box(engine.render(Template::Measurement, &data, &meta).unwrap())
+                },
+                criterion::BatchSize::PerIteration,
+            )
+        });
+        group.bench_function(format!("build and hash, {count} RR intervals"), |b| {
+            b.iter_batched(
+                || {
+                    variant += 1;
+                    (rr_measurement(count, variant), variant as i64)
+                },
+                |(m, n)| {
+                    let (data, _) = report_data(&m, n, Language::En);
+                    black_box(cache_key(Template::Measurement, &data))
                 },
                 criterion::BatchSize::PerIteration,
             )
