@@ -200,17 +200,18 @@ fn series_lengths(c: &mut Criterion) {
         .sample_size(20)
         .sampling_mode(criterion::SamplingMode::Flat)
         .measurement_time(Duration::from_secs(10));
+    // Every iteration gets a new series, so typst's caches reuse nothing.
     let mut variant = 0;
+    let mut next = |count| {
+        variant += 1;
+        (rr_measurement(count, variant), variant as i64)
+    };
     for count in [71, 2_200, 400_000] {
         group.bench_function(format!("warm render, {count} RR intervals"), |b| {
             b.iter_batched(
                 || {
-                    variant += 1;
-                    report_data(
-                        &rr_measurement(count, variant),
-                        variant as i64,
-                        Language::En,
-                    )
+                    let (m, n) = next(count);
+                    report_data(&m, n, Language::En)
                 },
                 |(data, meta)| {
                     black_box(engine.render(Template::Measurement, &data, &meta).unwrap())
@@ -220,10 +221,7 @@ fn series_lengths(c: &mut Criterion) {
         });
         group.bench_function(format!("build and hash, {count} RR intervals"), |b| {
             b.iter_batched(
-                || {
-                    variant += 1;
-                    (rr_measurement(count, variant), variant as i64)
-                },
+                || next(count),
                 |(m, n)| {
                     let (data, _) = report_data(&m, n, Language::En);
                     black_box(cache_key(Template::Measurement, &data))
@@ -235,10 +233,7 @@ fn series_lengths(c: &mut Criterion) {
             format!("build, hash and render, {count} RR intervals"),
             |b| {
                 b.iter_batched(
-                    || {
-                        variant += 1;
-                        (rr_measurement(count, variant), variant as i64)
-                    },
+                    || next(count),
                     |(m, n)| {
                         let (data, meta) = report_data(&m, n, Language::En);
                         black_box(cache_key(Template::Measurement, &data));
