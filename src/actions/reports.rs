@@ -72,9 +72,12 @@ impl Actions {
         reuse: bool,
     ) -> ActionResult<MeasurementPdf> {
         let id = *measurement;
-        let record = self.store.visible_measurement(viewer, &id).await?;
+        // Both through the same gate, on two of the pool's connections at once.
+        let (record, patient) = tokio::try_join!(
+            self.store.visible_measurement(viewer, &id),
+            self.store.patient_of_measurement(viewer, &id),
+        )?;
         let patient_id = record.measurement.creator_id;
-        let patient = self.store.patient_of_measurement(viewer, &id).await?;
         if reuse {
             let latest = self.store.latest_measurement_report(viewer, &id).await?;
             let updated = record.measurement.update_timestamp;

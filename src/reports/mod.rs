@@ -141,22 +141,20 @@ impl Reports {
                 m.id, m.status
             )));
         }
-        let profile = self
-            .store
-            .visible_profile(&Service::Reports, &patient.id)
-            .await?;
+        // The reviewer is named beside the conclusion: staff names are for every reader.
+        let reviewers = async {
+            match m.reviewer_id {
+                Some(reviewer) => self.store.user_names(&Service::Reports, &[reviewer]).await,
+                None => Ok(Default::default()),
+            }
+        };
+        let (profile, reviewers) = tokio::try_join!(
+            self.store.visible_profile(&Service::Reports, &patient.id),
+            reviewers,
+        )?;
         let time_zone: Tz = TimeZone::parse(&patient.time_zone)
             .map(|z| z.0)
             .unwrap_or(Tz::UTC);
-        // The reviewer is named beside the conclusion: staff names are for every reader.
-        let reviewers = match m.reviewer_id {
-            Some(reviewer) => {
-                self.store
-                    .user_names(&Service::Reports, &[reviewer])
-                    .await?
-            }
-            None => Default::default(),
-        };
         let input = measurement::MeasurementReportInput {
             measurement: m,
             patient,
@@ -250,6 +248,12 @@ impl Reports {
     /// The stored file for `key`, rendering it first when no process has. The file and its
     /// row are written only once a render has finished in time; the row is stored under
     /// `name` and the id of the patient it is about (what erasure and retention find it by).
+    /// The key is looked up once, inside the single flight: requests for the same key wait
+    /// for that one answer, stored or rendered.
+    ///
+    /// Another instance may record the same key between the lookup and the insert; the
+    /// insert then keeps the first row ([`crate::store::Tx::insert_file`]) and the render
+    /// was only spent twice.
     async fn pdf<D: TemplateData + Send + 'static>(
         &self,
         reader_id: &Id,
@@ -259,10 +263,6 @@ impl Reports {
         data: D,
         meta: RenderMeta,
     ) -> Result<file::Model, ReportError> {
-        if let Some(file) = self.store.file_by_cache_key(&Service::Reports, key).await? {
-            metrics::render_cache(template.name(), true);
-            return Ok(file);
-        }
         let flight = {
             let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
             in_flight.entry(key.to_owned()).or_default().clone()

@@ -178,8 +178,10 @@ impl Reader {
         models: Vec<measurement::Model>,
     ) -> StoreResult<Vec<MeasurementRecord>> {
         let ids: Vec<Id> = models.iter().map(|m| m.id).collect();
-        let mut users = self.measurement_user_ids(&ids).await?;
-        let mut groups = self.measurement_group_ids(&ids).await?;
+        let (mut users, mut groups) = tokio::try_join!(
+            self.measurement_user_ids(&ids),
+            self.measurement_group_ids(&ids),
+        )?;
         Ok(models
             .into_iter()
             .map(|m| MeasurementRecord {
@@ -270,8 +272,10 @@ impl Reader {
             .all(&self.db)
             .await?;
         let ids: Vec<Id> = rows.iter().map(|m| m.id).collect();
-        let mut users = self.measurement_user_ids(&ids).await?;
-        let mut groups = self.measurement_group_ids(&ids).await?;
+        let (mut users, mut groups) = tokio::try_join!(
+            self.measurement_user_ids(&ids),
+            self.measurement_group_ids(&ids),
+        )?;
         let records = rows
             .into_iter()
             .map(|m| ListedRecord {
