@@ -11,6 +11,7 @@ pub mod json;
 pub mod measurement;
 pub mod network;
 pub mod notification;
+pub mod payload;
 pub mod periods;
 pub mod person_name;
 pub mod profile;

@@ -4,12 +4,12 @@
 //! measurement page show the same findings, so both are built here, from `data.analysis` and
 //! the payload's signal.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Serialize;
 
 use super::chart::{self, Strip, Tachogram};
 use super::format;
 use crate::analysis::{self, Abnormality, Analysis, Colour, Recording, ResultKey, Trace};
+use crate::domain::payload::Payload;
 use crate::i18n::Translator;
 
 /// Result keys from most to least severe ([`ResultKey::BY_SEVERITY`]).
@@ -140,12 +140,10 @@ pub struct Findings {
 
 impl Findings {
     /// The findings of a measurement's `data` (payload and server fields), in `tr`'s language.
-    pub fn of(tr: &Translator, data: &Map<String, Value>) -> Findings {
-        // Read in place: a copy of a long series' analysis would cost as much as reading it.
-        let analysis = data
-            .get("analysis")
-            .and_then(|a| Analysis::deserialize(a).ok());
-        let trace = Recording::from_payload(data)
+    pub fn of(tr: &Translator, data: &Payload) -> Findings {
+        let analysis = data.read::<Analysis>("analysis");
+        // Only a camera recording has a pulse to draw; the intervals alone have none.
+        let trace = Recording::from_payload(&data.subset(&["time", "quadrants"]))
             .ok()
             .and_then(|recording| analysis::pulse_trace(&recording));
         match analysis {
@@ -411,7 +409,8 @@ pub(super) mod tests {
             serde_json::json!({"analysis": {"version": 3}}),
             serde_json::json!({"analysis": null, "time": "x", "quadrants": []}),
         ] {
-            let f = Findings::of(&tr, data.as_object().unwrap());
+            let text = data.to_string();
+            let f = Findings::of(&tr, &Payload::parse(&text));
             assert!(!f.analysed && f.failed);
             assert_eq!(f.result.key, "no_result");
             assert_eq!(f.heart_rate, None);

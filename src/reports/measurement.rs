@@ -133,7 +133,7 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
     let tr = Translator::new(input.language);
     let zone = input.time_zone;
     let m = input.measurement;
-    let data = m.data_object();
+    let data = m.payload();
     let profile: Map<String, Value> = input
         .profile
         .and_then(|p| p.data.as_object().cloned())
@@ -156,25 +156,18 @@ pub fn build(input: &MeasurementReportInput) -> ReportData<MeasurementReportData
         measured.date_naive(),
     );
 
-    let context = data
-        .get("context")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let review = data
-        .get("review")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let object = |key| match data.value(key) {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let context = object("context");
+    let review = object("review");
     let duration_ms = data
-        .get("technical_details")
-        .and_then(|t| t.get("duration_ms"))
-        .and_then(Value::as_f64)
+        .value("technical_details")
+        .and_then(|t| t.get("duration_ms").and_then(Value::as_f64))
         .or_else(|| {
-            data.get("time")
-                .and_then(Value::as_array)
-                .and_then(|t| t.last())
-                .and_then(Value::as_f64)
+            data.value("time")
+                .and_then(|t| t.as_array()?.last()?.as_f64())
         })
         .filter(|ms| ms.is_finite() && *ms >= 0.0);
     let review_text = |key: &str| {

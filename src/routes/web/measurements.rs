@@ -209,6 +209,17 @@ struct DetailPage {
     max_link_days: i64,
 }
 
+/// The members of a payload that [`details_of`] and [`review_form`] read (the latter through
+/// [`Summary::of`](crate::domain::measurement::Summary::of)).
+const DETAIL_MEMBERS: [&str; 6] = [
+    "context",
+    "technical_details",
+    "tags",
+    "review",
+    "mostSevereLabel",
+    "analysis",
+];
+
 fn details_of(visitor: &Visitor, data: &Map<String, Value>) -> Vec<(String, String)> {
     let tr = &visitor.tr;
     let mut details = Vec::new();
@@ -317,7 +328,7 @@ pub async fn detail_page(
         let u = &patient_user;
         (u.id, full_name(&u.first_name, &u.last_name))
     });
-    let data = m.data_object();
+    let data = m.payload();
     let review = review_view(member, &data, own).await?;
     let latest = store.latest_measurement_report(&viewer, &m.id).await?;
     let language = Language::or_english(Some(&member.user().language));
@@ -347,6 +358,7 @@ pub async fn detail_page(
     // The analysis is pure and takes about a millisecond, so the pulse strip is computed
     // again for the page rather than stored.
     let findings = Findings::of(&member.tr, &data);
+    let members = data.subset(&DETAIL_MEMBERS);
     // The page names both clocks itself (`zones`), so its heading's row needs no second one.
     let mut row = view::measurement_row(member, &m.into(), None);
     view::name_reviewers(member, &viewer, row.conclusion.as_mut()).await?;
@@ -378,9 +390,9 @@ pub async fn detail_page(
         row,
         patient,
         findings: view::findings_view(member, &findings),
-        details: details_of(member, &data),
+        details: details_of(member, &members),
         review,
-        review_form: refused.unwrap_or_else(|| review_form(member, &data)),
+        review_form: refused.unwrap_or_else(|| review_form(member, &members)),
         zones,
         previous,
         next,

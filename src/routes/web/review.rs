@@ -16,6 +16,7 @@ use crate::actions::ActionError;
 use crate::analysis::Label;
 use crate::domain::id::Id;
 use crate::domain::measurement::{MeasurementUpdate, Review, Summary};
+use crate::domain::payload::Payload;
 use crate::reports::common::translated_or_raw;
 
 /// The form's value for a conclusion written out instead of picked.
@@ -58,10 +59,10 @@ fn text_of<'a>(review: &'a Map<String, Value>, key: &str) -> &'a str {
 /// The stored review (`data.review`) as `member` may read it; `own` is the patient's own view.
 pub async fn review_view(
     member: &Member,
-    data: &Map<String, Value>,
+    data: &Payload<'_>,
     own: bool,
 ) -> Result<Option<ReviewView>, WebError> {
-    let Some(review) = data.get("review").and_then(Value::as_object) else {
+    let Some(Value::Object(review)) = data.value("review") else {
         return Ok(None);
     };
     let reviewer = match review
@@ -79,9 +80,9 @@ pub async fn review_view(
         None => String::new(),
     };
     Ok(Some(ReviewView {
-        label: translated_or_raw(&member.tr, "label", text_of(review, "label")),
-        note: (!own).then(|| text_of(review, "diagnosis").to_owned()),
-        patient_note: text_of(review, "patient_note").to_owned(),
+        label: translated_or_raw(&member.tr, "label", text_of(&review, "label")),
+        note: (!own).then(|| text_of(&review, "diagnosis").to_owned()),
+        patient_note: text_of(&review, "patient_note").to_owned(),
         reviewer,
         when: review
             .get("review_timestamp")

@@ -100,6 +100,12 @@ impl Model {
         }
     }
 
+    /// The payload split into its members, each read only when asked for (see
+    /// [`Payload`](crate::domain::payload::Payload)).
+    pub fn payload(&self) -> crate::domain::payload::Payload<'_> {
+        crate::domain::payload::Payload::parse(&self.data)
+    }
+
     /// The summary periodic reports list, read from the payload when none is stored.
     pub fn summary(&self) -> crate::domain::measurement::Summary {
         self.summary
