@@ -178,10 +178,7 @@ impl Reader {
         models: Vec<measurement::Model>,
     ) -> StoreResult<Vec<MeasurementRecord>> {
         let ids: Vec<Id> = models.iter().map(|m| m.id).collect();
-        let (mut users, mut groups) = tokio::try_join!(
-            self.measurement_user_ids(&ids),
-            self.measurement_group_ids(&ids),
-        )?;
+        let (mut users, mut groups) = self.measurement_links(&ids).await?;
         Ok(models
             .into_iter()
             .map(|m| MeasurementRecord {
@@ -190,6 +187,18 @@ impl Reader {
                 measurement: m,
             })
             .collect())
+    }
+
+    /// The user ids and the group ids of each of these measurements, read at once on two of
+    /// the pool's connections.
+    async fn measurement_links(
+        &self,
+        ids: &[Id],
+    ) -> StoreResult<(HashMap<Id, Vec<Id>>, HashMap<Id, Vec<Id>>)> {
+        tokio::try_join!(
+            self.measurement_user_ids(ids),
+            self.measurement_group_ids(ids),
+        )
     }
 
     /// The user ids of each of these measurements.
@@ -272,10 +281,7 @@ impl Reader {
             .all(&self.db)
             .await?;
         let ids: Vec<Id> = rows.iter().map(|m| m.id).collect();
-        let (mut users, mut groups) = tokio::try_join!(
-            self.measurement_user_ids(&ids),
-            self.measurement_group_ids(&ids),
-        )?;
+        let (mut users, mut groups) = self.measurement_links(&ids).await?;
         let records = rows
             .into_iter()
             .map(|m| ListedRecord {
