@@ -245,15 +245,8 @@ async fn each_role_walks_its_journey_in_chromium() {
     // The page loads the bell after itself; its count is read once it has come (it has its
     // icon), or the demo's unread notifications would be counted as the new result.
     let bell_loaded = "return document.querySelector('#bell svg') !== null;";
-    let mut loaded = false;
-    for _ in 0..300 {
-        loaded = client.execute(bell_loaded, vec![]).await.unwrap() == Value::Bool(true);
-        if loaded {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(loaded, "the bell loads after the page");
+    let loaded = script_until(&client, bell_loaded, |v| *v == Value::Bool(true)).await;
+    assert_eq!(loaded, Value::Bool(true), "the bell loads after the page");
     let unread = "const c = document.querySelector('#bell .count');
                   return c === null ? 0 : Number(c.textContent);";
     let before = client.execute(unread, vec![]).await.unwrap();
@@ -267,14 +260,7 @@ async fn each_role_walks_its_journey_in_chromium() {
         .await
         .assert_ok();
     app.work_queue().await;
-    let mut after = before.clone();
-    for _ in 0..300 {
-        after = client.execute(unread, vec![]).await.unwrap();
-        if after != before {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let after = script_until(&client, unread, |v| *v != before).await;
     assert_eq!(
         after.as_i64().unwrap(),
         before.as_i64().unwrap() + 1,
@@ -654,6 +640,20 @@ async fn scroll_to(client: &Client, id: &str) {
 }
 
 /// The path of the page once the browser has navigated to one under `prefix`.
+/// What `script` returns once `done` holds of it, or its last answer after 30 s of asking
+/// every 100 ms.
+async fn script_until(client: &Client, script: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut answer = Value::Null;
+    for _ in 0..300 {
+        answer = client.execute(script, vec![]).await.unwrap();
+        if done(&answer) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    answer
+}
+
 async fn wait_for_path(client: &Client, prefix: &str) -> String {
     for _ in 0..300 {
         let path = path_of(client).await;
