@@ -1,32 +1,34 @@
 //! Kept tallies of the inboxes: for each reader and patient, how many entries the reader holds
-//! about the patient (`entries`), and how many of them the entries' own rules let the reader
-//! read as staff (`readable`; see [`entry_readable`]).
+//! about the patient (`entries`), how many of them the entries' own rules let the reader read
+//! as staff (`readable`; see [`entry_readable`]), and until when the reader cares for the
+//! patient as staff (`cared_until`; see [`care_ends`]).
 //!
 //! An inbox's exact total counts every entry the reader may read. Counted entry by entry, it
 //! grew with the clinic (114,695 entries for a physician at 100,000 measurements); summed over
-//! the tallies it reads one row per patient the reader has entries about. The half of the
-//! gate that changes with time (whether the patient is still in the reader's care: a
-//! prescription runs out without a write) is judged when the total is read, on each tally's
-//! patient, by the same [`Scope::users`] as the entries' own.
+//! the tallies it reads one index entry per patient the reader has entries about, and judges
+//! the care there by [`kept_care`]: a prescription runs out without a write, but its end was
+//! written when it was made, extended or ended.
 //!
-//! The other half changes only with the entries and with the reader's staff memberships, so
-//! the tallies are counted again, from the entries, in the transactions that change either:
+//! The tallies are counted again, from the entries and the enlistments, in the transactions
+//! that change them:
 //! - [`Tx::fan_out`] adds entries;
 //! - [`Tx::delete_notifications`] deletes them (erasure and retention);
-//! - [`Tx::enlist_staff`] and [`Tx::remove_staff`] change what a reader's groups share.
+//! - [`Tx::enlist_staff`] and [`Tx::remove_staff`] change what a reader's groups share and
+//!   whom it cares for;
+//! - [`Tx::enlist_patient`] and [`Tx::end_patient_enlistment`] change until when the staff of
+//!   a group care for a patient ([`Tx::recount_care`]).
 //!
 //! An administrator reads every entry of its own inbox, so its total is the sum of `entries`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use sea_orm::sea_query::{Condition, Expr, Func, Query};
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, ExprTrait, QueryFilter, QuerySelect,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, QueryFilter, QuerySelect};
 
 use super::entities::{inbox_tally, notification};
 use super::notifications::entry_readable;
-use super::{AsSet, Reader, Scope, StoreResult, Tx, Viewer};
+use super::visibility::{care_ends, kept_care};
+use super::{AsSet, Reader, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
 /// Patients per statement when tallies are counted again: far below SQLite's parameter
@@ -45,24 +47,15 @@ impl Reader {
             )
             .from(inbox_tally::Entity)
             .and_where(inbox_tally::Column::UserId.eq(viewer.user_id))
-            .cond_where(AsSet(viewer).users("inbox_tallies", "patient_id", self.now()))
+            .cond_where(kept_care(
+                viewer,
+                "inbox_tallies",
+                "patient_id",
+                "cared_until",
+                self.now(),
+            ))
             .to_owned();
-        let row = if self.backend() == DbBackend::Postgres {
-            // After five runs of a prepared statement PostgreSQL may keep a generic plan,
-            // which estimates a reader's tallies from the average reader (a patient, with a
-            // few) and so probes a physician's thousands one by one: 10 ms at 5,000 patients.
-            // Planned for the reader at hand, it hashes the patients the reader cares for
-            // (5 ms). `SET LOCAL` asks that for this statement's transaction alone.
-            let txn = self.db.begin().await?;
-            txn.execute_unprepared("SET LOCAL plan_cache_mode = force_custom_plan")
-                .await?;
-            let row = txn.query_one(&total).await?;
-            txn.commit().await?;
-            row
-        } else {
-            self.db.query_one(&total).await?
-        };
-        let total = match row {
+        let total = match self.db.query_one(&total).await? {
             Some(row) => row.try_get::<i64>("", "total")?,
             None => 0,
         };
@@ -89,6 +82,24 @@ impl Tx {
     /// Counts again every tally of `reader`, whose staff memberships changed.
     pub(super) async fn retally_reader(&self, reader: &Id) -> StoreResult<()> {
         self.retally(reader, None).await
+    }
+
+    /// Counts again until when each reader with entries about `patient` cares for it, after
+    /// a change to the patient's enlistments.
+    pub(super) async fn recount_care(&self, patient: &Id) -> StoreResult<()> {
+        let update = Query::update()
+            .table(inbox_tally::Entity)
+            .value(
+                inbox_tally::Column::CaredUntil,
+                care_ends(
+                    Expr::col((inbox_tally::Entity, inbox_tally::Column::UserId)),
+                    Expr::col((inbox_tally::Entity, inbox_tally::Column::PatientId)),
+                ),
+            )
+            .and_where(inbox_tally::Column::PatientId.eq(*patient))
+            .to_owned();
+        self.db.execute(&update).await?;
+        Ok(())
     }
 
     /// Deletes the inbox entries `which` selects and counts again the tallies they were in.
@@ -144,6 +155,10 @@ impl Tx {
             .column(notification::Column::PatientId)
             .expr(Expr::col(notification::Column::Id).count())
             .expr(Func::sum(readable))
+            .expr(care_ends(
+                Expr::col((notification::Entity, notification::Column::UserId)),
+                Expr::col((notification::Entity, notification::Column::PatientId)),
+            ))
             .from(notification::Entity)
             .and_where(notification::Column::UserId.eq(*reader))
             .and_where(notification::Column::InInbox.eq(true))
@@ -160,6 +175,7 @@ impl Tx {
                 inbox_tally::Column::PatientId,
                 inbox_tally::Column::Entries,
                 inbox_tally::Column::Readable,
+                inbox_tally::Column::CaredUntil,
             ])
             .select_from(counts)
             .map_err(|e| sea_orm::DbErr::Custom(e.to_string()))?

@@ -420,6 +420,8 @@ impl Tx {
                 .await?;
             }
         }
+        // The group's staff care for the patient until the new end.
+        self.recount_care(user_id).await?;
         self.touch_user(user_id, now).await?;
         Ok(previous)
     }
@@ -440,6 +442,8 @@ impl Tx {
         if result.rows_affected == 0 {
             return Err(StoreError::NotFound);
         }
+        // The group's staff no longer care for the patient through it.
+        self.recount_care(user_id).await?;
         self.touch_user(user_id, now).await
     }
 

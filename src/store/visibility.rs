@@ -21,7 +21,9 @@
 //!
 //! "Active" is judged at the store's clock, passed in as `now` (epoch ms).
 
-use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, JoinType, Query, SelectStatement};
+use sea_orm::sea_query::{
+    Alias, Condition, Expr, ExprTrait, Func, JoinType, Query, SelectStatement,
+};
 
 use crate::domain::id::Id;
 
@@ -200,6 +202,52 @@ pub fn cared_for_by(staff: &Id, table: &str, column: &str, now: i64) -> Conditio
         now,
         Probe::PerRow,
     )))
+}
+
+/// Until when the staff member in `staff` cares for the patient in `patient`: the latest
+/// expiry of the patient's enlistments in groups the staff member is staff in, 0 when there is
+/// none. One enlistment is active at a time `now` exactly when the latest one ends after it,
+/// so a row that keeps this value (`inbox_tallies.cared_until`) can be judged by [`kept_care`]
+/// at any later time without probing again, as long as it is kept in the transactions that
+/// change the patient's enlistments or the staff member's memberships.
+pub fn care_ends(staff: Expr, patient: Expr) -> Expr {
+    let (enlistment, membership) = (Alias::new("care_pe"), Alias::new("care_se"));
+    let latest = Query::select()
+        .expr(Expr::col((enlistment.clone(), Alias::new("expiry_timestamp"))).max())
+        .from_as(Alias::new("patient_enlistments"), enlistment.clone())
+        .join_as(
+            JoinType::InnerJoin,
+            Alias::new("staff_enlistments"),
+            membership.clone(),
+            Expr::col((membership.clone(), Alias::new("group_id")))
+                .equals((enlistment.clone(), Alias::new("group_id"))),
+        )
+        .and_where(Expr::col((enlistment, Alias::new("user_id"))).eq(patient))
+        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(staff))
+        .to_owned();
+    Func::coalesce([
+        Expr::SubQuery(None, Box::new(latest.into())),
+        Expr::val(0i64),
+    ])
+    .into()
+}
+
+/// [`Viewer::users`] for a row about the patient in `table.patient_column` that keeps, in
+/// `table.cared_until_column`, the end of `viewer`'s care for that patient ([`care_ends`]):
+/// itself, and the patients it cares for at `now`; everything for an administrator.
+pub fn kept_care(
+    viewer: &Viewer,
+    table: &str,
+    patient_column: &str,
+    cared_until_column: &str,
+    now: i64,
+) -> Condition {
+    if viewer.admin {
+        return Condition::all();
+    }
+    Condition::any()
+        .add(col(table, patient_column).eq(viewer.user_id))
+        .add(col(table, cared_until_column).gt(now))
 }
 
 /// Only the user `user_id` (for lists keyed by a user id in `table.column`).

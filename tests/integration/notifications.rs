@@ -1410,10 +1410,27 @@ async fn kept_totals_are_what_the_pages_list_through_every_change_of_access() {
     );
     app.enlist_staff(&world.admin, &world.staff_a, &world.group_a)
         .await;
-    assert_eq!(
-        kept_totals(&app, &readers, "staff A is back").await[0],
-        start[0]
-    );
+    let back = kept_totals(&app, &readers, "staff A is back").await;
+    assert_eq!(back[0], start[0]);
+
+    // The other patient's prescription ends early: staff A no longer cares for it, at once;
+    // prescribed again, it does.
+    app.delete(
+        &format!(
+            "/users/v1/{}/patient_enlistments/{}",
+            world.other_patient.id, world.group_a
+        ),
+        &world.admin.token,
+        None,
+    )
+    .await
+    .assert_ok();
+    let ended_early = kept_totals(&app, &readers, "a prescription ended early").await;
+    assert!(ended_early[0] < back[0], "{ended_early:?} against {back:?}");
+    assert_eq!(ended_early[2], back[2], "the patient still reads its own");
+    app.enlist_patient(&world.admin, &world.other_patient, &world.group_a)
+        .await;
+    assert_eq!(kept_totals(&app, &readers, "prescribed again").await, back);
 
     // An erasure deletes the patient's entries from every inbox.
     let erasure = app

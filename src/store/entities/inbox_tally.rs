@@ -17,6 +17,9 @@ pub struct Model {
     pub entries: i64,
     /// Those of them the entries' own rules let the reader read as staff.
     pub readable: i64,
+    /// Until when the reader cares for the patient as staff (see
+    /// [`crate::store::visibility::kept_care`]).
+    pub cared_until: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
