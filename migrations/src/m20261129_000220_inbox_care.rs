@@ -7,7 +7,8 @@
 //! An inbox's exact total then sums the tallies of one reader from one index
 //! (`inbox_tallies_care`, which holds every column the sum reads) instead of probing the
 //! prescriptions and staff memberships once per patient. The store keeps the column in the
-//! transactions that change either (`store::inbox_tallies`).
+//! transactions that change either (`store::inbox_tallies`); `inbox_tallies_patient` finds
+//! the tallies about a patient whose prescriptions changed.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::ConnectionTrait;
@@ -64,10 +65,28 @@ impl MigrationTrait for Migration {
                 ],
                 false,
             ))
+            .await?;
+        // A change to a patient's prescriptions counts its tallies' care again, in every
+        // reader's inbox.
+        manager
+            .create_index(index(
+                InboxTallies::Table,
+                "inbox_tallies_patient",
+                &["patient_id"],
+                false,
+            ))
             .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .drop_index(
+                Index::drop()
+                    .name("inbox_tallies_patient")
+                    .table(InboxTallies::Table)
+                    .to_owned(),
+            )
+            .await?;
         manager
             .drop_index(
                 Index::drop()
