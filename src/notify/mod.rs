@@ -267,10 +267,11 @@ impl Notifier {
         Ok(planned)
     }
 
-    /// Fans out the events `ids` in one transaction.
+    /// Fans out those of the events `ids` that still wait, in one transaction.
     async fn fan_out_events(&self, ids: &[Id]) -> anyhow::Result<usize> {
         let store = self.store.begin().await?;
-        let planned = self.fan_out_in(&store, ids).await?;
+        let ids = store.waiting_among(ids).await?;
+        let planned = self.fan_out_in(&store, &ids).await?;
         store.commit_unaudited(Unaudited::Workers).await?;
         Ok(planned)
     }

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use sea_orm::sea_query::{Condition, Expr, OnConflict, Query};
+use sea_orm::sea_query::{Condition, Expr, LockBehavior, LockType, OnConflict, Order, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, ExprTrait,
     QueryFilter, QueryOrder, QuerySelect, Statement,
@@ -137,6 +137,32 @@ impl Reader {
             .db
             .query_all_raw(Statement::from_string(backend, sql))
             .await?;
+        Ok(rows
+            .iter()
+            .map(|row| row.try_get::<Id>("", "id"))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Those of `ids` that still wait to be fanned out, taken as [`Reader::waiting_events`]
+    /// takes them. A worker that fans out events one by one, after its batch failed, listed
+    /// them outside its transactions: another worker may have fanned some out since, or be
+    /// fanning them out, and an event is fanned out once.
+    pub async fn waiting_among(&self, ids: &[Id]) -> StoreResult<Vec<Id>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut select = Query::select();
+        select
+            .column(event::Column::Id)
+            .from(event::Entity)
+            .and_where(event::Column::FannedOutTimestamp.is_null())
+            .and_where(event::Column::Id.is_in(ids.iter().copied()))
+            .order_by(event::Column::CreationTimestamp, Order::Asc)
+            .order_by(event::Column::Id, Order::Asc);
+        if self.db.get_database_backend() == DbBackend::Postgres {
+            select.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+        }
+        let rows = self.db.query_all(&select).await?;
         Ok(rows
             .iter()
             .map(|row| row.try_get::<Id>("", "id"))

@@ -1253,6 +1253,9 @@ async fn events_wait_in_the_outbox_and_two_workers_fan_each_out_once() {
     }
     // Committed with the uploads, read by nobody until a worker fans them out.
     assert!(notifications(&app, &world.patient).await.is_empty());
+    let listed = app.store.waiting_events(10).await.unwrap();
+    assert_eq!(listed.len(), 5);
+    assert_eq!(app.store.waiting_among(&listed).await.unwrap(), listed);
     let (one, two) = (app.scheduler(), app.scheduler());
     let (one, two) = tokio::join!(one.work(|_| {}), two.work(|_| {}));
     let (one, two) = (one.unwrap(), two.unwrap());
@@ -1265,8 +1268,10 @@ async fn events_wait_in_the_outbox_and_two_workers_fan_each_out_once() {
         .collect();
     assert_eq!(measurements.len(), 5, "one entry per event");
     assert_eq!(notifications(&app, &world.staff_a).await.len(), 5);
-    // Nothing waits any more.
+    // Nothing waits any more: a worker that listed these events before (to fan them out one
+    // by one after its batch failed) takes none of them again.
     assert_eq!(app.work_queue().await.notified, 0);
+    assert!(app.store.waiting_among(&listed).await.unwrap().is_empty());
 }
 
 /// Checks that the inbox total of `who` (signed in with `token`) is the number of entries its
