@@ -11,10 +11,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use sea_orm::sea_query::{Condition, Expr, LockBehavior, LockType, OnConflict, Order, Query};
+use sea_orm::sea_query::{
+    Condition, Expr, LockBehavior, LockType, OnConflict, Order, Query, SelectStatement,
+};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, ExprTrait,
-    QueryFilter, QueryOrder, QuerySelect, Statement,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 
 use super::entities::{
@@ -121,26 +123,11 @@ struct FanOutInputs {
 
 impl Reader {
     /// Takes up to `limit` waiting events, oldest first, for this store's transaction to fan
-    /// out. On PostgreSQL the rows are locked and other workers skip them; on SQLite the
-    /// transaction that writes holds the database.
+    /// out (see [`Reader::waiting`]).
     pub async fn waiting_events(&self, limit: u64) -> StoreResult<Vec<Id>> {
-        let backend = self.db.get_database_backend();
-        let lock = match backend {
-            DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
-            _ => "",
-        };
-        let sql = format!(
-            "SELECT id FROM events WHERE fanned_out_timestamp IS NULL \
-             ORDER BY creation_timestamp, id LIMIT {limit}{lock}"
-        );
-        let rows = self
-            .db
-            .query_all_raw(Statement::from_string(backend, sql))
-            .await?;
-        Ok(rows
-            .iter()
-            .map(|row| row.try_get::<Id>("", "id"))
-            .collect::<Result<_, _>>()?)
+        let mut select = self.waiting();
+        select.limit(limit);
+        self.event_ids(&select).await
     }
 
     /// Those of `ids` that still wait to be fanned out, taken as [`Reader::waiting_events`]
@@ -151,18 +138,31 @@ impl Reader {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let mut select = self.waiting();
+        select.and_where(event::Column::Id.is_in(ids.iter().copied()));
+        self.event_ids(&select).await
+    }
+
+    /// The waiting events, oldest first, taken for this store's transaction: on PostgreSQL
+    /// the rows are locked and other workers skip them; on SQLite the transaction that writes
+    /// holds the database.
+    fn waiting(&self) -> SelectStatement {
         let mut select = Query::select();
         select
             .column(event::Column::Id)
             .from(event::Entity)
             .and_where(event::Column::FannedOutTimestamp.is_null())
-            .and_where(event::Column::Id.is_in(ids.iter().copied()))
             .order_by(event::Column::CreationTimestamp, Order::Asc)
             .order_by(event::Column::Id, Order::Asc);
         if self.db.get_database_backend() == DbBackend::Postgres {
             select.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
         }
-        let rows = self.db.query_all(&select).await?;
+        select
+    }
+
+    /// The ids `select` reads from `events`.
+    async fn event_ids(&self, select: &SelectStatement) -> StoreResult<Vec<Id>> {
+        let rows = self.db.query_all(select).await?;
         Ok(rows
             .iter()
             .map(|row| row.try_get::<Id>("", "id"))
