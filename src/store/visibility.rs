@@ -154,11 +154,14 @@ impl Probe {
     }
 }
 
-/// A row when `patient` has an enlistment active at `now` in a group `staff` is staff in.
-fn cared_for_by_staff(staff: &Id, patient: Expr, now: i64, probe: Probe) -> SelectStatement {
-    let (enlistment, membership) = (Alias::new("scope_pe"), Alias::new("scope_se"));
-    let select = Query::select()
-        .expr(Expr::val(1))
+/// The enlistments (`enlistment`) of the patient in `patient` in the groups the staff member
+/// in `staff` is staff in (`membership`), for the caller to select from and narrow.
+fn enlistments_in_staff_groups(
+    staff: Expr,
+    patient: Expr,
+    (enlistment, membership): (Alias, Alias),
+) -> SelectStatement {
+    Query::select()
         .from_as(Alias::new("patient_enlistments"), enlistment.clone())
         .join_as(
             JoinType::InnerJoin,
@@ -167,10 +170,22 @@ fn cared_for_by_staff(staff: &Id, patient: Expr, now: i64, probe: Probe) -> Sele
             Expr::col((membership.clone(), Alias::new("group_id")))
                 .equals((enlistment.clone(), Alias::new("group_id"))),
         )
-        .and_where(Expr::col((enlistment.clone(), Alias::new("user_id"))).eq(patient))
-        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(*staff))
-        .and_where(Expr::col((enlistment, Alias::new("expiry_timestamp"))).gt(now))
-        .to_owned();
+        .and_where(Expr::col((enlistment, Alias::new("user_id"))).eq(patient))
+        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(staff))
+        .to_owned()
+}
+
+/// A row when `patient` has an enlistment active at `now` in a group `staff` is staff in.
+fn cared_for_by_staff(staff: &Id, patient: Expr, now: i64, probe: Probe) -> SelectStatement {
+    let enlistment = Alias::new("scope_pe");
+    let select = enlistments_in_staff_groups(
+        Expr::val(*staff),
+        patient,
+        (enlistment.clone(), Alias::new("scope_se")),
+    )
+    .expr(Expr::val(1))
+    .and_where(Expr::col((enlistment, Alias::new("expiry_timestamp"))).gt(now))
+    .to_owned();
     probe.fence(select)
 }
 
@@ -211,20 +226,11 @@ pub fn cared_for_by(staff: &Id, table: &str, column: &str, now: i64) -> Conditio
 /// at any later time without probing again, as long as it is kept in the transactions that
 /// change the patient's enlistments or the staff member's memberships.
 pub fn care_ends(staff: Expr, patient: Expr) -> Expr {
-    let (enlistment, membership) = (Alias::new("care_pe"), Alias::new("care_se"));
-    let latest = Query::select()
-        .expr(Expr::col((enlistment.clone(), Alias::new("expiry_timestamp"))).max())
-        .from_as(Alias::new("patient_enlistments"), enlistment.clone())
-        .join_as(
-            JoinType::InnerJoin,
-            Alias::new("staff_enlistments"),
-            membership.clone(),
-            Expr::col((membership.clone(), Alias::new("group_id")))
-                .equals((enlistment.clone(), Alias::new("group_id"))),
-        )
-        .and_where(Expr::col((enlistment, Alias::new("user_id"))).eq(patient))
-        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(staff))
-        .to_owned();
+    let enlistment = Alias::new("care_pe");
+    let latest =
+        enlistments_in_staff_groups(staff, patient, (enlistment.clone(), Alias::new("care_se")))
+            .expr(Expr::col((enlistment, Alias::new("expiry_timestamp"))).max())
+            .to_owned();
     Func::coalesce([
         Expr::SubQuery(None, Box::new(latest.into())),
         Expr::val(0i64),
