@@ -64,6 +64,15 @@ impl Id {
     pub fn seconds(&self) -> u32 {
         u32::from_be_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
     }
+
+    /// The id's three 4-byte words combined by exclusive or: a key of 32 bits that ids of
+    /// the same second still tell apart by their random bytes and counter.
+    pub fn fold32(&self) -> i32 {
+        self.0
+            .chunks_exact(4)
+            .map(|w| i32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+            .fold(0, |key, word| key ^ word)
+    }
 }
 
 /// A fixed id named by a short text, for tests that want readable ids: the name's bytes,
@@ -135,6 +144,17 @@ mod tests {
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
         );
         assert_eq!(Id::parse(&text), Ok(ids[0]));
+    }
+
+    #[test]
+    fn folded_keys_tell_ids_of_one_second_apart() {
+        let ids: Vec<Id> = (0..1000)
+            .map(|counter| Id::parse(&format!("5f3c2b1a0d9e8f7a6b{counter:06x}")).unwrap())
+            .collect();
+        let keys: std::collections::BTreeSet<i32> = ids.iter().map(Id::fold32).collect();
+        assert_eq!(keys.len(), ids.len());
+        let id = Id::parse("0000000100000002000000f0").unwrap();
+        assert_eq!(id.fold32(), 1 ^ 2 ^ 0xf0);
     }
 
     #[test]

@@ -19,11 +19,18 @@
 //!   a group care for a patient ([`Tx::recount_care`]).
 //!
 //! An administrator reads every entry of its own inbox, so its total is the sum of `entries`.
+//!
+//! On PostgreSQL these transactions take advisory locks on the patients and readers whose
+//! tallies they count again, so that two of them never count the same tally from each
+//! other's half-finished work ([`Tx::lock_tallies`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use sea_orm::sea_query::{Condition, Expr, Func, Query};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, ExprTrait, QueryFilter, QuerySelect,
+    Statement,
+};
 
 use super::entities::{inbox_tally, notification};
 use super::notifications::entry_readable;
@@ -34,6 +41,11 @@ use crate::domain::id::Id;
 /// Patients per statement when tallies are counted again: far below SQLite's parameter
 /// limit.
 const PATIENTS_PER_STATEMENT: usize = 500;
+
+/// The two spaces of the tallies' advisory locks on PostgreSQL (`pg_advisory_xact_lock`'s
+/// first key); a transaction takes its patients' locks before its readers'.
+const PATIENT_LOCKS: i32 = 0x7461_6c70;
+const READER_LOCKS: i32 = 0x7461_6c72;
 
 impl Reader {
     /// How many entries of `viewer`'s inbox it may read: the same number as counting them
@@ -70,6 +82,10 @@ impl Tx {
         for (reader, patient) in pairs {
             by_reader.entry(reader).or_default().insert(patient);
         }
+        let patients: BTreeSet<Id> = by_reader.values().flatten().copied().collect();
+        let patients: Vec<Id> = patients.into_iter().collect();
+        let readers: Vec<Id> = by_reader.keys().copied().collect();
+        self.lock_tallies(&patients, &readers).await?;
         for (reader, patients) in by_reader {
             let patients: Vec<Id> = patients.into_iter().collect();
             for chunk in patients.chunks(PATIENTS_PER_STATEMENT) {
@@ -81,12 +97,23 @@ impl Tx {
 
     /// Counts again every tally of `reader`, whose staff memberships changed.
     pub(super) async fn retally_reader(&self, reader: &Id) -> StoreResult<()> {
+        self.lock_tallies(&[], &[*reader]).await?;
         self.retally(reader, None).await
     }
 
     /// Counts again until when each reader with entries about `patient` cares for it, after
     /// a change to the patient's enlistments.
     pub(super) async fn recount_care(&self, patient: &Id) -> StoreResult<()> {
+        // No new reader's tally about the patient can appear while its lock is held.
+        self.lock_tallies(&[*patient], &[]).await?;
+        let readers: Vec<Id> = inbox_tally::Entity::find()
+            .select_only()
+            .column(inbox_tally::Column::UserId)
+            .filter(inbox_tally::Column::PatientId.eq(*patient))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        self.lock_tallies(&[], &readers).await?;
         let update = Query::update()
             .table(inbox_tally::Entity)
             .value(
@@ -99,6 +126,40 @@ impl Tx {
             .and_where(inbox_tally::Column::PatientId.eq(*patient))
             .to_owned();
         self.db.execute(&update).await?;
+        Ok(())
+    }
+
+    /// On PostgreSQL, waits for and takes, until the transaction ends, the locks of the
+    /// tallies about `patients` and then of the tallies of `readers`.
+    ///
+    /// Under READ COMMITTED a tally counted again can miss a change another transaction has
+    /// not committed yet, and an update can miss a row another transaction has deleted and
+    /// inserted again: a prescription changed while its patient's events fan out would leave
+    /// the new row with the old end of care. The two can also lock the same tallies in
+    /// opposite orders, and PostgreSQL then aborts one of them as a deadlock. Every
+    /// transaction that counts tallies again takes these locks first, always patients before
+    /// readers and each space in key order, so that two of them touching the same tallies
+    /// take turns and never wait for each other in a circle. SQLite has one writer at a time
+    /// and needs none.
+    async fn lock_tallies(&self, patients: &[Id], readers: &[Id]) -> StoreResult<()> {
+        if self.db.get_database_backend() != DbBackend::Postgres {
+            return Ok(());
+        }
+        let mut keys: Vec<(i32, i32)> = patients
+            .iter()
+            .map(|patient| (PATIENT_LOCKS, patient.fold32()))
+            .chain(readers.iter().map(|reader| (READER_LOCKS, reader.fold32())))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        for (space, key) in keys {
+            let lock = Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "SELECT pg_advisory_xact_lock($1, $2)",
+                [space.into(), key.into()],
+            );
+            self.db.execute_raw(lock).await?;
+        }
         Ok(())
     }
 

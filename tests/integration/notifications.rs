@@ -1274,6 +1274,47 @@ async fn events_wait_in_the_outbox_and_two_workers_fan_each_out_once() {
     assert!(app.store.waiting_among(&listed).await.unwrap().is_empty());
 }
 
+/// A prescription ended, and made again, while its patient's events fan out: both succeed,
+/// and the staff's kept totals count what the end of care left, not what a fan-out counted
+/// from before it. On PostgreSQL both count the same tallies again at once unless they take
+/// turns; without the tallies' locks, ending the prescription failed as a deadlock in six of
+/// six runs.
+#[tokio::test]
+async fn kept_care_holds_when_a_prescription_changes_while_events_fan_out() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let staff_a = (world.staff_a.email.clone(), world.staff_a.token.clone());
+    let prescription = format!(
+        "/users/v1/{}/patient_enlistments/{}",
+        world.other_patient.id, world.group_a
+    );
+    let at = app.clock_millis();
+    for round in 0..16 {
+        let step = format!("round {round}");
+        app.measure_at(
+            &world.other_patient,
+            at + round * 1_000,
+            90.0,
+            "irregular",
+            &[],
+        )
+        .await;
+        if round % 2 == 0 {
+            let (_, ended) = tokio::join!(
+                app.work_queue(),
+                app.delete(&prescription, &world.admin.token, None)
+            );
+            ended.assert_ok();
+        } else {
+            tokio::join!(
+                app.work_queue(),
+                app.enlist_patient(&world.admin, &world.other_patient, &world.group_a)
+            );
+        }
+        assert_total_is_listed(&app, &staff_a, &step).await;
+    }
+}
+
 /// Checks that the inbox total of `who` (signed in with `token`) is the number of entries its
 /// pages list, and the number a filtered total counts through the gate entry by entry;
 /// returns it.
