@@ -250,47 +250,49 @@ impl Reader {
             "id",
             "creator_id",
         ));
-        let (page, total) = if spec.condition.is_empty() && !spec.skip_count {
-            // Unfiltered, the total is what the viewer sees at all, counted from the indexes.
-            let unfiltered = ListSpec {
-                skip_count: true,
-                ..spec.clone()
+        // Unfiltered, the total is what the viewer sees at all, counted from the indexes. It
+        // is counted on another connection while the page is read: for an administrator it
+        // counts every measurement, the longest statement of the list.
+        let page = super::paged(select.clone(), spec);
+        let total = async {
+            match spec.condition.is_empty() && !spec.skip_count {
+                true => self.count_visible_measurements(viewer).await.map(Some),
+                false => self.total(select, spec).await,
+            }
+        };
+        let page = async {
+            let Some(page) = page else {
+                return Ok(Vec::new());
             };
-            let (page, _) = self.narrow(select, &unfiltered).await?;
-            (page, Some(self.count_visible_measurements(viewer).await?))
-        } else {
-            self.narrow(select, spec).await?
+            // A bigint on every database (PostgreSQL's OCTET_LENGTH is an int4).
+            let data_bytes = Expr::cust(r#"CAST(OCTET_LENGTH("measurements"."data") AS BIGINT)"#);
+            let rows: Vec<ListedMeasurement> = page
+                .select_only()
+                .columns([
+                    Column::Id,
+                    Column::CreatorId,
+                    Column::Status,
+                    Column::CreationTimestamp,
+                    Column::UpdateTimestamp,
+                    Column::StatusChangedTimestamp,
+                ])
+                .column_as(data_bytes, "data_bytes")
+                .into_model()
+                .all(&self.db)
+                .await?;
+            let ids: Vec<Id> = rows.iter().map(|m| m.id).collect();
+            let (mut users, mut groups) = self.measurement_links(&ids).await?;
+            let records = rows
+                .into_iter()
+                .map(|m| ListedRecord {
+                    user_ids: users.remove(&m.id).unwrap_or_default(),
+                    group_ids: groups.remove(&m.id).unwrap_or_default(),
+                    measurement: m,
+                })
+                .collect();
+            Ok::<_, StoreError>(records)
         };
-        let Some(page) = page else {
-            return Ok((Vec::new(), total));
-        };
-        // A bigint on every database (PostgreSQL's OCTET_LENGTH is an int4).
-        let data_bytes = Expr::cust(r#"CAST(OCTET_LENGTH("measurements"."data") AS BIGINT)"#);
-        let rows: Vec<ListedMeasurement> = page
-            .select_only()
-            .columns([
-                Column::Id,
-                Column::CreatorId,
-                Column::Status,
-                Column::CreationTimestamp,
-                Column::UpdateTimestamp,
-                Column::StatusChangedTimestamp,
-            ])
-            .column_as(data_bytes, "data_bytes")
-            .into_model()
-            .all(&self.db)
-            .await?;
-        let ids: Vec<Id> = rows.iter().map(|m| m.id).collect();
-        let (mut users, mut groups) = self.measurement_links(&ids).await?;
-        let records = rows
-            .into_iter()
-            .map(|m| ListedRecord {
-                user_ids: users.remove(&m.id).unwrap_or_default(),
-                group_ids: groups.remove(&m.id).unwrap_or_default(),
-                measurement: m,
-            })
-            .collect();
-        Ok((records, total))
+        tokio::try_join!(page, total)
     }
 
     /// How many measurements `viewer` sees: exactly those [`Viewer::measurements`] admits

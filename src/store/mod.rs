@@ -529,7 +529,7 @@ fn sqlite_path(url: &str) -> Option<&str> {
 
 impl Reader {
     /// Fetches one page of `select` after narrowing it by `spec`, with the total unless the
-    /// query asked to skip counting.
+    /// query asked to skip counting: the two at once, on two of the pool's connections.
     pub(crate) async fn page<E>(
         &self,
         select: sea_orm::Select<E>,
@@ -539,12 +539,14 @@ impl Reader {
         E: sea_orm::EntityTrait,
         E::Model: Send + Sync,
     {
-        let (page, total) = self.narrow(select, spec).await?;
-        let items = match page {
-            Some(page) => page.all(&self.db).await?,
-            None => Vec::new(),
+        let page = paged(select.clone(), spec);
+        let items = async {
+            Ok(match page {
+                Some(page) => page.all(&self.db).await?,
+                None => Vec::new(),
+            })
         };
-        Ok((items, total))
+        tokio::try_join!(items, self.total(select, spec))
     }
 
     /// [`Store::page`] reading only the columns of the partial model `M`.
@@ -558,12 +560,14 @@ impl Reader {
         E::Model: Send + Sync,
         M: sea_orm::PartialModelTrait + Send + Sync,
     {
-        let (page, total) = self.narrow(select, spec).await?;
-        let items = match page {
-            Some(page) => page.into_partial_model::<M>().all(&self.db).await?,
-            None => Vec::new(),
+        let page = paged(select.clone(), spec);
+        let items = async {
+            Ok(match page {
+                Some(page) => page.into_partial_model::<M>().all(&self.db).await?,
+                None => Vec::new(),
+            })
         };
-        Ok((items, total))
+        tokio::try_join!(items, self.total(select, spec))
     }
 
     /// The exact total of `select` narrowed by `spec`'s filter, unless `spec` skips counting.
@@ -620,31 +624,23 @@ impl Reader {
         };
         Ok(counted.max(0) as u64)
     }
+}
 
-    /// The total (unless the query asked to skip counting) and the ordered page of `select`
-    /// narrowed by `spec`; no page when `limit(0)` asked for none.
-    async fn narrow<E>(
-        &self,
-        select: sea_orm::Select<E>,
-        spec: &query::ListSpec,
-    ) -> StoreResult<(Option<sea_orm::Select<E>>, Option<u64>)>
-    where
-        E: sea_orm::EntityTrait,
-        E::Model: Send + Sync,
-    {
-        use sea_orm::{PaginatorTrait, QueryFilter, QuerySelect};
-        let select = select.filter(spec.condition.clone());
-        let total = if spec.skip_count {
-            None
-        } else {
-            Some(select.clone().count(&self.db).await?)
-        };
-        if spec.limit == 0 {
-            return Ok((None, total));
-        }
-        let ordered = ordered(select, &spec.order);
-        Ok((Some(ordered.limit(spec.limit).offset(spec.offset)), total))
+/// The ordered page of `select` narrowed by `spec`; none when `limit(0)` asked for none.
+pub(crate) fn paged<E: sea_orm::EntityTrait>(
+    select: sea_orm::Select<E>,
+    spec: &query::ListSpec,
+) -> Option<sea_orm::Select<E>> {
+    use sea_orm::{QueryFilter, QuerySelect};
+    if spec.limit == 0 {
+        return None;
     }
+    let select = select.filter(spec.condition.clone());
+    Some(
+        ordered(select, &spec.order)
+            .limit(spec.limit)
+            .offset(spec.offset),
+    )
 }
 
 /// `select` sorted by `order`: the keys asked for, missing values the smallest on every
