@@ -72,20 +72,162 @@ pub async fn database_url(dir: &std::path::Path) -> String {
 /// PostgreSQL server of `admin_url`, as a URL.
 pub async fn fresh_postgres_database(admin_url: &str) -> String {
     let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
+    create_postgres_database(admin_url, &format!("\"{name}\"")).await;
+    database_named(admin_url, &name)
+}
+
+/// Like [`database_url`], with the schema already up to date: a copy of a template database
+/// that [`Store::migrate_url`](tacho::store::Store::migrate_url) migrated once for this test
+/// binary. Migrating every test's database anew took over a second per test on PostgreSQL;
+/// the server still runs its migrations on start, and finds nothing left to do.
+pub async fn migrated_database_url(dir: &std::path::Path) -> String {
+    match std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        Some(admin_url) => {
+            let template = postgres_template(&admin_url).await;
+            let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
+            create_postgres_database(&admin_url, &format!("\"{name}\" TEMPLATE \"{template}\""))
+                .await;
+            database_named(&admin_url, &name)
+        }
+        None => {
+            let file = dir.join("tacho.db");
+            std::fs::copy(sqlite_template().await, &file).expect("copy the template database");
+            format!("sqlite://{}?mode=rwc", file.display())
+        }
+    }
+}
+
+/// What tells this test binary's template databases from those of another build: its path,
+/// length and modification time (a changed migration is a new binary).
+fn template_key() -> String {
+    use std::hash::{Hash, Hasher};
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let metadata = std::fs::metadata(&exe).expect("the test binary's metadata");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (exe, metadata.len(), metadata.modified().ok()).hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+/// The name of the migrated template database on the PostgreSQL server of `admin_url`, made
+/// once: migrated under a name of its own, then renamed, so that a process running beside
+/// this one (nextest runs a process per test) uses it only once it is whole. `./scripts/test`
+/// drops it with the other `tacho_test_` databases.
+async fn postgres_template(admin_url: &str) -> String {
+    static TEMPLATE: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            let name = format!("tacho_test_template_{}", template_key());
+            let admin = Database::connect(admin_url)
+                .await
+                .expect("connect to the PostgreSQL server");
+            if !database_exists(&admin, &name).await {
+                let building = format!("tacho_test_building_{}", uuid::Uuid::new_v4().simple());
+                create_postgres_database(admin_url, &format!("\"{building}\"")).await;
+                tacho::store::Store::migrate_url(&database_named(admin_url, &building))
+                    .await
+                    .expect("migrate the template database");
+                let rename = format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\"");
+                let renamed = retry_while_in_use(&admin, &rename).await;
+                if renamed.is_err() {
+                    // Another process renamed its own first.
+                    assert!(database_exists(&admin, &name).await, "{renamed:?}");
+                    retry_while_in_use(&admin, &format!("DROP DATABASE \"{building}\""))
+                        .await
+                        .expect("drop the spare template");
+                }
+            }
+            admin.close().await.ok();
+            name
+        })
+        .await
+        .clone()
+}
+
+/// Whether the server `admin` is connected to has a database `name`.
+async fn database_exists(admin: &sea_orm::DatabaseConnection, name: &str) -> bool {
+    let query = sea_orm::Statement::from_sql_and_values(
+        sea_orm::DbBackend::Postgres,
+        "SELECT 1 FROM pg_database WHERE datname = $1",
+        [name.into()],
+    );
+    admin
+        .query_one_raw(query)
+        .await
+        .expect("read pg_database")
+        .is_some()
+}
+
+/// Runs `sql` on `admin`, again while PostgreSQL answers that the database it names is in use:
+/// a connection just closed by its client may linger on the server for a moment.
+async fn retry_while_in_use(
+    admin: &sea_orm::DatabaseConnection,
+    sql: &str,
+) -> Result<sea_orm::ExecResult, sea_orm::DbErr> {
+    let mut tries = 0;
+    loop {
+        match admin.execute_unprepared(sql).await {
+            Err(e) if tries < 100 && e.to_string().contains("being accessed by other users") => {
+                tries += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Creates the database `what` says (`"name"`, and any options) on the server of `admin_url`.
+async fn create_postgres_database(admin_url: &str, what: &str) {
     let admin = Database::connect(admin_url)
         .await
         .expect("connect to the PostgreSQL server");
-    admin
-        .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+    retry_while_in_use(&admin, &format!("CREATE DATABASE {what}"))
         .await
         .expect("create test database");
     admin.close().await.ok();
+}
+
+/// The URL of the database `name` on the server of `admin_url`.
+fn database_named(admin_url: &str, name: &str) -> String {
     let (base, query) = match admin_url.split_once('?') {
         Some((base, query)) => (base, format!("?{query}")),
         None => (admin_url, String::new()),
     };
     let base = base.rsplit_once('/').map(|(b, _)| b).unwrap_or(base);
     format!("{base}/{name}{query}")
+}
+
+/// The migrated template SQLite file, made once (in cargo's `target/tmp`, shared by the
+/// processes of this test binary): migrated under a name of its own, then written whole by
+/// `VACUUM INTO` and renamed into place.
+async fn sqlite_template() -> std::path::PathBuf {
+    static TEMPLATE: tokio::sync::OnceCell<std::path::PathBuf> = tokio::sync::OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            let folder = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+            std::fs::create_dir_all(&folder).expect("cargo's folder for test data");
+            let template = folder.join(format!("tacho-test-template-{}.db", template_key()));
+            if !template.exists() {
+                let building = tempfile::tempdir_in(&folder).expect("temporary directory");
+                let migrated = building.path().join("migrated.db");
+                let url = format!("sqlite://{}?mode=rwc", migrated.display());
+                tacho::store::Store::migrate_url(&url)
+                    .await
+                    .expect("migrate the template database");
+                let whole = building.path().join("whole.db");
+                let db = Database::connect(&url).await.expect("open the template");
+                db.execute_unprepared(&format!("VACUUM INTO '{}'", whole.display()))
+                    .await
+                    .expect("write the template whole");
+                db.close().await.ok();
+                std::fs::rename(&whole, &template).expect("put the template in place");
+            }
+            template
+        })
+        .await
+        .clone()
 }
 
 /// The PostgreSQL server the tests that need one in every pass use: `TEST_DATABASE_URL` on the
@@ -194,7 +336,11 @@ pub async fn spawn_unmigrated_app_with(adjust: impl FnOnce(&mut Settings)) -> Te
 async fn spawn_app_migrating(adjust: impl FnOnce(&mut Settings), migrate: bool) -> TestApp {
     init_logs();
     let dir = tempfile::tempdir().expect("temporary directory");
-    let url = database_url(dir.path()).await;
+    let url = if migrate {
+        migrated_database_url(dir.path()).await
+    } else {
+        database_url(dir.path()).await
+    };
     let data_dir = dir.path().to_owned();
     let mut settings = Settings::from_lookup(|key| match key {
         "TACHO_DATABASE_URL" => Some(url.clone()),
