@@ -82,8 +82,8 @@ impl Tx {
         for (reader, patient) in pairs {
             by_reader.entry(reader).or_default().insert(patient);
         }
-        let patients: BTreeSet<Id> = by_reader.values().flatten().copied().collect();
-        let patients: Vec<Id> = patients.into_iter().collect();
+        // `lock_tallies` sorts the keys and drops the repeated ones.
+        let patients: Vec<Id> = by_reader.values().flatten().copied().collect();
         let readers: Vec<Id> = by_reader.keys().copied().collect();
         self.lock_tallies(&patients, &readers).await?;
         for (reader, patients) in by_reader {
