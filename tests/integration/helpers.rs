@@ -59,19 +59,33 @@ pub struct TestUser {
 /// Test database URL: a fresh PostgreSQL database when `TEST_DATABASE_URL` is set, else a
 /// fresh SQLite file in `dir`.
 pub async fn database_url(dir: &std::path::Path) -> String {
-    match std::env::var("TEST_DATABASE_URL")
+    match test_database_server() {
+        Some(admin_url) => fresh_postgres_database(&admin_url).await,
+        None => sqlite_url(&dir.join("tacho.db")),
+    }
+}
+
+/// The PostgreSQL server each test's database is made on: `TEST_DATABASE_URL`, when set.
+fn test_database_server() -> Option<String> {
+    std::env::var("TEST_DATABASE_URL")
         .ok()
         .filter(|v| !v.is_empty())
-    {
-        Some(admin_url) => fresh_postgres_database(&admin_url).await,
-        None => format!("sqlite://{}?mode=rwc", dir.join("tacho.db").display()),
-    }
+}
+
+/// A new test database's name, `tacho_test_<random>` (`./scripts/test` drops them all).
+fn test_database_name() -> String {
+    format!("tacho_test_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// The URL of the SQLite file `file`, created when missing.
+fn sqlite_url(file: &std::path::Path) -> String {
+    format!("sqlite://{}?mode=rwc", file.display())
 }
 
 /// A new, empty database (`tacho_test_<random>`, dropped by `./scripts/test`) on the
 /// PostgreSQL server of `admin_url`, as a URL.
 pub async fn fresh_postgres_database(admin_url: &str) -> String {
-    let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
+    let name = test_database_name();
     create_postgres_database(admin_url, &format!("\"{name}\"")).await;
     database_named(admin_url, &name)
 }
@@ -81,13 +95,10 @@ pub async fn fresh_postgres_database(admin_url: &str) -> String {
 /// binary. Migrating every test's database anew took over a second per test on PostgreSQL;
 /// the server still runs its migrations on start, and finds nothing left to do.
 pub async fn migrated_database_url(dir: &std::path::Path) -> String {
-    match std::env::var("TEST_DATABASE_URL")
-        .ok()
-        .filter(|v| !v.is_empty())
-    {
+    match test_database_server() {
         Some(admin_url) => {
             let template = postgres_template(&admin_url).await;
-            let name = format!("tacho_test_{}", uuid::Uuid::new_v4().simple());
+            let name = test_database_name();
             create_postgres_database(&admin_url, &format!("\"{name}\" TEMPLATE \"{template}\""))
                 .await;
             database_named(&admin_url, &name)
@@ -95,7 +106,7 @@ pub async fn migrated_database_url(dir: &std::path::Path) -> String {
         None => {
             let file = dir.join("tacho.db");
             std::fs::copy(sqlite_template().await, &file).expect("copy the template database");
-            format!("sqlite://{}?mode=rwc", file.display())
+            sqlite_url(&file)
         }
     }
 }
@@ -212,7 +223,7 @@ async fn sqlite_template() -> std::path::PathBuf {
             if !template.exists() {
                 let building = tempfile::tempdir_in(&folder).expect("temporary directory");
                 let migrated = building.path().join("migrated.db");
-                let url = format!("sqlite://{}?mode=rwc", migrated.display());
+                let url = sqlite_url(&migrated);
                 tacho::store::Store::migrate_url(&url)
                     .await
                     .expect("migrate the template database");
