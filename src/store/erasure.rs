@@ -378,6 +378,10 @@ impl Tx {
         if ids.is_empty() {
             return Ok(0);
         }
+        // The patients' locks before the readers' that deleting inbox entries takes: their
+        // work tallies are counted again last.
+        let patients = self.creators_of(ids).await?;
+        self.lock_tallies(&patients, &[]).await?;
         let ids = || ids.iter().copied();
         self.delete_notifications(
             Condition::all().add(notification::Column::MeasurementId.is_in(ids())),
@@ -411,6 +415,7 @@ impl Tx {
             .filter(measurement::Column::Id.is_in(ids()))
             .exec(&self.db)
             .await?;
+        self.retally_work(&patients).await?;
         self.cache.invalidate();
         Ok(deleted.rows_affected)
     }

@@ -47,6 +47,9 @@ const PATIENTS_PER_STATEMENT: usize = 500;
 const PATIENT_LOCKS: i32 = 0x7461_6c70;
 const READER_LOCKS: i32 = 0x7461_6c72;
 
+/// The staff lock (see [`Tx::lock_staff_changes`]).
+const STAFF_LOCK: (i32, i32) = (0x7461_6c73, 0);
+
 impl Reader {
     /// How many entries of `viewer`'s inbox it may read: the same number as counting them
     /// through the gate, read from one tally per patient.
@@ -95,17 +98,21 @@ impl Tx {
         Ok(())
     }
 
-    /// Counts again every tally of `reader`, whose staff memberships changed.
+    /// Counts again every tally of `reader`, whose staff memberships changed: its inbox's and
+    /// its work list's.
     pub(super) async fn retally_reader(&self, reader: &Id) -> StoreResult<()> {
+        self.lock_staff_changes().await?;
         self.lock_tallies(&[], &[*reader]).await?;
-        self.retally(reader, None).await
+        self.retally(reader, None).await?;
+        self.retally_work_of_reader(reader).await
     }
 
-    /// Counts again until when each reader with entries about `patient` cares for it, after
-    /// a change to the patient's enlistments.
+    /// Counts again until when each reader with entries or waiting measurements about
+    /// `patient` cares for it, after a change to the patient's enlistments.
     pub(super) async fn recount_care(&self, patient: &Id) -> StoreResult<()> {
         // No new reader's tally about the patient can appear while its lock is held.
         self.lock_tallies(&[*patient], &[]).await?;
+        self.recount_work_care(patient).await?;
         let readers: Vec<Id> = inbox_tally::Entity::find()
             .select_only()
             .column(inbox_tally::Column::UserId)
@@ -141,10 +148,15 @@ impl Tx {
     /// readers and each space in key order, so that two of them touching the same tallies
     /// take turns and never wait for each other in a circle. SQLite has one writer at a time
     /// and needs none.
-    async fn lock_tallies(&self, patients: &[Id], readers: &[Id]) -> StoreResult<()> {
+    ///
+    /// Before them it takes the staff lock shared: a change of staff memberships waits for
+    /// every transaction holding tallies' locks, and they wait for it.
+    pub(super) async fn lock_tallies(&self, patients: &[Id], readers: &[Id]) -> StoreResult<()> {
         if self.db.get_database_backend() != DbBackend::Postgres {
             return Ok(());
         }
+        self.advisory_lock("pg_advisory_xact_lock_shared", STAFF_LOCK)
+            .await?;
         let mut keys: Vec<(i32, i32)> = patients
             .iter()
             .map(|patient| (PATIENT_LOCKS, patient.fold32()))
@@ -152,14 +164,36 @@ impl Tx {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        for (space, key) in keys {
-            let lock = Statement::from_sql_and_values(
-                DbBackend::Postgres,
-                "SELECT pg_advisory_xact_lock($1, $2)",
-                [space.into(), key.into()],
-            );
-            self.db.execute_raw(lock).await?;
+        for key in keys {
+            self.advisory_lock("pg_advisory_xact_lock", key).await?;
         }
+        Ok(())
+    }
+
+    /// On PostgreSQL, waits for and takes, alone and until the transaction ends, the staff
+    /// lock, before a change of staff memberships counts its reader's tallies again.
+    ///
+    /// Such a change counts again tallies about every patient its groups share measurements
+    /// of, without their locks, while a transaction counting a patient's tallies cannot see a
+    /// membership it has not committed: the two must not run at once. It is the transaction's
+    /// first lock, so that it never waits for the staff lock while holding another.
+    pub(super) async fn lock_staff_changes(&self) -> StoreResult<()> {
+        if self.db.get_database_backend() != DbBackend::Postgres {
+            return Ok(());
+        }
+        self.advisory_lock("pg_advisory_xact_lock", STAFF_LOCK)
+            .await
+    }
+
+    /// Runs the advisory lock function `function` (one of PostgreSQL's transaction-level
+    /// ones) on `(space, key)`.
+    async fn advisory_lock(&self, function: &str, (space, key): (i32, i32)) -> StoreResult<()> {
+        let lock = Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            format!("SELECT {function}($1, $2)"),
+            [space.into(), key.into()],
+        );
+        self.db.execute_raw(lock).await?;
         Ok(())
     }
 

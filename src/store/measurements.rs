@@ -534,7 +534,12 @@ impl Tx {
                 Expr::value(now),
             );
         }
-        Ok(update.exec(&self.db).await?.rows_affected == 1)
+        let applied = update.exec(&self.db).await?.rows_affected == 1;
+        if applied {
+            // A new result can rank it on the work list, or take it off.
+            self.retally_work(&[current.creator_id]).await?;
+        }
+        Ok(applied)
     }
 
     /// Stores a measurement of `creator_id`, shared with the groups the creator is an active
@@ -621,6 +626,10 @@ impl Tx {
             write_event(&txn, now, urgent).await?;
         }
         txn.commit().await?;
+        if !unique_groups.is_empty() {
+            // Shared with a group, it may wait in its staff's work lists.
+            self.retally_work(&[*creator_id]).await?;
+        }
         self.events_written();
         Ok(MeasurementRecord {
             measurement: model,
@@ -680,6 +689,10 @@ impl Tx {
             .await?
             .ok_or(StoreError::NotFound)?;
         txn.commit().await?;
+        if status_changed {
+            // Reviewed, it leaves the work lists; a review withdrawn puts it back.
+            self.retally_work(&[current.creator_id]).await?;
+        }
         Ok(updated)
     }
 }

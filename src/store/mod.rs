@@ -34,6 +34,7 @@ mod tokens;
 mod users;
 pub mod visibility;
 mod webhooks;
+mod work_tallies;
 
 use std::sync::Arc;
 use std::time::Duration;

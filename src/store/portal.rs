@@ -284,12 +284,12 @@ impl Reader {
             .filter(measurement::Column::CreatorId.ne(viewer.user_id))
             .filter(viewer.measurements("measurements", "id", "creator_id"))
             .filter(work_rank().is_not_null());
-        if let Some(search) = listing
+        let search = listing
             .search
             .as_deref()
             .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
+            .filter(|s| !s.is_empty());
+        if let Some(search) = search {
             // LIKE's own wildcards in the search are taken literally.
             let pattern = format!("%{}%", escape_like(search));
             let like =
@@ -309,7 +309,13 @@ impl Reader {
         if let Some(reason) = listing.reason {
             select = select.filter(reason.condition());
         }
-        let total = self.count_up_to(select.clone(), LIST_COUNTED).await?;
+        // Unfiltered, a physician's total is kept (see `work_tallies`); filtered, and for an
+        // administrator, it is counted through the gate.
+        let total = if viewer.admin || search.is_some() || listing.reason.is_some() {
+            self.count_up_to(select.clone(), LIST_COUNTED).await?
+        } else {
+            self.work_list_total(viewer).await?
+        };
         let measurements = select
             // The order of the partial index `measurements_work_list`, which it walks.
             .order_by(work_rank(), Order::Asc)

@@ -2718,6 +2718,190 @@ async fn a_physician_without_patients_is_not_told_everything_is_reviewed() {
     );
 }
 
+/// The work list's total of `staff` as its pager shows it, unfiltered (read from the kept
+/// tallies), and searched for `@`, which every address holds (counted through the gate
+/// measurement by measurement); and the entries its page lists. Each list fits one page.
+async fn work_totals(app: &TestApp, staff: &TestUser) -> (u64, u64, usize) {
+    let mut physician = logged_in(app, staff).await;
+    let total = |body: &str| -> u64 {
+        let pager = &body[body.find("<nav class=\"pager\"").expect("a pager")..];
+        let position = &pager[pager.find("<span>").expect("a position") + 6..];
+        let position = &position[..position.find("</span>").unwrap()];
+        let digits: String = position[position.rfind('(').expect("a total")..]
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        digits.parse().expect("a number")
+    };
+    let kept = physician.get("/portal/worklist").await;
+    assert_eq!(kept.status, 200);
+    let counted = physician.get("/portal/worklist?q=%40").await;
+    assert_eq!(counted.status, 200);
+    let rows = kept.body.matches("href=\"/portal/measurements/").count();
+    (total(&kept.body), total(&counted.body), rows)
+}
+
+/// Checks that each staff member's kept work list total is what the gate counts and what its
+/// page lists; returns the totals.
+async fn assert_work_totals(app: &TestApp, staff: &[&TestUser], step: &str) -> Vec<u64> {
+    let mut totals = Vec::new();
+    for member in staff {
+        let (kept, counted, rows) = work_totals(app, member).await;
+        assert_eq!(
+            (kept, counted),
+            (rows as u64, rows as u64),
+            "{step}: {}'s work list total, counted total, and entries listed",
+            member.email
+        );
+        totals.push(kept);
+    }
+    totals
+}
+
+/// The work list's unfiltered total is kept per reader and patient; through uploads, reviews,
+/// changes of staff and of prescriptions, an erasure and prescriptions running out, it stays
+/// what counting through the gate finds.
+#[tokio::test]
+async fn the_work_lists_kept_total_is_what_the_gate_counts_through_every_change_of_access() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let staff = [&world.staff_a, &world.staff_b];
+    // The patient is in both groups, so what it records is shared with both.
+    app.enlist_patient(&world.admin, &world.patient, &world.group_b)
+        .await;
+    let at = app.clock_millis();
+    let mut waiting = Vec::new();
+    for i in 0..3 {
+        waiting.push(
+            app.measure_at(&world.patient, at + i * 1_000, 90.0, "irregular", &[])
+                .await,
+        );
+    }
+    app.measure_at(&world.other_patient, at, 70.0, "normal", &[])
+        .await;
+    app.measure_at(&world.patient_b, at, 44.0, "bradycardia", &[])
+        .await;
+    // Group B's patient joins group A too: what it recorded before stays group B's alone.
+    app.enlist_patient(&world.admin, &world.patient_b, &world.group_a)
+        .await;
+    let start = assert_work_totals(&app, &staff, "stored").await;
+    assert_eq!(start, [4, 4], "A: three and one; B: three and one");
+
+    // A review takes an entry off every list it is on.
+    app.review(&world.staff_a, &waiting[0]).await;
+    assert_eq!(assert_work_totals(&app, &staff, "reviewed").await, [3, 3]);
+
+    // Staff B joins group A: it now sees the other patient's measurement too. Leaving group
+    // B, it no longer sees what group B's patient shared with group B alone.
+    app.enlist_staff(&world.admin, &world.staff_b, &world.group_a)
+        .await;
+    assert_eq!(
+        assert_work_totals(&app, &staff, "staff B joins group A").await,
+        [3, 4]
+    );
+    let staff_path =
+        |user: &TestUser, group: &str| format!("/users/v1/{}/staff_enlistments/{group}", user.id);
+    app.delete(
+        &staff_path(&world.staff_b, &world.group_b),
+        &world.admin.token,
+        None,
+    )
+    .await
+    .assert_ok();
+    assert_eq!(
+        assert_work_totals(&app, &staff, "staff B leaves group B").await,
+        [3, 3]
+    );
+
+    // The other patient's prescription ends early: no one cares for it, at once; prescribed
+    // again, its measurement is back.
+    let prescription = format!(
+        "/users/v1/{}/patient_enlistments/{}",
+        world.other_patient.id, world.group_a
+    );
+    app.delete(&prescription, &world.admin.token, None)
+        .await
+        .assert_ok();
+    assert_eq!(
+        assert_work_totals(&app, &staff, "a prescription ended early").await,
+        [2, 2]
+    );
+    app.enlist_patient(&world.admin, &world.other_patient, &world.group_a)
+        .await;
+    assert_eq!(
+        assert_work_totals(&app, &staff, "prescribed again").await,
+        [3, 3]
+    );
+
+    // An erasure takes the patient's measurements off every list.
+    let erasure = app
+        .post(
+            &format!("/users/v1/{}/erasure", world.patient.id),
+            &world.admin.token,
+            json!({"confirmation": "patient Tester"}),
+        )
+        .await;
+    assert_eq!(erasure.status, 202, "{}", erasure.body);
+    app.work_queue().await;
+    assert_eq!(
+        assert_work_totals(&app, &staff, "the patient erased").await,
+        [1, 1]
+    );
+
+    // The prescriptions run out: no write, and the lists are empty.
+    app.clock.advance(chrono::Duration::days(31));
+    assert_eq!(
+        assert_work_totals(&app, &staff, "the prescriptions ran out").await,
+        [0, 0]
+    );
+}
+
+/// Staff joining and leaving a group while its patient records and is reviewed: every change
+/// succeeds, and the kept totals count what the last of them left. On PostgreSQL a change of
+/// staff takes the staff lock alone, so that it never counts a tally from a measurement
+/// another transaction has not committed, nor the other way round.
+#[tokio::test]
+async fn the_work_lists_kept_total_holds_when_staff_change_while_patients_record() {
+    let app = spawn_app().await;
+    let world = World::new(&app).await;
+    let staff = [&world.staff_a, &world.staff_b];
+    let membership = format!(
+        "/users/v1/{}/staff_enlistments/{}",
+        world.staff_b.id, world.group_a
+    );
+    let at = app.clock_millis();
+    let mut previous: Option<String> = None;
+    for round in 0..8 {
+        let step = format!("round {round}");
+        let record = app.measure_at(&world.patient, at + round * 1_000, 90.0, "irregular", &[]);
+        let review = async {
+            if let Some(id) = &previous {
+                app.review(&world.staff_a, id).await;
+            }
+        };
+        let recorded = if round % 2 == 0 {
+            let (recorded, (), ()) = tokio::join!(
+                record,
+                review,
+                app.enlist_staff(&world.admin, &world.staff_b, &world.group_a)
+            );
+            recorded
+        } else {
+            let (recorded, (), left) = tokio::join!(
+                record,
+                review,
+                app.delete(&membership, &world.admin.token, None)
+            );
+            left.assert_ok();
+            recorded
+        };
+        previous = Some(recorded);
+        let totals = assert_work_totals(&app, &staff, &step).await;
+        let staff_b = if round % 2 == 0 { 1 } else { 0 };
+        assert_eq!(totals, [1, staff_b], "{step}: one waits at a time");
+    }
+}
+
 #[tokio::test]
 async fn administrators_search_users_by_name_or_address() {
     let app = spawn_app().await;

@@ -33,3 +33,4 @@ mod text_columns;
 pub mod user;
 pub mod webhook_delivery;
 pub mod webhook_endpoint;
+pub mod work_tally;
