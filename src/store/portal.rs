@@ -221,7 +221,16 @@ impl Reader {
         if let Some(result) = listing.result {
             select = select.filter(latest_result(viewer).eq(result.as_str()));
         }
-        let total = self.count_up_to(select.clone(), LIST_COUNTED).await?;
+        let total = match listing.result {
+            Some(_) => self.count_up_to(select.clone(), LIST_COUNTED).await?,
+            // Unfiltered, the list is the patients cared for: counted from the enlistments.
+            None => {
+                let cared = visibility::patients_cared_for(viewer, now)
+                    .limit(LIST_COUNTED + 1)
+                    .to_owned();
+                self.count_rows(cared).await?
+            }
+        };
         if listing.by_result {
             select = select.order_by(latest_rank(viewer), Order::Asc);
         }

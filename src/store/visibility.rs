@@ -208,6 +208,38 @@ fn shared_with_staff(staff: &Id, measurement: Expr, probe: Probe) -> SelectState
     probe.fence(select)
 }
 
+/// The ids of the patients `viewer` cares for at `now`, each once: for a staff member, those
+/// with an enlistment active in a group it is staff in (the staff half of [`Viewer::users`]);
+/// for an administrator, every patient ever enlisted. The portal's patient list lists exactly
+/// these patients' accounts, probed one by one; a count of them reads the enlistments'
+/// indexes here instead.
+pub fn patients_cared_for(viewer: &Viewer, now: i64) -> SelectStatement {
+    let enlistment = Alias::new("cared_pe");
+    let patient = (enlistment.clone(), Alias::new("user_id"));
+    if viewer.admin {
+        return Query::select()
+            .distinct()
+            .column(patient)
+            .from_as(Alias::new("patient_enlistments"), enlistment)
+            .to_owned();
+    }
+    let membership = Alias::new("cared_se");
+    Query::select()
+        .distinct()
+        .column(patient)
+        .from_as(Alias::new("patient_enlistments"), enlistment.clone())
+        .join_as(
+            JoinType::InnerJoin,
+            Alias::new("staff_enlistments"),
+            membership.clone(),
+            Expr::col((membership.clone(), Alias::new("group_id")))
+                .equals((enlistment.clone(), Alias::new("group_id"))),
+        )
+        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(viewer.user_id))
+        .and_where(Expr::col((enlistment, Alias::new("expiry_timestamp"))).gt(now))
+        .to_owned()
+}
+
 /// `table.column` names a patient with an enlistment active at `now` in a group `staff` is
 /// staff in, probed per row (the staff half of [`Viewer::users`]).
 pub fn cared_for_by(staff: &Id, table: &str, column: &str, now: i64) -> Condition {

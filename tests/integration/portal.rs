@@ -2718,21 +2718,34 @@ async fn a_physician_without_patients_is_not_told_everything_is_reviewed() {
     );
 }
 
+/// The total a portal list's pager shows.
+fn pager_total(body: &str) -> u64 {
+    let pager = &body[body.find("<nav class=\"pager\"").expect("a pager")..];
+    let position = &pager[pager.find("<span>").expect("a position") + 6..];
+    let position = &position[..position.find("</span>").unwrap()];
+    let digits: String = position[position.rfind('(').expect("a total")..]
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().expect("a number")
+}
+
 /// The work list's total of `staff` as its pager shows it, unfiltered (read from the kept
 /// tallies), and searched for `@`, which every address holds (counted through the gate
 /// measurement by measurement); and the entries its page lists. Each list fits one page.
+/// Checks on the way that the patient list's total (counted from the enlistments) is the
+/// number of patients it lists.
 async fn work_totals(app: &TestApp, staff: &TestUser) -> (u64, u64, usize) {
     let mut physician = logged_in(app, staff).await;
-    let total = |body: &str| -> u64 {
-        let pager = &body[body.find("<nav class=\"pager\"").expect("a pager")..];
-        let position = &pager[pager.find("<span>").expect("a position") + 6..];
-        let position = &position[..position.find("</span>").unwrap()];
-        let digits: String = position[position.rfind('(').expect("a total")..]
-            .chars()
-            .filter(char::is_ascii_digit)
-            .collect();
-        digits.parse().expect("a number")
-    };
+    let total = pager_total;
+    let patients = physician.get("/portal/patients").await;
+    assert_eq!(patients.status, 200);
+    assert_eq!(
+        pager_total(&patients.body),
+        patients.body.matches("href=\"/portal/patients/").count() as u64,
+        "{}'s patient list total and the patients it lists",
+        staff.email
+    );
     let kept = physician.get("/portal/worklist").await;
     assert_eq!(kept.status, 200);
     let counted = physician.get("/portal/worklist?q=%40").await;
@@ -2786,6 +2799,10 @@ async fn the_work_lists_kept_total_is_what_the_gate_counts_through_every_change_
         .await;
     let start = assert_work_totals(&app, &staff, "stored").await;
     assert_eq!(start, [4, 4], "A: three and one; B: three and one");
+    // An administrator's patient list counts every patient ever enlisted.
+    let mut admin = logged_in(&app, &world.admin).await;
+    let everyone = admin.get("/portal/patients").await;
+    assert_eq!(pager_total(&everyone.body), 3);
 
     // A review takes an entry off every list it is on.
     app.review(&world.staff_a, &waiting[0]).await;
@@ -2853,6 +2870,16 @@ async fn the_work_lists_kept_total_is_what_the_gate_counts_through_every_change_
     assert_eq!(
         assert_work_totals(&app, &staff, "the prescriptions ran out").await,
         [0, 0]
+    );
+    // The administrator still lists the two patients ever enlisted and not erased.
+    let mut admin = logged_in(&app, &world.admin).await;
+    let everyone = admin.get("/portal/patients").await;
+    assert_eq!(
+        (
+            pager_total(&everyone.body),
+            everyone.body.matches("href=\"/portal/patients/").count()
+        ),
+        (2, 2)
     );
 }
 
