@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sea_orm::sea_query::{Condition, Expr, Func, Query};
+use sea_orm::sea_query::{Alias, Condition, Expr, Func, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, ExprTrait, QueryFilter, QuerySelect,
     Statement,
@@ -34,7 +34,7 @@ use sea_orm::{
 
 use super::entities::{inbox_tally, notification};
 use super::notifications::entry_readable;
-use super::visibility::{care_ends, kept_care};
+use super::visibility::{care_ends, care_rewritten, kept_care};
 use super::{AsSet, Reader, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
@@ -55,16 +55,31 @@ impl Reader {
     /// through the gate, read from one tally per patient.
     pub async fn inbox_total(&self, viewer: &Viewer) -> StoreResult<u64> {
         let counted = if viewer.admin { "entries" } else { "readable" };
+        self.kept_sum("inbox_tallies", counted, viewer, Condition::all())
+            .await
+    }
+
+    /// The sum of `column` over `viewer`'s rows of the kept tallies `table` (the inbox's or
+    /// the work lists') that `narrow` keeps, about the patients it cares for now
+    /// ([`kept_care`] on the rows' `cared_until`).
+    pub(super) async fn kept_sum(
+        &self,
+        table: &str,
+        column: &str,
+        viewer: &Viewer,
+        narrow: Condition,
+    ) -> StoreResult<u64> {
         let total = Query::select()
             .expr_as(
-                Expr::cust(format!("CAST(COALESCE(SUM({counted}), 0) AS BIGINT)")),
-                sea_orm::sea_query::Alias::new("total"),
+                Expr::cust(format!("CAST(COALESCE(SUM({column}), 0) AS BIGINT)")),
+                Alias::new("total"),
             )
-            .from(inbox_tally::Entity)
-            .and_where(inbox_tally::Column::UserId.eq(viewer.user_id))
+            .from(Alias::new(table))
+            .and_where(Expr::col(Alias::new("user_id")).eq(viewer.user_id))
+            .cond_where(narrow)
             .cond_where(kept_care(
                 viewer,
-                "inbox_tallies",
+                table,
                 "patient_id",
                 "cared_until",
                 self.now(),
@@ -112,7 +127,9 @@ impl Tx {
     pub(super) async fn recount_care(&self, patient: &Id) -> StoreResult<()> {
         // No new reader's tally about the patient can appear while its lock is held.
         self.lock_tallies(&[*patient], &[]).await?;
-        self.recount_work_care(patient).await?;
+        self.db
+            .execute(&care_rewritten("work_tallies", patient))
+            .await?;
         let readers: Vec<Id> = inbox_tally::Entity::find()
             .select_only()
             .column(inbox_tally::Column::UserId)
@@ -121,18 +138,9 @@ impl Tx {
             .all(&self.db)
             .await?;
         self.lock_tallies(&[], &readers).await?;
-        let update = Query::update()
-            .table(inbox_tally::Entity)
-            .value(
-                inbox_tally::Column::CaredUntil,
-                care_ends(
-                    Expr::col((inbox_tally::Entity, inbox_tally::Column::UserId)),
-                    Expr::col((inbox_tally::Entity, inbox_tally::Column::PatientId)),
-                ),
-            )
-            .and_where(inbox_tally::Column::PatientId.eq(*patient))
-            .to_owned();
-        self.db.execute(&update).await?;
+        self.db
+            .execute(&care_rewritten("inbox_tallies", patient))
+            .await?;
         Ok(())
     }
 

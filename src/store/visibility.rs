@@ -22,7 +22,7 @@
 //! "Active" is judged at the store's clock, passed in as `now` (epoch ms).
 
 use sea_orm::sea_query::{
-    Alias, Condition, Expr, ExprTrait, Func, JoinType, Query, SelectStatement,
+    Alias, Condition, Expr, ExprTrait, Func, JoinType, Query, SelectStatement, UpdateStatement,
 };
 
 use crate::domain::id::Id;
@@ -154,11 +154,10 @@ impl Probe {
     }
 }
 
-/// The enlistments (`enlistment`) of the patient in `patient` in the groups the staff member
-/// in `staff` is staff in (`membership`), for the caller to select from and narrow.
-fn enlistments_in_staff_groups(
+/// The enlistments (`enlistment`) of any patient in the groups the staff member in `staff` is
+/// staff in (`membership`), for the caller to select from and narrow.
+fn staff_group_enlistments(
     staff: Expr,
-    patient: Expr,
     (enlistment, membership): (Alias, Alias),
 ) -> SelectStatement {
     Query::select()
@@ -168,10 +167,21 @@ fn enlistments_in_staff_groups(
             Alias::new("staff_enlistments"),
             membership.clone(),
             Expr::col((membership.clone(), Alias::new("group_id")))
-                .equals((enlistment.clone(), Alias::new("group_id"))),
+                .equals((enlistment, Alias::new("group_id"))),
         )
-        .and_where(Expr::col((enlistment, Alias::new("user_id"))).eq(patient))
         .and_where(Expr::col((membership, Alias::new("user_id"))).eq(staff))
+        .to_owned()
+}
+
+/// The enlistments (`enlistment`) of the patient in `patient` in the groups the staff member
+/// in `staff` is staff in (`membership`), for the caller to select from and narrow.
+fn enlistments_in_staff_groups(
+    staff: Expr,
+    patient: Expr,
+    (enlistment, membership): (Alias, Alias),
+) -> SelectStatement {
+    staff_group_enlistments(staff, (enlistment.clone(), membership))
+        .and_where(Expr::col((enlistment, Alias::new("user_id"))).eq(patient))
         .to_owned()
 }
 
@@ -223,21 +233,14 @@ pub fn patients_cared_for(viewer: &Viewer, now: i64) -> SelectStatement {
             .from_as(Alias::new("patient_enlistments"), enlistment)
             .to_owned();
     }
-    let membership = Alias::new("cared_se");
-    Query::select()
-        .distinct()
-        .column(patient)
-        .from_as(Alias::new("patient_enlistments"), enlistment.clone())
-        .join_as(
-            JoinType::InnerJoin,
-            Alias::new("staff_enlistments"),
-            membership.clone(),
-            Expr::col((membership.clone(), Alias::new("group_id")))
-                .equals((enlistment.clone(), Alias::new("group_id"))),
-        )
-        .and_where(Expr::col((membership, Alias::new("user_id"))).eq(viewer.user_id))
-        .and_where(Expr::col((enlistment, Alias::new("expiry_timestamp"))).gt(now))
-        .to_owned()
+    staff_group_enlistments(
+        Expr::val(viewer.user_id),
+        (enlistment.clone(), Alias::new("cared_se")),
+    )
+    .distinct()
+    .column(patient)
+    .and_where(Expr::col((enlistment, Alias::new("expiry_timestamp"))).gt(now))
+    .to_owned()
 }
 
 /// `table.column` names a patient with an enlistment active at `now` in a group `staff` is
@@ -268,6 +271,24 @@ pub fn care_ends(staff: Expr, patient: Expr) -> Expr {
         Expr::val(0i64),
     ])
     .into()
+}
+
+/// Writes again, in every row of `table` about `patient` (its `patient_id`), until when the
+/// row's reader (`user_id`) cares for the patient ([`care_ends`], into `cared_until`): what the
+/// kept tallies need after a change to the patient's enlistments.
+pub fn care_rewritten(table: &str, patient: &Id) -> UpdateStatement {
+    let table = Alias::new(table);
+    Query::update()
+        .table(table.clone())
+        .value(
+            Alias::new("cared_until"),
+            care_ends(
+                Expr::col((table.clone(), Alias::new("user_id"))),
+                Expr::col((table, Alias::new("patient_id"))),
+            ),
+        )
+        .and_where(Expr::col(Alias::new("patient_id")).eq(*patient))
+        .to_owned()
 }
 
 /// [`Viewer::users`] for a row about the patient in `table.patient_column` that keeps, in

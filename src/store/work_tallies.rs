@@ -8,7 +8,8 @@
 //! the care and the sharing, up to [`LIST_COUNTED`](super::LIST_COUNTED) + 1: on PostgreSQL at
 //! 100,000 measurements that count was most of the page's time. Summed over the tallies, the
 //! unfiltered total reads one index entry per patient with something waiting, and judges the
-//! care there by [`kept_care`], as the inbox's total does. A search or a filter by reason
+//! care there by [`kept_care`](super::visibility::kept_care), as the inbox's total does
+//! ([`Reader::kept_sum`]). A search or a filter by reason
 //! still counts through the gate. An administrator's work list counts through the gate too:
 //! it sees every measurement, and no tally is kept for it.
 //!
@@ -19,7 +20,7 @@
 //!
 //! and kept up to date with the access they depend on:
 //! - [`Tx::recount_care`](super::Tx::recount_care) writes the patient's new end of care after
-//!   a change to its prescriptions;
+//!   a change to its prescriptions ([`care_rewritten`](super::visibility::care_rewritten));
 //! - [`Tx::retally_reader`](super::Tx::retally_reader) counts again every tally of a reader
 //!   whose staff memberships changed.
 //!
@@ -34,7 +35,7 @@ use sea_orm::sea_query::{Alias, Condition, Expr, Func, JoinType, Query, SelectSt
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, QueryFilter, QuerySelect};
 
 use super::entities::{measurement, work_tally};
-use super::visibility::{care_ends, kept_care};
+use super::visibility::care_ends;
 use super::{Reader, StoreResult, Tx, Viewer};
 use crate::domain::id::Id;
 
@@ -47,27 +48,9 @@ impl Reader {
     /// administrator: the same number as counting them through the gate, read from one tally
     /// per patient.
     pub(super) async fn work_list_total(&self, viewer: &Viewer) -> StoreResult<u64> {
-        let total = Query::select()
-            .expr_as(
-                Expr::cust("CAST(COALESCE(SUM(waiting), 0) AS BIGINT)"),
-                Alias::new("total"),
-            )
-            .from(work_tally::Entity)
-            .and_where(work_tally::Column::UserId.eq(viewer.user_id))
-            .and_where(work_tally::Column::PatientId.ne(viewer.user_id))
-            .cond_where(kept_care(
-                viewer,
-                "work_tallies",
-                "patient_id",
-                "cared_until",
-                self.now(),
-            ))
-            .to_owned();
-        let total = match self.db.query_one(&total).await? {
-            Some(row) => row.try_get::<i64>("", "total")?,
-            None => 0,
-        };
-        Ok(u64::try_from(total).unwrap_or(0))
+        let others = Condition::all().add(work_tally::Column::PatientId.ne(viewer.user_id));
+        self.kept_sum("work_tallies", "waiting", viewer, others)
+            .await
     }
 }
 
@@ -143,24 +126,6 @@ impl Tx {
         let of_reader = Condition::all()
             .add(Expr::col((Alias::new("work_se"), Alias::new("user_id"))).eq(*reader));
         self.insert_work_tallies(waiting(of_reader)).await
-    }
-
-    /// Writes until when each reader with measurements of `patient` waiting cares for it,
-    /// after a change to the patient's prescriptions; the caller holds the patient's lock.
-    pub(super) async fn recount_work_care(&self, patient: &Id) -> StoreResult<()> {
-        let update = Query::update()
-            .table(work_tally::Entity)
-            .value(
-                work_tally::Column::CaredUntil,
-                care_ends(
-                    Expr::col((work_tally::Entity, work_tally::Column::UserId)),
-                    Expr::col((work_tally::Entity, work_tally::Column::PatientId)),
-                ),
-            )
-            .and_where(work_tally::Column::PatientId.eq(*patient))
-            .to_owned();
-        self.db.execute(&update).await?;
-        Ok(())
     }
 
     async fn insert_work_tallies(&self, counts: SelectStatement) -> StoreResult<()> {
