@@ -925,6 +925,21 @@ impl TestApp {
             .expect("the queue is worked")
     }
 
+    /// `admin` asks for the erasure of `patient`, a user made by [`TestApp::user`] (so named
+    /// `<name> Tester`, which the request confirms), and the queue is worked until it is done.
+    pub async fn erase(&self, admin: &TestUser, patient: &TestUser) {
+        let name = patient.email.split('@').next().unwrap_or_default();
+        let asked = self
+            .post(
+                &format!("/users/v1/{}/erasure", patient.id),
+                &admin.token,
+                json!({"confirmation": format!("{name} Tester")}),
+            )
+            .await;
+        assert_eq!(asked.status, 202, "{}", asked.body);
+        self.work_queue().await;
+    }
+
     /// Sets `user`'s language (an upper-case code, as on the wire).
     pub async fn set_language(&self, user: &TestUser, code: &str) {
         self.put(

@@ -1479,15 +1479,7 @@ async fn kept_totals_are_what_the_pages_list_through_every_change_of_access() {
     assert_eq!(kept_totals(&app, &readers, "prescribed again").await, back);
 
     // An erasure deletes the patient's entries from every inbox.
-    let erasure = app
-        .post(
-            &format!("/users/v1/{}/erasure", world.patient.id),
-            &world.admin.token,
-            json!({"confirmation": "patient Tester"}),
-        )
-        .await;
-    assert_eq!(erasure.status, 202, "{}", erasure.body);
-    app.work_queue().await;
+    app.erase(&world.admin, &world.patient).await;
     readers.pop();
     let erased = kept_totals(&app, &readers, "the patient erased").await;
     assert!(erased[0] < start[0], "{erased:?} against {start:?}");

@@ -2851,15 +2851,7 @@ async fn the_work_lists_kept_total_is_what_the_gate_counts_through_every_change_
     );
 
     // An erasure takes the patient's measurements off every list.
-    let erasure = app
-        .post(
-            &format!("/users/v1/{}/erasure", world.patient.id),
-            &world.admin.token,
-            json!({"confirmation": "patient Tester"}),
-        )
-        .await;
-    assert_eq!(erasure.status, 202, "{}", erasure.body);
-    app.work_queue().await;
+    app.erase(&world.admin, &world.patient).await;
     assert_eq!(
         assert_work_totals(&app, &staff, "the patient erased").await,
         [1, 1]
