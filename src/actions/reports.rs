@@ -98,21 +98,23 @@ impl Actions {
                 });
             }
         }
-        // The render runs outside the transaction (it may take seconds); the document and its
-        // record are stored together.
-        let (document, file) = self
+        // The render runs outside the transaction (it may take seconds); the file's row, the
+        // document and its audit record are stored together.
+        let document = self
             .reports
             .measurement_report(&viewer.user_id, &record, &patient, language)
             .await?;
-        let report = self
+        let (report, file) = self
             .act(async |tx| {
-                let report = tx.insert_measurement_report(document).await?;
+                let made = document.record(tx).await?;
                 let record = entry(viewer, AuditAction::ReportCreate, "measurement", &id)
                     .patient(&patient_id)
                     .detail(language.code());
-                done(report, record)
+                done(made, record)
             })
             .await?;
+        // Requests for the same PDF shared its render until its row was committed, here.
+        drop(document);
         Ok(MeasurementPdf {
             report: ReportRecord {
                 report,

@@ -36,9 +36,9 @@ use crate::domain::id::Id;
 use crate::domain::measurement::Status;
 use crate::pdf::{Engine, RenderMeta, Template, TemplateData};
 use crate::storage::FileStorage;
-use crate::store::entities::{file, report, user};
+use crate::store::entities::{file, measurement_report, report, user};
 use crate::store::{
-    MeasurementRecord, NewFile, NewMeasurementReport, Service, Store, StoreError, Unaudited,
+    MeasurementRecord, NewFile, NewMeasurementReport, Service, Store, StoreError, Tx, Unaudited,
 };
 use crate::telemetry::metrics;
 
@@ -58,7 +58,79 @@ pub enum ReportError {
     Internal(#[from] anyhow::Error),
 }
 
-type Flight = Arc<OnceCell<file::Model>>;
+type Flight = Arc<OnceCell<Pdf>>;
+
+/// A PDF found among the stored files, or just rendered and put in storage with its row still
+/// to be recorded: the caller records it in the transaction that records what points at it.
+#[derive(Debug, Clone)]
+pub enum Pdf {
+    /// A file recorded earlier, by this process or another.
+    Stored(file::Model),
+    /// A render now in storage, and the row to record for it.
+    Rendered(NewFile),
+}
+
+/// A PDF from [`Reports::pdf`]. Until it is dropped, requests for the same content share it
+/// instead of rendering again, so that its row is recorded before the next request looks for
+/// it.
+pub struct Flown<'a> {
+    reports: &'a Reports,
+    key: String,
+    flight: Flight,
+    pdf: Pdf,
+}
+
+impl Flown<'_> {
+    /// The file's row: the stored one, or the rendered one's, inserted in `tx`. Requests that
+    /// shared the render each insert it; a key recorded meanwhile keeps its first row
+    /// ([`Tx::insert_file`]).
+    pub async fn record(&self, tx: &Tx) -> Result<file::Model, StoreError> {
+        match &self.pdf {
+            Pdf::Stored(file) => Ok(file.clone()),
+            Pdf::Rendered(new) => tx.insert_file(new.clone()).await,
+        }
+    }
+}
+
+impl Drop for Flown<'_> {
+    fn drop(&mut self) {
+        self.reports.land(&self.key, &self.flight);
+    }
+}
+
+/// A measurement's report made by [`Reports::measurement_report`], for the caller to record
+/// with its audit record: the PDF's row, then the document that points at it.
+pub struct MeasurementDocument<'a> {
+    pdf: Flown<'a>,
+    creator_id: Id,
+    patient_id: Id,
+    measurement_id: Id,
+    language: Language,
+    time_zone: Tz,
+    for_measurement_updated_timestamp: i64,
+}
+
+impl MeasurementDocument<'_> {
+    /// Records the PDF's row and the report document in `tx`.
+    pub async fn record(
+        &self,
+        tx: &Tx,
+    ) -> Result<(measurement_report::Model, file::Model), StoreError> {
+        let file = self.pdf.record(tx).await?;
+        let report = tx
+            .insert_measurement_report(NewMeasurementReport {
+                creator_id: self.creator_id,
+                patient_id: self.patient_id,
+                measurement_id: self.measurement_id,
+                language: self.language.code().to_owned(),
+                time_zone: self.time_zone.name().to_owned(),
+                file_id: file.id,
+                for_measurement_updated_timestamp: self.for_measurement_updated_timestamp,
+            })
+            .await?;
+        Ok((report, file))
+    }
+}
 
 /// Makes reports; one per application.
 pub struct Reports {
@@ -133,7 +205,7 @@ impl Reports {
         record: &MeasurementRecord,
         patient: &user::Model,
         language: Language,
-    ) -> Result<(NewMeasurementReport, file::Model), ReportError> {
+    ) -> Result<MeasurementDocument<'_>, ReportError> {
         let m = &record.measurement;
         if !reportable(m.status) {
             return Err(ReportError::NotReady(format!(
@@ -178,7 +250,7 @@ impl Reports {
             timestamp: built.as_of,
             language: language.code().to_owned(),
         };
-        let file = self
+        let pdf = self
             .pdf(
                 creator_id,
                 &key,
@@ -188,16 +260,15 @@ impl Reports {
                 meta,
             )
             .await?;
-        let document = NewMeasurementReport {
-            creator_id: creator_id.to_owned(),
+        Ok(MeasurementDocument {
+            pdf,
+            creator_id: *creator_id,
             patient_id: patient.id,
             measurement_id: m.id,
-            language: language.code().to_owned(),
-            time_zone: time_zone.name().to_owned(),
-            file_id: file.id,
+            language,
+            time_zone,
             for_measurement_updated_timestamp: m.update_timestamp,
-        };
-        Ok((document, file))
+        })
     }
 
     /// The PDF of a periodic report about `patient` in `language` and `time_zone`, rendered
@@ -234,22 +305,33 @@ impl Reports {
             timestamp: built.as_of,
             language: language.code().to_owned(),
         };
-        self.pdf(
-            reader_id,
-            &key,
-            (&name, &patient.id),
-            Template::Periodic,
-            built.data,
-            meta,
-        )
-        .await
+        let pdf = self
+            .pdf(
+                reader_id,
+                &key,
+                (&name, &patient.id),
+                Template::Periodic,
+                built.data,
+                meta,
+            )
+            .await?;
+        let file = match &pdf.pdf {
+            Pdf::Stored(file) => file.clone(),
+            Pdf::Rendered(_) => {
+                self.store
+                    .write(Unaudited::Renders, async |tx| pdf.record(tx).await)
+                    .await?
+            }
+        };
+        Ok(file)
     }
 
-    /// The stored file for `key`, rendering it first when no process has. The file and its
-    /// row are written only once a render has finished in time; the row is stored under
-    /// `name` and the id of the patient it is about (what erasure and retention find it by).
-    /// The key is looked up once, inside the single flight: requests for the same key wait
-    /// for that one answer, stored or rendered.
+    /// The stored file for `key`, or a render of it put in storage when no process has one.
+    /// The file is written only once a render has finished in time; its row, under `name`
+    /// and the id of the patient it is about (what erasure and retention find it by), is for
+    /// the caller to record ([`Flown::record`]). The key is looked up once, inside the single
+    /// flight: requests for the same key wait for that one answer, stored or rendered, and
+    /// share it until the first of them has recorded it.
     ///
     /// Another instance may record the same key between the lookup and the insert; the
     /// insert then keeps the first row ([`crate::store::Tx::insert_file`]) and the render
@@ -262,7 +344,7 @@ impl Reports {
         template: Template,
         data: D,
         meta: RenderMeta,
-    ) -> Result<file::Model, ReportError> {
+    ) -> Result<Flown<'_>, ReportError> {
         let flight = {
             let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
             in_flight.entry(key.to_owned()).or_default().clone()
@@ -271,11 +353,10 @@ impl Reports {
             .get_or_try_init(|| async {
                 if let Some(file) = self.store.file_by_cache_key(&Service::Reports, key).await? {
                     metrics::render_cache(template.name(), true);
-                    return Ok(file);
+                    return Ok(Pdf::Stored(file));
                 }
                 metrics::render_cache(template.name(), false);
                 let bytes = self.render(reader_id, template, data, meta).await?;
-                self.storage.put(key, bytes.clone()).await?;
                 let new = NewFile {
                     cache_key: key.to_owned(),
                     name: name.to_owned(),
@@ -285,19 +366,31 @@ impl Reports {
                     sha256: hex::encode(Sha256::digest(&bytes)),
                     sha1: crate::fhir::map::sha1_base64(&bytes),
                 };
-                let file = self
-                    .store
-                    .write(Unaudited::Renders, async |tx| tx.insert_file(new).await)
-                    .await?;
-                Ok::<_, ReportError>(file)
+                self.storage.put(key, bytes).await?;
+                Ok::<_, ReportError>(Pdf::Rendered(new))
             })
             .await
             .cloned();
+        match result {
+            Ok(pdf) => Ok(Flown {
+                reports: self,
+                key: key.to_owned(),
+                flight,
+                pdf,
+            }),
+            Err(e) => {
+                self.land(key, &flight);
+                Err(e)
+            }
+        }
+    }
+
+    /// Ends `flight` for `key`: the next request for it looks it up again.
+    fn land(&self, key: &str, flight: &Flight) {
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        if in_flight.get(key).is_some_and(|f| Arc::ptr_eq(f, &flight)) {
+        if in_flight.get(key).is_some_and(|f| Arc::ptr_eq(f, flight)) {
             in_flight.remove(key);
         }
-        result
     }
 
     /// Renders on the blocking pool: first the reader's turn, then a core's slot. Typst has

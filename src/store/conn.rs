@@ -111,3 +111,24 @@ impl ConnectionTrait for Db {
         }
     }
 }
+
+/// Inserts `row` and returns it as stored, in one statement (`INSERT … RETURNING *`).
+/// sea-orm's own insert reads the row back with a second statement on SQLite, where its
+/// `RETURNING` is off.
+pub(crate) async fn insert_returning<A>(
+    db: &impl ConnectionTrait,
+    row: A,
+) -> Result<<A::Entity as sea_orm::EntityTrait>::Model, DbErr>
+where
+    A: sea_orm::ActiveModelTrait,
+{
+    use sea_orm::{EntityTrait, QueryTrait};
+    let mut insert = A::Entity::insert(row).into_query();
+    insert.returning_all();
+    let statement = db.get_database_backend().build(&insert);
+    A::Entity::find()
+        .from_raw_sql(statement)
+        .one(db)
+        .await?
+        .ok_or(DbErr::RecordNotInserted)
+}

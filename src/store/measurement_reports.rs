@@ -1,7 +1,8 @@
 //! Measurement report documents.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
+use super::conn::insert_returning;
 use super::entities::file;
 use super::entities::measurement_report::{self, MeasurementReportStatus};
 use super::notifications::{NewEvent, write_event};
@@ -132,8 +133,7 @@ impl Tx {
         new: NewMeasurementReport,
     ) -> StoreResult<measurement_report::Model> {
         let now = self.now();
-        let txn = self.db.begin().await?;
-        let made = measurement_report::ActiveModel {
+        let row = measurement_report::ActiveModel {
             id: Set(Id::generate()),
             creator_id: Set(new.creator_id),
             patient_id: Set(new.patient_id),
@@ -146,12 +146,11 @@ impl Tx {
             creation_timestamp: Set(now),
             update_timestamp: Set(now),
             status_changed_timestamp: Set(now),
-        }
-        .insert(&txn)
-        .await?;
+        };
+        let made = insert_returning(&self.db, row).await?;
         // Whoever asked for the document has it; the others are told it is ready.
         write_event(
-            &txn,
+            &self.db,
             now,
             NewEvent {
                 kind: EventKind::MeasurementReportReady,
@@ -163,7 +162,6 @@ impl Tx {
             },
         )
         .await?;
-        txn.commit().await?;
         self.events_written();
         Ok(made)
     }
