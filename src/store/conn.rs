@@ -4,6 +4,7 @@
 //! opens a transaction of its own gets a savepoint inside the action's.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use super::availability::PoolWatch;
 
@@ -22,17 +23,19 @@ pub(crate) enum Db {
 }
 
 impl Db {
-    /// A transaction on the pool, or a savepoint inside the open transaction.
-    pub(crate) async fn begin(&self) -> Result<DatabaseTransaction, DbErr> {
+    /// A transaction on the pool, or a savepoint inside the open transaction. Its statements
+    /// are counted with the pool's ([`Nested`]).
+    pub(crate) async fn begin(&self) -> Result<Nested, DbErr> {
         match self {
             // Store functions that open their own transaction read before they write; on
             // SQLite a deferred one would fail outright when another writer commits between.
-            Db::Pool(pool, watch) => watch.run(pool, Db::begin_action(pool)).await,
+            Db::Pool(pool, watch) => {
+                let txn = watch.run(pool, Db::begin_action(pool)).await?;
+                Ok(Nested(txn, watch.clone()))
+            }
             Db::Transaction(txn, watch) => {
-                watch
-                    .sent
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                txn.begin().await
+                watch.sent.fetch_add(1, Ordering::Relaxed);
+                Ok(Nested(txn.begin().await?, watch.clone()))
             }
         }
     }
@@ -69,7 +72,7 @@ impl ConnectionTrait for Db {
             Db::Transaction(txn, watch) => {
                 watch
                     .sent
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(1, Ordering::Relaxed);
                 txn.execute_raw(stmt).await
             }
         }
@@ -81,7 +84,7 @@ impl ConnectionTrait for Db {
             Db::Transaction(txn, watch) => {
                 watch
                     .sent
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(1, Ordering::Relaxed);
                 txn.execute_unprepared(sql).await
             }
         }
@@ -93,7 +96,7 @@ impl ConnectionTrait for Db {
             Db::Transaction(txn, watch) => {
                 watch
                     .sent
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(1, Ordering::Relaxed);
                 txn.query_one_raw(stmt).await
             }
         }
@@ -105,10 +108,50 @@ impl ConnectionTrait for Db {
             Db::Transaction(txn, watch) => {
                 watch
                     .sent
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    .fetch_add(1, Ordering::Relaxed);
                 txn.query_all_raw(stmt).await
             }
         }
+    }
+}
+
+/// A transaction a store function opens for a step of its own ([`Db::begin`]): on the pool,
+/// or a savepoint in the action's. Its statements count among the pool's sent statements
+/// (what the page-cost tests read), as the action's own do.
+pub(crate) struct Nested(DatabaseTransaction, Arc<PoolWatch>);
+
+impl Nested {
+    /// Commits the transaction, or releases the savepoint.
+    pub(crate) async fn commit(self) -> Result<(), DbErr> {
+        self.0.commit().await
+    }
+
+    fn counted(&self) -> &DatabaseTransaction {
+        self.1.sent.fetch_add(1, Ordering::Relaxed);
+        &self.0
+    }
+}
+
+#[async_trait::async_trait]
+impl ConnectionTrait for Nested {
+    fn get_database_backend(&self) -> DbBackend {
+        self.0.get_database_backend()
+    }
+
+    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
+        self.counted().execute_raw(stmt).await
+    }
+
+    async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
+        self.counted().execute_unprepared(sql).await
+    }
+
+    async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
+        self.counted().query_one_raw(stmt).await
+    }
+
+    async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
+        self.counted().query_all_raw(stmt).await
     }
 }
 
