@@ -70,9 +70,7 @@ impl ConnectionTrait for Db {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.execute_raw(stmt)).await,
             Db::Transaction(txn, watch) => {
-                watch
-                    .sent
-                    .fetch_add(1, Ordering::Relaxed);
+                watch.sent.fetch_add(1, Ordering::Relaxed);
                 txn.execute_raw(stmt).await
             }
         }
@@ -82,9 +80,7 @@ impl ConnectionTrait for Db {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.execute_unprepared(sql)).await,
             Db::Transaction(txn, watch) => {
-                watch
-                    .sent
-                    .fetch_add(1, Ordering::Relaxed);
+                watch.sent.fetch_add(1, Ordering::Relaxed);
                 txn.execute_unprepared(sql).await
             }
         }
@@ -94,9 +90,7 @@ impl ConnectionTrait for Db {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.query_one_raw(stmt)).await,
             Db::Transaction(txn, watch) => {
-                watch
-                    .sent
-                    .fetch_add(1, Ordering::Relaxed);
+                watch.sent.fetch_add(1, Ordering::Relaxed);
                 txn.query_one_raw(stmt).await
             }
         }
@@ -106,9 +100,7 @@ impl ConnectionTrait for Db {
         match self {
             Db::Pool(pool, watch) => watch.run(pool, pool.query_all_raw(stmt)).await,
             Db::Transaction(txn, watch) => {
-                watch
-                    .sent
-                    .fetch_add(1, Ordering::Relaxed);
+                watch.sent.fetch_add(1, Ordering::Relaxed);
                 txn.query_all_raw(stmt).await
             }
         }
@@ -153,25 +145,4 @@ impl ConnectionTrait for Nested {
     async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
         self.counted().query_all_raw(stmt).await
     }
-}
-
-/// Inserts `row` and returns it as stored, in one statement (`INSERT … RETURNING *`).
-/// sea-orm's own insert reads the row back with a second statement on SQLite, where its
-/// `RETURNING` is off.
-pub(crate) async fn insert_returning<A>(
-    db: &impl ConnectionTrait,
-    row: A,
-) -> Result<<A::Entity as sea_orm::EntityTrait>::Model, DbErr>
-where
-    A: sea_orm::ActiveModelTrait,
-{
-    use sea_orm::{EntityTrait, QueryTrait};
-    let mut insert = A::Entity::insert(row).into_query();
-    insert.returning_all();
-    let statement = db.get_database_backend().build(&insert);
-    A::Entity::find()
-        .from_raw_sql(statement)
-        .one(db)
-        .await?
-        .ok_or(DbErr::RecordNotInserted)
 }

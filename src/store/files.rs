@@ -101,8 +101,8 @@ impl Tx {
     pub async fn insert_file(&self, new: NewFile) -> StoreResult<file::Model> {
         // A key recorded meanwhile wins without an error, which on PostgreSQL would abort the
         // transaction: the row is inserted unless the key exists, and read only then. The
-        // statement returns the row it inserted (written out here: sea-orm's own RETURNING is
-        // off for SQLite and reads the row back with a second statement).
+        // statement returns the row it inserted (written out here: sea-orm's own insert takes
+        // a conflict that inserted nothing for an error).
         let mut insert = file::Entity::insert(file::ActiveModel {
             id: Set(Id::generate()),
             legacy_secret_hash: Set(String::new()),

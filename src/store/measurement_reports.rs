@@ -1,8 +1,7 @@
 //! Measurement report documents.
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
-use super::conn::insert_returning;
 use super::entities::file;
 use super::entities::measurement_report::{self, MeasurementReportStatus};
 use super::notifications::{NewEvent, write_event};
@@ -133,7 +132,7 @@ impl Tx {
         new: NewMeasurementReport,
     ) -> StoreResult<measurement_report::Model> {
         let now = self.now();
-        let row = measurement_report::ActiveModel {
+        let made = measurement_report::ActiveModel {
             id: Set(Id::generate()),
             creator_id: Set(new.creator_id),
             patient_id: Set(new.patient_id),
@@ -146,8 +145,9 @@ impl Tx {
             creation_timestamp: Set(now),
             update_timestamp: Set(now),
             status_changed_timestamp: Set(now),
-        };
-        let made = insert_returning(&self.db, row).await?;
+        }
+        .insert(&self.db)
+        .await?;
         // Whoever asked for the document has it; the others are told it is ready.
         write_event(
             &self.db,
