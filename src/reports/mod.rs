@@ -169,6 +169,25 @@ pub fn cache_key(template: Template, data: &impl Serialize) -> String {
     hex::encode(hasher.finalize())
 }
 
+/// What a report's PDF declares of itself: its title (the patient's name), its identifier (the
+/// cache key), its date (the data's instant, `as_of`) and its language.
+fn render_meta(
+    patient: &user::Model,
+    key: &str,
+    as_of: chrono::DateTime<chrono::Utc>,
+    language: Language,
+) -> RenderMeta {
+    RenderMeta {
+        title: format!(
+            "Tacho — {}",
+            crate::domain::person_name::full_name(&patient.first_name, &patient.last_name)
+        ),
+        ident: key.to_owned(),
+        timestamp: as_of,
+        language: language.code().to_owned(),
+    }
+}
+
 impl Reports {
     /// Reports stored in `storage`, rendered by `engine`, at most one render per core at once,
     /// each within [`DEFAULT_DEADLINE`].
@@ -241,15 +260,7 @@ impl Reports {
         let built = measurement::build(&input);
         let key = cache_key(Template::Measurement, &built.data);
         let name = format!("tacho-measurement-{}-{}.pdf", &m.id, language.code());
-        let meta = RenderMeta {
-            title: format!(
-                "Tacho — {}",
-                crate::domain::person_name::full_name(&patient.first_name, &patient.last_name)
-            ),
-            ident: key.clone(),
-            timestamp: built.as_of,
-            language: language.code().to_owned(),
-        };
+        let meta = render_meta(patient, &key, built.as_of, language);
         let pdf = self
             .pdf(
                 creator_id,
@@ -296,15 +307,7 @@ impl Reports {
         .map_err(anyhow::Error::from)?;
         let key = cache_key(Template::Periodic, &built.data);
         let name = format!("tacho-report-{}-{}.pdf", report.id, language.code());
-        let meta = RenderMeta {
-            title: format!(
-                "Tacho — {}",
-                crate::domain::person_name::full_name(&patient.first_name, &patient.last_name)
-            ),
-            ident: key.clone(),
-            timestamp: built.as_of,
-            language: language.code().to_owned(),
-        };
+        let meta = render_meta(patient, &key, built.as_of, language);
         let pdf = self
             .pdf(
                 reader_id,
