@@ -1,13 +1,15 @@
 //! The audit trail: appended to by the portal (and the API) whenever someone views or
 //! downloads a patient's data or changes something; read by administrators.
 
-use sea_orm::sea_query::{Expr, ExprTrait, Query, SelectStatement, SimpleExpr, UnionType};
+use std::fmt::Write as _;
+
+use sea_orm::sea_query::{Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Statement,
 };
 
-use super::entities::{audit_event, file, measurement_report};
+use super::entities::{audit_event, file};
 use super::query::{escape_like, lower_like};
 use super::visibility::Scope;
 use super::{AdminTask, Reader, Store, StoreResult, Tx, Viewer};
@@ -149,45 +151,44 @@ impl Store {
         entry: AuditEntry,
     ) -> StoreResult<()> {
         let id = Id::generate();
-        let patient = Query::select()
-            .column(measurement_report::Column::PatientId)
-            .from(measurement_report::Entity)
-            .and_where(
-                Expr::col((
-                    measurement_report::Entity,
-                    measurement_report::Column::FileId,
-                ))
-                .equals((file::Entity, file::Column::Id)),
-            )
-            .limit(1)
-            .to_owned();
-        let column = |name: file::Column| Expr::col((file::Entity, name));
-        // The columns in the order of `record_downloads`' insert.
-        let select = Query::select()
-            .expr(Expr::val(id))
-            .expr(Expr::val(entry.actor_id))
-            .expr(Expr::val(entry.action.as_str()))
-            .expr(SimpleExpr::SubQuery(None, Box::new(patient.into())))
-            .expr(Expr::val(entry.object_kind))
-            .expr(column(file::Column::Id))
-            .expr(Expr::val(detail_text(&entry.detail)))
-            .expr(Expr::val(self.now()))
-            .from(file::Entity)
-            .and_where(column(file::Column::Id).eq(file.id))
-            .and_where(column(file::Column::TokenVersion).eq(file.token_version))
-            .and_where(column(file::Column::LegacySecretHash).eq(file.legacy_secret_hash.as_str()))
-            .cond_where(scope.files())
-            .to_owned();
+        let download = Download {
+            id,
+            actor_id: entry.actor_id,
+            action: entry.action,
+            object_kind: entry.object_kind,
+            detail: detail_text(&entry.detail),
+            file_id: file.id,
+            token_version: file.token_version,
+            legacy_secret_hash: file.legacy_secret_hash.clone(),
+            at: self.now(),
+            scope: scope.files(),
+        };
         let (done, committed) = tokio::sync::oneshot::channel();
         self.group_commit
             .sender(&self.db)
-            .send(Waiting::Download(id, Box::new(select), done))
+            .send(Waiting::Download(Box::new(download), done))
             .map_err(|_| closed())?;
         match committed.await.map_err(|_| closed())?? {
             true => Ok(()),
             false => Err(super::StoreError::NotFound),
         }
     }
+}
+
+/// A download's record as it waits for its group commit: the row to write, and the file's
+/// token as the download found it, which the stored row must still have.
+struct Download {
+    id: Id,
+    actor_id: Id,
+    action: AuditAction,
+    object_kind: &'static str,
+    detail: String,
+    file_id: Id,
+    token_version: i32,
+    legacy_secret_hash: String,
+    at: i64,
+    /// The files the recording scope reads ([`Scope::files`]).
+    scope: Condition,
 }
 
 /// What waits for a group commit, and where to say it is done.
@@ -197,11 +198,9 @@ enum Waiting {
         Vec<audit_event::ActiveModel>,
         tokio::sync::oneshot::Sender<StoreResult<()>>,
     ),
-    /// A download's record (its id, and the select that yields its row while the file's
-    /// token holds), answered with whether it was written.
+    /// A download's record, answered with whether it was written.
     Download(
-        Id,
-        Box<SelectStatement>,
+        Box<Download>,
         tokio::sync::oneshot::Sender<StoreResult<bool>>,
     ),
 }
@@ -218,7 +217,7 @@ impl Waiting {
 /// Group commit of the records of reads. On SQLite every commit waits for the one writer, so a
 /// record per download in a transaction of its own held downloads to the writer's pace. Here
 /// one task writes whatever records have arrived since its last commit, in one statement for
-/// the plain records and one for the downloads' (per [`MOST_DOWNLOADS_PER_STATEMENT`]), and
+/// the plain records and one for the downloads (per scope they were recorded through), and
 /// each waiting read is answered once its record is committed: a read still never goes out
 /// unrecorded, and under load many reads share one write.
 #[derive(Default)]
@@ -227,12 +226,9 @@ pub(crate) struct GroupCommit(
 );
 
 /// The most records one commit takes: a statement stays well below SQLite's 32,766 bound
-/// parameters (8 per record).
+/// parameters (9 per download, 8 per other record). A `VALUES` list, unlike a compound
+/// `SELECT`, has no limit of its own on its rows.
 const MOST_PER_COMMIT: usize = 1_000;
-
-/// The most downloads one statement records: each is a term of a compound SELECT, and SQLite
-/// takes at most 500 (`SQLITE_MAX_COMPOUND_SELECT`).
-const MOST_DOWNLOADS_PER_STATEMENT: usize = 400;
 
 impl GroupCommit {
     /// The queue of the writing task on `db` (the store's pool), started on first use, and
@@ -275,17 +271,13 @@ async fn commit_in_groups(
         let mut rows = Vec::new();
         let mut downloads = Vec::new();
         let mut told_plain = Vec::new();
-        let mut told_download = Vec::new();
         for waiting in group.drain(..) {
             match waiting {
                 Waiting::Records(mut records, done) => {
                     rows.append(&mut records);
                     told_plain.push(done);
                 }
-                Waiting::Download(id, select, done) => {
-                    downloads.push(*select);
-                    told_download.push((id, done));
-                }
+                Waiting::Download(download, done) => downloads.push((download, done)),
             }
         }
         let plain = rows.len();
@@ -304,57 +296,144 @@ async fn commit_in_groups(
             // A reader that gave up waiting has nothing to be told.
             let _ = done.send(written.as_ref().map(|_| ()).map_err(copy));
         }
-        let mut remaining = told_download.into_iter();
-        let mut selects = downloads.into_iter();
-        loop {
-            let chunk: Vec<SelectStatement> = selects
-                .by_ref()
-                .take(MOST_DOWNLOADS_PER_STATEMENT)
-                .collect();
-            if chunk.is_empty() {
-                break;
+        // Downloads through the same scope share a statement (in practice every download is
+        // through one scope, so there is one).
+        while !downloads.is_empty() {
+            let scope = downloads[0].0.scope.clone();
+            let (same, others): (Vec<_>, Vec<_>) = downloads
+                .into_iter()
+                .partition(|(download, _)| download.scope == scope);
+            downloads = others;
+            let (same, told): (Vec<_>, Vec<_>) = same.into_iter().unzip();
+            let written = record_downloads(&db, &same, &scope).await;
+            if let Ok(written) = &written {
+                crate::telemetry::metrics::audit_group_commit(written.count(same.len()));
             }
-            let told: Vec<_> = remaining.by_ref().take(chunk.len()).collect();
-            let written = record_downloads(&db, chunk).await;
-            if let Ok(ids) = &written {
-                crate::telemetry::metrics::audit_group_commit(ids.len());
-            }
-            for (id, done) in told {
-                let _ = done.send(written.as_ref().map(|ids| ids.contains(&id)).map_err(copy));
+            for (download, done) in same.iter().zip(told) {
+                let _ = done.send(
+                    written
+                        .as_ref()
+                        .map(|written| written.holds(&download.id))
+                        .map_err(copy),
+                );
             }
         }
     }
 }
 
-/// Writes the rows the downloads' selects yield in one statement, and gives the ids written.
+/// Which of a statement's download records were written.
+enum Written {
+    /// Every one: the statement's count of rows says so, and no row is sent back.
+    All,
+    /// These only: some files' tokens had changed (read back by id, which is rare).
+    Only(std::collections::HashSet<Id>),
+}
+
+impl Written {
+    fn holds(&self, id: &Id) -> bool {
+        match self {
+            Written::All => true,
+            Written::Only(ids) => ids.contains(id),
+        }
+    }
+
+    fn count(&self, of: usize) -> usize {
+        match self {
+            Written::All => of,
+            Written::Only(ids) => ids.len(),
+        }
+    }
+}
+
+/// Writes the records of `downloads` (all through `scope`) in one statement, and says which
+/// were written: a record for each download whose file's stored row still has the token the
+/// download found and is read by `scope`, naming the patient of the file's measurement report.
+///
+/// The statement is written out here rather than built by sea-query: the downloads come in as
+/// one `VALUES` list, so that its text depends only on how many there are (and the driver
+/// reuses its prepared statement), and a commit's cost is a value per column instead of a
+/// query tree cloned and walked per download (the allocator and sea-query's clones were a
+/// fifth of a download's time: `docs/performance.md`).
 async fn record_downloads(
     db: &super::conn::Db,
-    selects: Vec<SelectStatement>,
-) -> Result<std::collections::HashSet<Id>, sea_orm::DbErr> {
-    let mut selects = selects.into_iter();
-    let mut union = selects.next().expect("a chunk is never empty");
-    for select in selects {
-        union.union(UnionType::All, select);
-    }
-    let insert = Query::insert()
-        .into_table(audit_event::Entity)
-        .columns([
-            audit_event::Column::Id,
-            audit_event::Column::ActorId,
-            audit_event::Column::Action,
-            audit_event::Column::PatientId,
-            audit_event::Column::ObjectKind,
-            audit_event::Column::ObjectId,
-            audit_event::Column::Detail,
-            audit_event::Column::CreationTimestamp,
-        ])
-        .select_from(union)
-        .map_err(|err| sea_orm::DbErr::Custom(err.to_string()))?
-        .returning_col(audit_event::Column::Id)
-        .to_owned();
+    downloads: &[Box<Download>],
+    scope: &Condition,
+) -> Result<Written, sea_orm::DbErr> {
+    const COLUMNS: usize = 9;
     let backend = db.get_database_backend();
-    let rows = db.query_all_raw(backend.build(&insert)).await?;
-    rows.iter().map(|row| row.try_get::<Id>("", "id")).collect()
+    let mut sql = String::with_capacity(600 + downloads.len() * COLUMNS * 5);
+    // `VALUES` names its columns column1, column2, … on SQLite and PostgreSQL alike.
+    sql.push_str(
+        "INSERT INTO audit_events \
+         (id, actor_id, action, patient_id, object_kind, object_id, detail, creation_timestamp) \
+         SELECT download.column1, download.column2, download.column3, \
+         (SELECT measurement_reports.patient_id FROM measurement_reports \
+         WHERE measurement_reports.file_id = files.id LIMIT 1), \
+         download.column4, files.id, download.column5, download.column6 \
+         FROM (VALUES ",
+    );
+    let mut values = Vec::with_capacity(downloads.len() * COLUMNS);
+    for (row, download) in downloads.iter().enumerate() {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for column in 0..COLUMNS {
+            if column > 0 {
+                sql.push_str(", ");
+            }
+            match backend {
+                DbBackend::Postgres => {
+                    let _ = write!(sql, "${}", row * COLUMNS + column + 1);
+                }
+                _ => sql.push('?'),
+            }
+        }
+        sql.push(')');
+        values.extend([
+            download.id.into(),
+            download.actor_id.into(),
+            download.action.as_str().into(),
+            download.object_kind.into(),
+            download.detail.as_str().into(),
+            download.at.into(),
+            download.file_id.into(),
+            download.token_version.into(),
+            download.legacy_secret_hash.as_str().into(),
+        ]);
+    }
+    sql.push_str(
+        ") AS download JOIN files ON files.id = download.column7 \
+         AND files.token_version = download.column8 \
+         AND files.legacy_secret_hash = download.column9",
+    );
+    if !scope.is_empty() {
+        // The scope's own condition on `files`, as a subquery with its constants inline.
+        let scoped = Query::select()
+            .column((file::Entity, file::Column::Id))
+            .from(file::Entity)
+            .cond_where(scope.clone())
+            .to_owned();
+        let scoped = match backend {
+            DbBackend::Postgres => scoped.to_string(PostgresQueryBuilder),
+            _ => scoped.to_string(SqliteQueryBuilder),
+        };
+        let _ = write!(sql, " WHERE files.id IN ({scoped})");
+    }
+    // No `RETURNING`: the count is enough when every record was written, and SQLite's driver
+    // hands each returned row to its caller across threads.
+    let inserted = db
+        .execute_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?
+        .rows_affected();
+    if inserted == downloads.len() as u64 {
+        return Ok(Written::All);
+    }
+    let ids = audit_event::Entity::find()
+        .select_only()
+        .column(audit_event::Column::Id)
+        .filter(audit_event::Column::Id.is_in(downloads.iter().map(|download| download.id)))
+        .into_tuple::<Id>()
+        .all(db)
+        .await?;
+    Ok(Written::Only(ids.into_iter().collect()))
 }
 
 /// Each reader gets a failure in its kind (the original error is not Clone).
