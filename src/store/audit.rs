@@ -372,6 +372,12 @@ async fn record_downloads(
          download.column4, files.id, download.column5, download.column6 \
          FROM (VALUES ",
     );
+    // Numbered parameters: `$N` on PostgreSQL, `?N` on SQLite (as `Tx::claim_jobs` writes
+    // them).
+    let mark = match backend {
+        DbBackend::Postgres => '$',
+        _ => '?',
+    };
     let mut values = Vec::with_capacity(downloads.len() * COLUMNS);
     for (row, download) in downloads.iter().enumerate() {
         sql.push_str(if row == 0 { "(" } else { ", (" });
@@ -379,12 +385,7 @@ async fn record_downloads(
             if column > 0 {
                 sql.push_str(", ");
             }
-            match backend {
-                DbBackend::Postgres => {
-                    let _ = write!(sql, "${}", row * COLUMNS + column + 1);
-                }
-                _ => sql.push('?'),
-            }
+            let _ = write!(sql, "{mark}{}", row * COLUMNS + column + 1);
         }
         sql.push(')');
         values.extend([
