@@ -40,9 +40,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use migration::MigratorTrait;
-use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sea_orm::sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr, SqlErr,
+    SqlxSqliteConnector,
 };
 
 pub use access::{AdminTask, Denied, GroupTask};
@@ -278,23 +281,28 @@ impl Store {
         }
         let mut pool = Database::connect(options).await?;
         let statements = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let counted = statements.clone();
-        // Every statement, in the pool and in its transactions, passes here: the count behind
-        // the per-page statement test and `tacho_db_statements_total`.
-        pool.set_metric_callback(move |info| {
-            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            crate::telemetry::metrics::statement(info.failed);
-        });
+        count_statements(&mut pool, &statements);
+        let watch = Arc::<availability::PoolWatch>::default();
+        let group_commit = match sqlite_path(url) {
+            Some(_) => {
+                let mut writer = sqlite_writer(&pool);
+                count_statements(&mut writer, &statements);
+                audit::GroupCommit::with_writer(conn::Db::Pool(writer, watch.clone()))
+            }
+            // An in-memory database is the pool's own; PostgreSQL keeps no pages per
+            // connection.
+            None => audit::GroupCommit::default(),
+        };
         let cache = Arc::new(cache::ReadCache::new(DEFAULT_CACHE_TTL));
         Ok(Store(Reader {
-            db: conn::Db::Pool(pool.clone(), Arc::default()),
+            db: conn::Db::Pool(pool.clone(), watch),
             pool,
             clock,
             cache,
             outbox: Arc::default(),
             queued: Arc::default(),
             statements,
-            group_commit: Arc::default(),
+            group_commit: Arc::new(group_commit),
         }))
     }
 
@@ -518,6 +526,32 @@ fn sqlite_options(options: SqliteConnectOptions) -> SqliteConnectOptions {
         .busy_timeout(Duration::from_secs(10))
         .foreign_keys(true)
         .create_if_missing(true)
+}
+
+/// Counts every statement of `pool`, and of its transactions, in `statements`: the count
+/// behind the per-page statement test and `tacho_db_statements_total`.
+fn count_statements(pool: &mut DatabaseConnection, statements: &Arc<std::sync::atomic::AtomicU64>) {
+    let counted = statements.clone();
+    pool.set_metric_callback(move |info| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::telemetry::metrics::statement(info.failed);
+    });
+}
+
+/// One more connection to `pool`'s SQLite file, opened on first use and kept: the audit
+/// trail's group commit writes through it alone (see `audit::GroupCommit::with_writer`).
+fn sqlite_writer(pool: &DatabaseConnection) -> DatabaseConnection {
+    let shared = pool.get_sqlite_connection_pool();
+    let writer = SqlitePoolOptions::new()
+        .max_connections(1)
+        .min_connections(0)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .acquire_timeout(Duration::from_secs(10))
+        .test_before_acquire(false)
+        .after_connect(|conn, _| Box::pin(async move { sqlite_busy::install(conn).await }))
+        .connect_lazy_with((*shared.connect_options()).clone());
+    SqlxSqliteConnector::from_sqlx_sqlite_pool(writer)
 }
 
 fn sqlite_path(url: &str) -> Option<&str> {
