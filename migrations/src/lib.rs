@@ -37,6 +37,7 @@ mod m20261128_000200_kept_tallies;
 mod m20261128_000210_users_by_name;
 mod m20261129_000220_inbox_care;
 mod m20261207_000230_work_tallies;
+mod m20261207_000240_audit_without_rowid;
 
 /// Applies Tacho's migrations in order.
 pub struct Migrator;
@@ -76,6 +77,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000210_users_by_name::Migration),
             Box::new(m20261129_000220_inbox_care::Migration),
             Box::new(m20261207_000230_work_tallies::Migration),
+            Box::new(m20261207_000240_audit_without_rowid::Migration),
         ]
     }
 }

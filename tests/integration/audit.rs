@@ -77,6 +77,112 @@ async fn the_audit_trail_refuses_every_update_and_delete() {
     assert_eq!(count(&app).await, before, "nothing changed");
 }
 
+/// The definition of `audit_events` and the names of its indexes and triggers, on SQLite.
+async fn sqlite_schema(db: &sea_orm::DatabaseConnection) -> (String, Vec<String>) {
+    let rows = db
+        .query_all_raw(Statement::from_string(
+            DbBackend::Sqlite,
+            "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'audit_events' \
+             ORDER BY type, name",
+        ))
+        .await
+        .unwrap();
+    let mut table = String::new();
+    let mut others = Vec::new();
+    for row in rows {
+        let kind: String = row.try_get("", "type").unwrap();
+        let name: String = row.try_get("", "name").unwrap();
+        match kind.as_str() {
+            "table" => table = row.try_get("", "sql").unwrap(),
+            _ => others.push(name),
+        }
+    }
+    (table, others)
+}
+
+/// The ids of the trail's records, and whether changing them is refused.
+async fn sqlite_records(db: &sea_orm::DatabaseConnection) -> Vec<String> {
+    for sql in [
+        "UPDATE audit_events SET detail = 'rewritten'",
+        "DELETE FROM audit_events",
+    ] {
+        let refused = db
+            .execute_raw(Statement::from_string(DbBackend::Sqlite, sql))
+            .await;
+        let error = refused.expect_err(sql).to_string();
+        assert!(error.contains("append-only"), "{sql}: {error}");
+    }
+    db.query_all_raw(Statement::from_string(
+        DbBackend::Sqlite,
+        "SELECT id FROM audit_events ORDER BY id",
+    ))
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|row| row.try_get("", "id").unwrap())
+    .collect()
+}
+
+/// On SQLite the trail is a `WITHOUT ROWID` table (a record goes into three B-trees rather
+/// than four). Its migration, the last one, goes down to a rowid table and up again keeping
+/// every record, both indexes and the append-only triggers. Runs on a SQLite file of its own
+/// in every pass.
+#[tokio::test]
+async fn on_sqlite_the_trail_is_kept_in_key_order_both_ways_of_its_migration() {
+    use migration::MigratorTrait;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/audit.db?mode=rwc", dir.path().display());
+    tacho::store::Store::migrate_url(&url).await.unwrap();
+    let db = sea_orm::Database::connect(&url).await.unwrap();
+    let ids: Vec<String> = (0..3).map(|_| Id::generate().to_string()).collect();
+    for (at, id) in ids.iter().enumerate() {
+        db.execute_raw(Statement::from_sql_and_values(
+            DbBackend::Sqlite,
+            "INSERT INTO audit_events (id, actor_id, action, patient_id, object_kind, \
+             object_id, detail, creation_timestamp) VALUES (?, ?, 'read', ?, 'user', NULL, '', ?)",
+            [
+                id.as_str().into(),
+                ids[0].as_str().into(),
+                ids[1].as_str().into(),
+                (at as i64).into(),
+            ],
+        ))
+        .await
+        .unwrap();
+    }
+    let mut sorted = ids.clone();
+    sorted.sort();
+    let kept = vec![
+        "audit_events_no_delete".to_owned(),
+        "audit_events_no_update".to_owned(),
+        "audit_events_patient".to_owned(),
+        "audit_events_time".to_owned(),
+    ];
+    let others = |mut names: Vec<String>| {
+        // SQLite's own index of a rowid table's text key.
+        names.retain(|name| !name.starts_with("sqlite_autoindex"));
+        names.sort();
+        names
+    };
+
+    let (table, names) = sqlite_schema(&db).await;
+    assert!(table.ends_with("WITHOUT ROWID"), "{table}");
+    assert_eq!(others(names), kept);
+    assert_eq!(sqlite_records(&db).await, sorted);
+
+    migration::Migrator::down(&db, Some(1)).await.unwrap();
+    let (table, names) = sqlite_schema(&db).await;
+    assert!(!table.contains("WITHOUT ROWID"), "{table}");
+    assert_eq!(others(names), kept);
+    assert_eq!(sqlite_records(&db).await, sorted);
+
+    migration::Migrator::up(&db, None).await.unwrap();
+    let (table, names) = sqlite_schema(&db).await;
+    assert!(table.ends_with("WITHOUT ROWID"), "{table}");
+    assert_eq!(others(names), kept);
+    assert_eq!(sqlite_records(&db).await, sorted);
+}
+
 #[tokio::test]
 async fn reads_of_a_patients_data_are_recorded_through_either_door() {
     let app = spawn_app().await;
