@@ -8,7 +8,8 @@ use sea_orm_migration::sea_orm::DbBackend;
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-const SQLITE_UP: &str = "
+/// The triggers on SQLite; made again with the table by `m20261207_000240_audit_without_rowid`.
+pub(crate) const SQLITE_UP: &str = "
 CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
 BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
 CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events

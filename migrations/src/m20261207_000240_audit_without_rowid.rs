@@ -27,15 +27,11 @@ const COLUMNS: &str = "\
 const NAMES: &str =
     "id, actor_id, action, patient_id, object_kind, object_id, detail, creation_timestamp";
 
-/// The indexes of `m20261122_000011_audit` and the triggers of
-/// `m20261124_000040_audit_append_only`, which go with the table they were made on.
-const INDEXES_AND_TRIGGERS: &str = "
+/// The indexes of `m20261122_000011_audit`, which go with the table they were made on (as do
+/// the triggers of `m20261124_000040_audit_append_only`, made again from its own SQL).
+const INDEXES: &str = "
 CREATE INDEX audit_events_time ON audit_events (creation_timestamp, id);
 CREATE INDEX audit_events_patient ON audit_events (patient_id, creation_timestamp);
-CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
-BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
-CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
-BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
 ";
 
 /// Makes `audit_events` again as a table with `options` after its definition (`WITHOUT
@@ -47,7 +43,9 @@ async fn rebuild(manager: &SchemaManager<'_>, options: &str) -> Result<(), DbErr
          INSERT INTO audit_events_rebuilt ({NAMES}) SELECT {NAMES} FROM audit_events;
          DROP TABLE audit_events;
          ALTER TABLE audit_events_rebuilt RENAME TO audit_events;
-         {INDEXES_AND_TRIGGERS}"
+         {INDEXES}
+         {TRIGGERS}",
+        TRIGGERS = super::m20261124_000040_audit_append_only::SQLITE_UP,
     );
     manager.get_connection().execute_unprepared(&sql).await?;
     Ok(())

@@ -249,9 +249,7 @@ impl Store {
         options
             .sqlx_logging(false)
             .connect_timeout(Duration::from_secs(10))
-            // Past this wait for a connection a request is answered 503; once the database
-            // is known to be unreachable, at once (see `availability`).
-            .acquire_timeout(Duration::from_secs(10));
+            .acquire_timeout(WAIT_FOR_CONNECTION);
         if url.starts_with("sqlite:") {
             let parent = sqlite_path(url).and_then(|p| std::path::Path::new(p).parent());
             if let Some(parent) = parent.filter(|p| !p.as_os_str().is_empty()) {
@@ -263,11 +261,7 @@ impl Store {
                 .max_connections(8)
                 .min_connections(1)
                 .map_sqlx_sqlite_opts(sqlite_options)
-                .map_sqlx_sqlite_pool_opts(|pool| {
-                    pool.after_connect(|conn, _| {
-                        Box::pin(async move { sqlite_busy::install(conn).await })
-                    })
-                });
+                .map_sqlx_sqlite_pool_opts(with_busy_handler);
         } else {
             options
                 .max_connections(16)
@@ -516,6 +510,10 @@ impl Reader {
     }
 }
 
+/// Past this wait for a connection a request is answered 503; once the database is known to
+/// be unreachable, at once (see `availability`).
+const WAIT_FOR_CONNECTION: Duration = Duration::from_secs(10);
+
 fn sqlite_options(options: SqliteConnectOptions) -> SqliteConnectOptions {
     // WAL lets readers run beside the single writer; NORMAL is durable across process crashes.
     options
@@ -526,6 +524,12 @@ fn sqlite_options(options: SqliteConnectOptions) -> SqliteConnectOptions {
         .busy_timeout(Duration::from_secs(10))
         .foreign_keys(true)
         .create_if_missing(true)
+}
+
+/// Every SQLite connection, pooled or the group commit's, waits for the write lock with
+/// `sqlite_busy`'s handler.
+fn with_busy_handler(pool: SqlitePoolOptions) -> SqlitePoolOptions {
+    pool.after_connect(|conn, _| Box::pin(async move { sqlite_busy::install(conn).await }))
 }
 
 /// Counts every statement of `pool`, and of its transactions, in `statements`: the count
@@ -542,14 +546,13 @@ fn count_statements(pool: &mut DatabaseConnection, statements: &Arc<std::sync::a
 /// trail's group commit writes through it alone (see `audit::GroupCommit::with_writer`).
 fn sqlite_writer(pool: &DatabaseConnection) -> DatabaseConnection {
     let shared = pool.get_sqlite_connection_pool();
-    let writer = SqlitePoolOptions::new()
+    let writer = with_busy_handler(SqlitePoolOptions::new())
         .max_connections(1)
         .min_connections(0)
         .idle_timeout(None)
         .max_lifetime(None)
-        .acquire_timeout(Duration::from_secs(10))
+        .acquire_timeout(WAIT_FOR_CONNECTION)
         .test_before_acquire(false)
-        .after_connect(|conn, _| Box::pin(async move { sqlite_busy::install(conn).await }))
         .connect_lazy_with((*shared.connect_options()).clone());
     SqlxSqliteConnector::from_sqlx_sqlite_pool(writer)
 }
